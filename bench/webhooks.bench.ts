@@ -1,0 +1,265 @@
+/**
+ * `npm run bench -- webhooks`: 20,000 events fanned out to 4 endpoints served by a local receiver.
+ * Baseline (same run): the same signed POSTs sent by a bare loop (HMAC + node:http, same concurrency), with no
+ * outbox, queue or database, so the ratio shows what the engine costs. Reports deliveries/s, event-to-receipt
+ * p50/p99 with the queue idle, duplicate and lost counts (by webhook-id), and the worker's peak RSS.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer, request, Agent } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { loadConfig } from '../src/config/config';
+import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
+import { createApp } from '../src/app.factory';
+import { Transactions } from '../src/database/unit-of-work';
+import { EventsService } from '../src/visitor/events/events.service';
+import { SecretBox } from '../src/common/crypto/secret-box';
+import { newId } from '../src/common/ids';
+import { newSigningSecret, signatureHeader } from '../src/visitor/webhooks/delivery/signature';
+import { WebhooksRepository } from '../src/visitor/webhooks/webhooks.repository';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
+const ENDPOINTS = 4;
+const IDLE_EVENTS = 200;
+
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const receiptTimes: number[] = [];
+
+interface Receipt {
+  id: string;
+  path: string;
+  latencyMs: number;
+}
+
+async function receiver() {
+  const receipts: Receipt[] = [];
+  receiptTimes.length = 0;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const created = Date.parse(JSON.parse(body).created_at);
+      receipts.push({
+        id: String(req.headers['webhook-id']),
+        path: req.url ?? '',
+        latencyMs: Date.now() - created,
+      });
+      receiptTimes.push(performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    receipts,
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}
+
+async function baseline(port: number, total: number, concurrency: number): Promise<{ perSecond: number }> {
+  const secret = newSigningSecret();
+  const agent = new Agent({ keepAlive: false });
+  let next = 0;
+  const started = performance.now();
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const id = `evt_base${next}`;
+      const body = JSON.stringify({
+        id,
+        type: 'visit.created',
+        created_at: new Date().toISOString(),
+        data: { object: { i: next } },
+      });
+      const ts = Math.floor(Date.now() / 1000);
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/baseline',
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': id,
+            'webhook-timestamp': ts,
+            'webhook-signature': signatureHeader([secret], id, ts, body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next++;
+        await one();
+      }
+    }),
+  );
+  return { perSecond: Math.round(total / ((performance.now() - started) / 1000)) };
+}
+
+export async function main(): Promise<void> {
+  const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `gh_bench_${randomBytes(4).toString('hex')}`;
+  await createDatabaseIfMissing(admin, dbName);
+  const u = new URL(admin);
+  u.pathname = `/${dbName}`;
+  const url = u.toString();
+  await runMigrations(url);
+  const prefix = `ghbench:${randomBytes(4).toString('hex')}`;
+  const env = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    WEBHOOK_ALLOW_LOCAL_TARGETS: 'true',
+    REDIS_KEY_PREFIX: prefix,
+    WEBHOOK_SWEEP_MS: '1000',
+  };
+  const config = loadConfig({ ...process.env, ...env, RUN_WORKER: 'false' });
+  const api = await createApp(config, url, { logger: ['error'] });
+  const rx = await receiver();
+  const tenant = { organisationId: 'org_bench', livemode: true };
+  const box = new SecretBox(config.secrets.encryptionKey);
+  const repo = api.get(WebhooksRepository);
+  for (let i = 0; i < ENDPOINTS; i++) {
+    const now = new Date();
+    await repo.insertEndpoint({
+      id: newId('whep'),
+      ...tenant,
+      url: `http://127.0.0.1:${rx.port}/ep${i}`,
+      description: '',
+      enabledEvents: ['*'],
+      status: 'enabled',
+      disabledReason: null,
+      secretSealed: box.seal(newSigningSecret()),
+      previousSecretSealed: null,
+      previousSecretExpiresAt: null,
+      failingSince: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    });
+  }
+  const startWorker = async () => {
+    const w = spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
+        'dist/src/worker.js',
+      ],
+      {
+        env: { ...process.env, ...env, DATABASE_URL: url, RUN_WORKER: 'true' },
+        stdio: 'inherit',
+      },
+    );
+    await new Promise((r) => setTimeout(r, 3000));
+    return w;
+  };
+  let worker = await startWorker();
+  const record = (i: number) =>
+    api
+      .get(Transactions)
+      .run((uow) => api.get(EventsService).record(uow, tenant, 'visit.created', { id: `visit_${i}`, i }));
+
+  // Phase 1: queue idle, one event at a time: commit-to-receipt latency.
+  for (let i = 0; i < IDLE_EVENTS; i++) {
+    await record(i);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  await waitUntil(() => rx.receipts.length >= IDLE_EVENTS * ENDPOINTS, 30_000);
+  const idle = rx.receipts.map((r) => r.latencyMs).sort((a, b) => a - b);
+  rx.receipts.length = 0;
+  receiptTimes.length = 0;
+
+  // Phase 2: throughput. With the worker stopped, record every event (8 writers); then start a worker and
+  // time the drain from its first to its last receipt.
+  worker.kill('SIGTERM');
+  await new Promise((r) => worker.once('exit', r));
+  const recordStart = performance.now();
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (n < EVENTS) await record(IDLE_EVENTS + n++);
+    }),
+  );
+  const recordedS = (performance.now() - recordStart) / 1000;
+  worker = await startWorker();
+  const complete = await waitUntil(() => rx.receipts.length >= EVENTS * ENDPOINTS, 600_000);
+  const seconds = (receiptTimes[receiptTimes.length - 1] - receiptTimes[0]) / 1000;
+  const keys = rx.receipts.map((r) => `${r.id}|${r.path}`);
+  const unique = new Set(keys).size;
+  const loaded = rx.receipts.map((r) => r.latencyMs).sort((a, b) => a - b);
+  const workerRss = peakRssMb(worker.pid!);
+  worker.kill('SIGTERM');
+
+  const base = await baseline(rx.port, 20_000, 50);
+  const deliveriesPerS = Math.round(unique / seconds);
+  const result = {
+    events: EVENTS,
+    endpoints: ENDPOINTS,
+    complete,
+    deliveries: unique,
+    lost: EVENTS * ENDPOINTS - unique,
+    duplicated: keys.length - unique,
+    deliveries_per_s: deliveriesPerS,
+    events_recorded_per_s: Math.round(EVENTS / recordedS),
+    idle_latency_ms: { p50: pct(idle, 50), p99: pct(idle, 99) },
+    backlog_age_at_receipt_ms: { p50: pct(loaded, 50), p99: pct(loaded, 99) },
+    worker_peak_rss_mb: workerRss,
+    bench_process_peak_rss_mb: peakRssMb(process.pid),
+    baseline_signed_posts_per_s: base.perSecond,
+    ratio_to_baseline: Math.round((deliveriesPerS / base.perSecond) * 100) / 100,
+  };
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/webhooks.json', `${JSON.stringify(result, null, 2)}\n`);
+  const table = [
+    '| metric | value |',
+    '|---|---|',
+    ...Object.entries(result).map(([k, v]) => `| ${k} | ${typeof v === 'object' ? JSON.stringify(v) : v} |`),
+  ].join('\n');
+  writeFileSync('bench/results/webhooks.md', `${table}\n`);
+  process.stdout.write(`${table}\n`);
+
+  await rx.close();
+  await api.close();
+  const c = new Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await c.end();
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

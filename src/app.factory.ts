@@ -1,0 +1,147 @@
+import { LogLevel as NestLogLevel, LoggerService, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config, LogLevel } from './config/config';
+import { AppModule } from './app.module';
+import { RouteTable } from './common/http/route-table';
+import { newId } from './common/ids';
+import { surfaceOf } from './common/http/surface';
+import { redactUrl } from './common/http/redact';
+import { AllErrorsFilter } from './common/errors/all-errors.filter';
+import { ErrorRenderer } from './common/errors/error-renderer';
+import { ApiValidationPipe } from './common/errors/validation.pipe';
+import { RequestLogService } from './ops/request-log/request-log.service';
+import { OpenApiRegistry } from './docs/openapi.registry';
+import { buildOpenApiDocuments } from './docs/openapi.builder';
+import type { RequestContext } from './common/http/request-context';
+
+const LEVELS: Record<LogLevel, NestLogLevel[]> = {
+  fatal: ['fatal'],
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
+
+export function nestLogLevels(level: LogLevel): NestLogLevel[] {
+  return LEVELS[level];
+}
+
+export interface CreateAppOptions {
+  logger?: LoggerService | NestLogLevel[] | false;
+  /** Extra modules (test fixtures) mounted alongside the surfaces. */
+  extraModules?: Type[];
+}
+
+/** Builds the initialised (not yet listening) application. Used by main.ts, the worker and the tests. */
+export async function createApp(
+  config: Config,
+  databaseUrl: string,
+  opts: CreateAppOptions = {},
+): Promise<NestFastifyApplication> {
+  const routeTable = new RouteTable();
+  const adapter = new FastifyAdapter({
+    genReqId: () => newId('req'),
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  const fastify = adapter.getInstance();
+  fastify.decorateRequest('ctx', null as unknown as RequestContext);
+  // Bodies are JSON only (both specs): no text/plain or form parsers, so anything else is a 415 → bad_request.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    fastify.getDefaultJsonParser('error', 'error'),
+  );
+  fastify.addHook('onRoute', (route) => routeTable.add(route.method, route.url));
+
+  // Graceful shutdown: once closing starts, responses to in-flight requests say `Connection: close`, and
+  // keep-alive connections that fall idle are closed, so close() completes as soon as the work is done.
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
+  fastify.addHook('onSend', async (_req, reply) => {
+    if (closing) void reply.header('Connection', 'close');
+  });
+
+  let requestLog: RequestLogService | null = null;
+  fastify.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    req.ctx = {
+      requestId: req.id,
+      surface: surfaceOf(req.url),
+      receivedAt: new Date(),
+      errorRef: null,
+      errorCode: null,
+      organisationId: null,
+      credentialId: null,
+      livemode: null,
+      rateLimit: null,
+    };
+    void reply.header('Svc-Request-Id', req.id);
+  });
+  fastify.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => {
+    if (closing) fastify.server.closeIdleConnections();
+    const ctx = req.ctx;
+    if (!requestLog || !ctx) return;
+    try {
+      requestLog.record({
+        requestId: ctx.requestId,
+        errorRef: ctx.errorRef,
+        receivedAt: ctx.receivedAt,
+        surface: ctx.surface,
+        method: req.method,
+        path: redactUrl(req.url),
+        status: reply.statusCode,
+        errorCode: ctx.errorCode,
+        durationMs: reply.elapsedTime,
+        clientIp: req.ip ?? null,
+        organisationId: ctx.organisationId,
+        credentialId: ctx.credentialId,
+        livemode: ctx.livemode,
+      });
+    } catch {
+      // the request log never fails a request
+    }
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config, databaseUrl, routeTable, opts.extraModules),
+    adapter,
+    {
+      logger: opts.logger ?? nestLogLevels(config.logLevel),
+      abortOnError: false,
+      bodyParser: false,
+    },
+  );
+  app.useGlobalFilters(new AllErrorsFilter(app.get(ErrorRenderer)));
+  app.useGlobalPipes(new ApiValidationPipe());
+  // Cross-origin GET is enabled for the public content API only.
+  const publicCors = {
+    origin: '*',
+    methods: ['GET', 'HEAD'],
+    maxAge: 600,
+    exposedHeaders: [
+      'Svc-Request-Id',
+      'ETag',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Retry-After',
+    ],
+  };
+  const corsDelegate = (req: FastifyRequest, cb: (err: Error | null, options: object) => void) =>
+    cb(null, surfaceOf(req.url) === 'public' ? publicCors : { origin: false });
+  app.enableCors(corsDelegate as unknown as Parameters<NestFastifyApplication['enableCors']>[0]);
+  await app.init();
+  requestLog = app.get(RequestLogService);
+  app.get(OpenApiRegistry).set(buildOpenApiDocuments(app, config));
+  await fastify.ready();
+  return app;
+}

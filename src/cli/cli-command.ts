@@ -1,0 +1,50 @@
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config/config';
+import type { ResolvedDatabase } from '../database/database-setup';
+
+/**
+ * One operator command of `gatehouse` / `npm run cli -- …`. Commands live in `*.command.ts` files anywhere
+ * under src/ and are found by file name (src/cli.ts). A command returns what it prints: an object is printed
+ * as JSON on stdout, a string as is. Progress goes to `ctx.log` (stderr). Throw `UsageError` for bad input.
+ */
+export interface CliCommand {
+  name: string;
+  usage: string;
+  summary: string;
+  run(args: string[], ctx: CliContext): Promise<unknown>;
+}
+
+export interface CliContext {
+  config: Config;
+  /** The database (embedded or DATABASE_URL), started if needed. */
+  database(): Promise<ResolvedDatabase>;
+  /** A migrated, initialised DataSource on that database; closed when the command ends. */
+  dataSource(): Promise<DataSource>;
+  log(line: string): void;
+}
+
+export class UsageError extends Error {}
+
+export function isCliCommand(v: unknown): v is CliCommand {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as CliCommand).run === 'function' &&
+    typeof (v as CliCommand).usage === 'string'
+  );
+}
+
+/** `--name value`; undefined when absent; UsageError when the value is missing. */
+export function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i === -1) return undefined;
+  const v = args[i + 1];
+  if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
+  return v;
+}
+
+export function requiredFlag(args: string[], name: string): string {
+  const v = flag(args, name);
+  if (v === undefined) throw new UsageError(`${name} is required`);
+  return v;
+}

@@ -1,0 +1,53 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ApiError, FieldError } from './api-error';
+
+const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
+
+class RawValidationErrors {
+  constructor(readonly errors: ValidationError[]) {}
+}
+
+function flatten(errors: ValidationError[], prefix: string): FieldError[] {
+  return errors.flatMap((e) => {
+    const here = `${prefix}.${e.property}`;
+    const own = Object.values(e.constraints ?? {}).map((message) => ({ location: here, message }));
+    return own.concat(flatten(e.children ?? [], here));
+  });
+}
+
+/**
+ * class-validator with whitelist + forbidNonWhitelisted + transform; failures become `validation_failed`
+ * with one `{location, message}` per field, located `body.<path>`, `query.<name>` or `path.<name>`.
+ */
+@Injectable()
+export class ApiValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new RawValidationErrors(errors),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const where = LOCATION[metadata.type] ?? 'body';
+    const isDto = metadata.metatype !== undefined && this.toValidate(metadata);
+    if (
+      metadata.type === 'body' &&
+      isDto &&
+      (value === null || typeof value !== 'object' || Array.isArray(value))
+    ) {
+      throw new ApiError('bad_request', 'The body must be a JSON object.', [
+        { location: 'body', message: 'must be a JSON object' },
+      ]);
+    }
+    try {
+      return await super.transform(value, metadata);
+    } catch (e) {
+      if (e instanceof RawValidationErrors) throw ApiError.validation(flatten(e.errors, where));
+      throw e;
+    }
+  }
+}

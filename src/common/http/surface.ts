@@ -1,0 +1,29 @@
+/** Path prefixes of the surfaces served by this one process. */
+export const PREFIX = {
+  public: '/public/v1',
+  visitor: '/v1',
+  console: '/console',
+  docs: '/docs',
+  health: '/health',
+} as const;
+
+export type SurfaceName = 'public' | 'visitor' | 'console' | 'docs' | 'health' | 'other';
+
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+export function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+export function surfaceOf(url: string): SurfaceName {
+  const path = pathOf(url);
+  if (under(path, PREFIX.public)) return 'public';
+  if (under(path, PREFIX.visitor)) return 'visitor';
+  if (under(path, PREFIX.console)) return 'console';
+  if (under(path, PREFIX.docs)) return 'docs';
+  if (under(path, PREFIX.health)) return 'health';
+  return 'other';
+}

@@ -1,0 +1,92 @@
+import { ConfigError, configMarkdownTable, CONFIG_SPEC, loadConfig } from './config';
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env, '/srv/app');
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  return [];
+};
+
+describe('configuration', () => {
+  it('has working development defaults', () => {
+    const c = loadConfig({}, '/srv/app');
+    expect(c).toMatchObject({
+      nodeEnv: 'development',
+      port: 3000,
+      baseUrl: 'http://localhost:3000',
+      docsUrl: 'http://localhost:3000/docs',
+      authUrl: 'http://localhost:3000',
+      databaseUrl: null,
+      redisUrl: 'redis://127.0.0.1:6379',
+      bodyLimitBytes: 1048576,
+      surfaces: ['public', 'visitor', 'console', 'docs'],
+      requestLog: { retentionDays: 30 },
+      embeddedPg: { dir: '/srv/app/.data/pg', port: 54329 },
+    });
+  });
+
+  it('derives origins from BASE_URL and strips trailing slashes', () => {
+    const c = loadConfig({ BASE_URL: 'https://api.example.org/', DOCS_URL: 'https://docs.example.org/' });
+    expect(c.baseUrl).toBe('https://api.example.org');
+    expect(c.appUrl).toBe('https://api.example.org');
+    expect(c.docsUrl).toBe('https://docs.example.org');
+  });
+
+  it('names every malformed variable', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      BASE_URL: 'not a url',
+      DATABASE_URL: 'mysql://x',
+      REDIS_URL: 'http://localhost',
+      LOG_LEVEL: 'loud',
+      BODY_LIMIT_BYTES: '-1',
+      TRUST_PROXY: 'maybe',
+      SURFACES: 'public,admin',
+      ENCRYPTION_KEY: 'short',
+    });
+    for (const name of [
+      'PORT',
+      'BASE_URL',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'LOG_LEVEL',
+      'BODY_LIMIT_BYTES',
+      'TRUST_PROXY',
+      'SURFACES',
+      'ENCRYPTION_KEY',
+    ]) {
+      expect(problems.some((p) => p.startsWith(`${name} `))).toBe(true);
+    }
+  });
+
+  it('has no default secrets in production', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/app' });
+    expect(problems).toEqual([
+      'OPERATOR_TOKEN must be set in production (no default secrets)',
+      'SESSION_SECRET must be set in production (no default secrets)',
+      'ENCRYPTION_KEY must be set in production (no default secrets)',
+    ]);
+    const ok = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/app',
+      OPERATOR_TOKEN: 'o'.repeat(32),
+      SESSION_SECRET: 's'.repeat(40),
+      ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+    });
+    expect(ok.seedOnFirstStart).toBe(false);
+  });
+
+  it('requires the embedded database password in production only when no DATABASE_URL is given', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toContain(
+      'EMBEDDED_PG_PASSWORD must be set in production (no default secrets)',
+    );
+  });
+
+  it('documents every variable in the README table', () => {
+    const table = configMarkdownTable();
+    for (const v of CONFIG_SPEC) expect(table).toContain(`\`${v.name}\``);
+  });
+});

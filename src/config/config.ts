@@ -1,0 +1,328 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/**
+ * One typed, validated schema for every setting. `loadConfig(env)` reads the environment once at start-up;
+ * a missing or malformed value throws a `ConfigError` whose message names the variable. In production mode
+ * secrets have no defaults. The README's configuration table is generated from `CONFIG_SPEC`
+ * (`npm run cli -- config --markdown`).
+ */
+
+export type Surface = 'public' | 'visitor' | 'console' | 'docs';
+export const ALL_SURFACES: readonly Surface[] = ['public', 'visitor', 'console', 'docs'];
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug';
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  baseUrl: string;
+  authUrl: string;
+  appUrl: string;
+  docsUrl: string;
+  siteUrl: string;
+  databaseUrl: string | null;
+  databasePoolSize: number;
+  embeddedPg: { dir: string; port: number; password: string };
+  redisUrl: string;
+  redisKeyPrefix: string;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  surfaces: Surface[];
+  runWorker: boolean;
+  shutdownTimeoutMs: number;
+  requestLog: { retentionDays: number; flushMs: number; batchSize: number; maxBuffer: number };
+  secrets: { operatorToken: string; sessionSecret: string; encryptionKey: string };
+  webhooks: {
+    allowLocalTargets: boolean;
+    timeoutMs: number;
+    secretOverlapHours: number;
+    sweepMs: number;
+    concurrency: number;
+  };
+  seedOnFirstStart: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+interface VarSpec {
+  name: string;
+  description: string;
+  default?: string;
+  secret?: boolean;
+}
+
+/** Every variable Gatehouse reads, in README order. */
+export const CONFIG_SPEC: VarSpec[] = [
+  { name: 'NODE_ENV', description: '`development`, `production` or `test`', default: 'development' },
+  { name: 'HOST', description: 'Interface to listen on', default: '127.0.0.1' },
+  { name: 'PORT', description: 'HTTP port', default: '3000' },
+  {
+    name: 'BASE_URL',
+    description: 'Public origin of the APIs (`{base_url}` without `/v1`)',
+    default: 'http://localhost:$PORT',
+  },
+  {
+    name: 'AUTH_URL',
+    description: 'Origin of the OAuth token, metadata and registration endpoints',
+    default: '$BASE_URL',
+  },
+  {
+    name: 'APP_URL',
+    description: 'Origin of the console and OAuth authorization page',
+    default: '$BASE_URL',
+  },
+  {
+    name: 'DOCS_URL',
+    description: 'Documentation root; problem `type` URLs are `{DOCS_URL}/errors#<code>`',
+    default: '$BASE_URL/docs',
+  },
+  {
+    name: 'SITE_URL',
+    description: "The platform's own website (survey answering, durbar joining)",
+    default: '$BASE_URL',
+  },
+  {
+    name: 'DATABASE_URL',
+    description: 'PostgreSQL URL; when unset an embedded PostgreSQL is started under `.data/`',
+    default: '(embedded)',
+  },
+  { name: 'DATABASE_POOL_SIZE', description: 'PostgreSQL connections per process', default: '10' },
+  { name: 'EMBEDDED_PG_DIR', description: 'Data directory of the embedded PostgreSQL', default: '.data/pg' },
+  {
+    name: 'EMBEDDED_PG_PORT',
+    description: 'Port of the embedded PostgreSQL (127.0.0.1 only)',
+    default: '54329',
+  },
+  {
+    name: 'EMBEDDED_PG_PASSWORD',
+    description: 'Password of the embedded PostgreSQL superuser',
+    default: 'gatehouse',
+    secret: true,
+  },
+  {
+    name: 'REDIS_URL',
+    description: 'Redis URL (BullMQ, shared rate-limit counters)',
+    default: 'redis://127.0.0.1:6379',
+  },
+  {
+    name: 'REDIS_KEY_PREFIX',
+    description: 'Prefix of every Redis key (several deployments may share one Redis)',
+    default: 'gh',
+  },
+  { name: 'LOG_LEVEL', description: '`fatal`, `error`, `warn`, `info` or `debug`', default: 'info' },
+  { name: 'BODY_LIMIT_BYTES', description: 'Largest accepted request body', default: '1048576' },
+  {
+    name: 'TRUST_PROXY',
+    description: 'Take the client IP from `X-Forwarded-For` (`true` behind a proxy)',
+    default: 'false',
+  },
+  {
+    name: 'SURFACES',
+    description: 'Comma list of surfaces this process serves: `public`, `visitor`, `console`, `docs`',
+    default: 'public,visitor,console,docs',
+  },
+  {
+    name: 'RUN_WORKER',
+    description: 'Run background jobs (retention purges, deliveries) in this process',
+    default: 'true',
+  },
+  {
+    name: 'SHUTDOWN_TIMEOUT_MS',
+    description: 'How long graceful shutdown waits for in-flight requests',
+    default: '10000',
+  },
+  { name: 'REQUEST_LOG_RETENTION_DAYS', description: 'Days the request log is kept', default: '30' },
+  {
+    name: 'REQUEST_LOG_FLUSH_MS',
+    description: 'How often buffered request-log rows are written',
+    default: '200',
+  },
+  { name: 'REQUEST_LOG_BATCH_SIZE', description: 'Rows per request-log insert', default: '500' },
+  {
+    name: 'REQUEST_LOG_MAX_BUFFER',
+    description: 'Rows held in memory before the oldest are dropped (database down)',
+    default: '50000',
+  },
+  {
+    name: 'OPERATOR_TOKEN',
+    description: 'Bearer token for operator/support console endpoints (≥ 24 chars)',
+    default: '(dev only)',
+    secret: true,
+  },
+  {
+    name: 'SESSION_SECRET',
+    description: 'Key that signs console session cookies (≥ 32 chars)',
+    default: '(dev only)',
+    secret: true,
+  },
+  {
+    name: 'ENCRYPTION_KEY',
+    description: 'Base64 of 32 bytes; encrypts secrets at rest (webhook signing secrets)',
+    default: '(dev only)',
+    secret: true,
+  },
+  {
+    name: 'SEED_ON_FIRST_START',
+    description: 'Seed demo data the first time the database is migrated',
+    default: 'true (false in production)',
+  },
+];
+
+const DEV_SECRETS = {
+  OPERATOR_TOKEN: 'dev-operator-token-change-me-0000',
+  SESSION_SECRET: 'dev-session-secret-change-me-0000000000000',
+  ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  EMBEDDED_PG_PASSWORD: 'gatehouse',
+};
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  }
+
+  str(name: string, dflt: string): string {
+    return this.raw(name) ?? dflt;
+  }
+
+  int(name: string, dflt: number, min: number, max: number): number {
+    const v = this.raw(name);
+    if (v === undefined) return dflt;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${v}")`);
+      return dflt;
+    }
+    return Number(v);
+  }
+
+  bool(name: string, dflt: boolean): boolean {
+    const v = this.raw(name);
+    if (v === undefined) return dflt;
+    if (/^(true|1|yes)$/i.test(v)) return true;
+    if (/^(false|0|no)$/i.test(v)) return false;
+    this.problems.push(`${name} must be true or false (got "${v}")`);
+    return dflt;
+  }
+
+  oneOf<T extends string>(name: string, dflt: T, allowed: readonly T[]): T {
+    const v = this.raw(name);
+    if (v === undefined) return dflt;
+    if (!allowed.includes(v as T)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${v}")`);
+      return dflt;
+    }
+    return v as T;
+  }
+
+  url(name: string, dflt: string | null, protocols: string[]): string | null {
+    const v = this.raw(name);
+    if (v === undefined) return dflt;
+    try {
+      const u = new URL(v);
+      if (!protocols.includes(u.protocol)) throw new Error('protocol');
+      return name.endsWith('_URL') && ['http:', 'https:'].includes(u.protocol) ? v.replace(/\/+$/, '') : v;
+    } catch {
+      this.problems.push(
+        `${name} must be a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')} (got "${v}")`,
+      );
+      return dflt;
+    }
+  }
+
+  secret(name: keyof typeof DEV_SECRETS, production: boolean, check: (v: string) => string | null): string {
+    const v = this.raw(name);
+    if (v === undefined) {
+      if (production) this.problems.push(`${name} must be set in production (no default secrets)`);
+      return DEV_SECRETS[name];
+    }
+    const problem = check(v);
+    if (problem) this.problems.push(`${name} ${problem}`);
+    return v;
+  }
+}
+
+const minLength = (n: number) => (v: string) => (v.length >= n ? null : `must be at least ${n} characters`);
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const r = new Reader(env);
+  const nodeEnv = r.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
+  const production = nodeEnv === 'production';
+  const port = r.int('PORT', 3000, 0, 65535);
+  const baseUrl = r.url('BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
+  const surfacesRaw = r.str('SURFACES', ALL_SURFACES.join(','));
+  const surfaces = surfacesRaw.split(',').map((s) => s.trim()) as Surface[];
+  const badSurface = surfaces.find((s) => !ALL_SURFACES.includes(s));
+  if (badSurface !== undefined)
+    r.problems.push(`SURFACES must list only ${ALL_SURFACES.join(', ')} (got "${badSurface}")`);
+  const databaseUrl = r.url('DATABASE_URL', null, ['postgres:', 'postgresql:']);
+  const pgDir = r.str('EMBEDDED_PG_DIR', '.data/pg');
+
+  const config: Config = {
+    nodeEnv,
+    host: r.str('HOST', '127.0.0.1'),
+    port,
+    baseUrl,
+    authUrl: r.url('AUTH_URL', baseUrl, ['http:', 'https:'])!,
+    appUrl: r.url('APP_URL', baseUrl, ['http:', 'https:'])!,
+    docsUrl: r.url('DOCS_URL', `${baseUrl}/docs`, ['http:', 'https:'])!,
+    siteUrl: r.url('SITE_URL', baseUrl, ['http:', 'https:'])!,
+    databaseUrl,
+    databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 500),
+    embeddedPg: {
+      dir: isAbsolute(pgDir) ? pgDir : resolve(cwd, pgDir),
+      port: r.int('EMBEDDED_PG_PORT', 54329, 1, 65535),
+      password: r.secret('EMBEDDED_PG_PASSWORD', production && databaseUrl === null, minLength(8)),
+    },
+    redisUrl: r.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
+    redisKeyPrefix: r.str('REDIS_KEY_PREFIX', 'gh'),
+    logLevel: r.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug'] as const),
+    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    trustProxy: r.bool('TRUST_PROXY', false),
+    surfaces,
+    runWorker: r.bool('RUN_WORKER', true),
+    shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    requestLog: {
+      retentionDays: r.int('REQUEST_LOG_RETENTION_DAYS', 30, 1, 3650),
+      flushMs: r.int('REQUEST_LOG_FLUSH_MS', 200, 10, 60_000),
+      batchSize: r.int('REQUEST_LOG_BATCH_SIZE', 500, 1, 10_000),
+      maxBuffer: r.int('REQUEST_LOG_MAX_BUFFER', 50_000, 100, 10_000_000),
+    },
+    secrets: {
+      operatorToken: r.secret('OPERATOR_TOKEN', production, minLength(24)),
+      sessionSecret: r.secret('SESSION_SECRET', production, minLength(32)),
+      encryptionKey: r.secret('ENCRYPTION_KEY', production, (v) =>
+        Buffer.from(v, 'base64').length === 32 ? null : 'must be the base64 encoding of exactly 32 bytes',
+      ),
+    },
+    webhooks: {
+      allowLocalTargets: r.bool('WEBHOOK_ALLOW_LOCAL_TARGETS', false),
+      timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
+      secretOverlapHours: r.int('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
+      sweepMs: r.int('WEBHOOK_SWEEP_MS', 5_000, 50, 3_600_000),
+      concurrency: r.int('WEBHOOK_CONCURRENCY', 50, 1, 1000),
+    },
+    seedOnFirstStart: r.bool('SEED_ON_FIRST_START', !production),
+  };
+  if (production && config.webhooks.allowLocalTargets) {
+    r.problems.push('WEBHOOK_ALLOW_LOCAL_TARGETS must not be true in production');
+  }
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
+
+/** The README configuration table, generated from the spec so the two cannot drift. */
+export function configMarkdownTable(): string {
+  const rows = CONFIG_SPEC.map((v) => `| \`${v.name}\` | ${v.description} | ${v.default ?? ''} |`);
+  return ['| Variable | Meaning | Default |', '|---|---|---|', ...rows].join('\n');
+}

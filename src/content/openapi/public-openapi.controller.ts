@@ -1,0 +1,17 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { OpenApiRegistry, OpenApiDocument } from '../../docs/openapi.registry';
+
+@ApiTags('Contract')
+@Controller('public/v1')
+export class PublicOpenApiController {
+  constructor(private readonly registry: OpenApiRegistry) {}
+
+  @Get('openapi.json')
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiOperation({ summary: 'This OpenAPI 3.1 document', operationId: 'getPublicOpenApi' })
+  @ApiOkResponse({ description: 'OpenAPI 3.1 document, version 1.0.0', schema: { type: 'object' } })
+  get(): OpenApiDocument {
+    return this.registry.get('public');
+  }
+}

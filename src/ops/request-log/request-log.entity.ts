@@ -1,0 +1,46 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity({ schema: 'ops', name: 'request_log' })
+export class RequestLogEntry {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column('text')
+  requestId: string;
+
+  @Column('text', { nullable: true })
+  errorRef: string | null;
+
+  @Column('timestamptz')
+  receivedAt: Date;
+
+  @Column('text')
+  surface: string;
+
+  @Column('text')
+  method: string;
+
+  @Column('text')
+  path: string;
+
+  @Column('smallint')
+  status: number;
+
+  @Column('text', { nullable: true })
+  errorCode: string | null;
+
+  @Column('real')
+  durationMs: number;
+
+  @Column('text', { nullable: true })
+  clientIp: string | null;
+
+  @Column('text', { nullable: true })
+  organisationId: string | null;
+
+  @Column('text', { nullable: true })
+  credentialId: string | null;
+
+  @Column('boolean', { nullable: true })
+  livemode: boolean | null;
+}

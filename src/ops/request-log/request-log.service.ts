@@ -1,0 +1,92 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { Clock } from '../../common/clock';
+import { NewRequestLogEntry, RequestLogRepository } from './request-log.repository';
+import { RequestLogEntry } from './request-log.entity';
+
+/**
+ * Buffers request-log rows in memory and writes them in batches off the request path. A failed write never
+ * fails a request: rows stay buffered (bounded by REQUEST_LOG_MAX_BUFFER, oldest dropped first) and are
+ * retried on the next flush; the failure is logged once until a write succeeds again.
+ */
+@Injectable()
+export class RequestLogService implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('RequestLog');
+  private buffer: NewRequestLogEntry[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private failing = false;
+  private dropped = 0;
+
+  constructor(
+    private readonly repo: RequestLogRepository,
+    private readonly clock: Clock,
+    @InjectConfig() private readonly config: Config,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), this.config.requestLog.flushMs);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+    if (this.buffer.length > 0) await this.flush();
+  }
+
+  record(row: NewRequestLogEntry): void {
+    this.buffer.push(row);
+    const overflow = this.buffer.length - this.config.requestLog.maxBuffer;
+    if (overflow > 0) {
+      this.buffer.splice(0, overflow);
+      this.dropped += overflow;
+    }
+    if (this.buffer.length >= this.config.requestLog.batchSize) void this.flush();
+  }
+
+  /** Writes everything buffered so far; concurrent callers share one flush. */
+  flush(): Promise<void> {
+    if (!this.flushing) {
+      this.flushing = this.drain().finally(() => {
+        this.flushing = null;
+      });
+    }
+    return this.flushing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, this.config.requestLog.batchSize);
+      try {
+        await this.repo.insertMany(batch);
+        if (this.failing || this.dropped > 0) {
+          this.logger.log(
+            `request log writes recovered${this.dropped ? `; ${this.dropped} rows were dropped while failing` : ''}`,
+          );
+          this.failing = false;
+          this.dropped = 0;
+        }
+      } catch (e) {
+        this.buffer.unshift(...batch);
+        if (!this.failing)
+          this.logger.warn(
+            `request log write failed, rows kept in memory and retried: ${(e as Error).message}`,
+          );
+        this.failing = true;
+        return;
+      }
+    }
+  }
+
+  find(idOrRef: string): Promise<RequestLogEntry[]> {
+    return this.repo.findByIdOrRef(idOrRef);
+  }
+
+  purge(): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - this.config.requestLog.retentionDays * 86_400_000);
+    return this.repo.purgeOlderThan(cutoff);
+  }
+}

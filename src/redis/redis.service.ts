@@ -1,0 +1,71 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import type { Config } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+
+/**
+ * The shared Redis connection. Redis being down never stops the HTTP API: commands fail fast (no offline
+ * queue), one warning is logged when the connection is lost, one line when it comes back, and the client
+ * keeps reconnecting by itself.
+ */
+@Injectable()
+export class RedisService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Redis');
+  readonly client: Redis;
+  private down = false;
+  private everReady = false;
+
+  constructor(@InjectConfig() private readonly config: Config) {
+    this.client = new Redis(config.redisUrl, {
+      lazyConnect: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      retryStrategy: (attempt) => Math.min(250 * attempt, 2000),
+    });
+    this.client.on('ready', () => {
+      if (this.down) this.logger.log(`Redis at ${this.safeUrl()} is reachable again`);
+      this.down = false;
+      this.everReady = true;
+    });
+    this.client.on('error', (err: Error) => this.markDown(err.message));
+    this.client.on('end', () => this.markDown('connection ended'));
+  }
+
+  private markDown(reason: string): void {
+    if (this.down) return;
+    this.down = true;
+    this.logger.warn(
+      `Redis at ${this.safeUrl()} is unreachable (${reason}); the API keeps serving, background work waits in PostgreSQL, reconnecting${this.everReady ? '' : ' (never connected yet)'}`,
+    );
+  }
+
+  private safeUrl(): string {
+    const u = new URL(this.config.redisUrl);
+    if (u.password) u.password = '***';
+    return u.toString();
+  }
+
+  isReady(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  async ping(timeoutMs = 1000): Promise<boolean> {
+    if (!this.isReady()) return false;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+      });
+      return (await Promise.race([this.client.ping(), timeout])) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.client.disconnect(false);
+  }
+}

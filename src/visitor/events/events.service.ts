@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { newId } from '../../common/ids';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { Tenant, WebhooksRepository } from '../webhooks/webhooks.repository';
+import { WebhookQueue } from '../webhooks/delivery/webhook-queue';
+
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  created_at: string;
+  organisation_id: string;
+  livemode: boolean;
+  data: { object: unknown };
+}
+
+/**
+ * The outbox. `record` writes the event and one delivery per subscribed endpoint in the caller's transaction;
+ * the deliveries are enqueued only after that transaction commits. `object` must already be the public
+ * response shape (with sensitive answers omitted): it is stored and sent as is.
+ */
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly repo: WebhooksRepository,
+    private readonly queue: WebhookQueue,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(uow: UnitOfWork, tenant: Tenant, type: string, object: unknown): Promise<EventEnvelope> {
+    const now = this.clock.now();
+    const envelope: EventEnvelope = {
+      id: newId('evt'),
+      type,
+      created_at: now.toISOString(),
+      organisation_id: tenant.organisationId,
+      livemode: tenant.livemode,
+      data: { object },
+    };
+    await this.repo.insertEvent(uow.manager, {
+      id: envelope.id,
+      organisationId: tenant.organisationId,
+      livemode: tenant.livemode,
+      type,
+      createdAt: now,
+      body: JSON.stringify(envelope),
+    });
+    const endpoints = await this.repo.subscribedEndpoints(uow.manager, tenant, type);
+    const deliveries = endpoints.map((e) => ({
+      id: newId('dlv'),
+      organisationId: tenant.organisationId,
+      livemode: tenant.livemode,
+      eventId: envelope.id,
+      endpointId: e.id,
+      status: 'pending' as const,
+      attemptCount: 0,
+      nextAttemptAt: now,
+      lockedUntil: null,
+      firstFailureAt: null,
+      lastAttemptAt: null,
+      lastStatusCode: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+    }));
+    await this.repo.insertDeliveries(uow.manager, deliveries);
+    if (deliveries.length)
+      uow.afterCommit(() => this.queue.enqueue(deliveries.map((d) => ({ deliveryId: d.id, attempt: 1 }))));
+    return envelope;
+  }
+}

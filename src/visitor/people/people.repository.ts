@@ -1,0 +1,112 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { PersonRow } from './person.entity';
+
+export interface Tenant {
+  organisationId: string;
+  livemode: boolean;
+}
+
+export interface PeopleFilter {
+  q?: string;
+  canHost?: boolean;
+  email?: string;
+  limit: number;
+  after?: { createdAt: Date; id: string };
+}
+
+type Insertable = Parameters<Repository<PersonRow>['insert']>[0];
+type Updatable = Parameters<Repository<PersonRow>['update']>[1];
+
+function assertTenant(t: Tenant): void {
+  if (
+    !t ||
+    typeof t.organisationId !== 'string' ||
+    t.organisationId === '' ||
+    typeof t.livemode !== 'boolean'
+  ) {
+    throw new Error('tenant (organisationId, livemode) is required');
+  }
+}
+
+/** People of one organisation and mode; an id of another tenant is simply not found. */
+@Injectable()
+export class PeopleRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  private repo(m?: EntityManager) {
+    return (m ?? this.ds.manager).getRepository(PersonRow);
+  }
+
+  async insert(m: EntityManager, row: PersonRow): Promise<'ok' | 'email_taken'> {
+    assertTenant(row);
+    try {
+      await this.repo(m).insert(row as Insertable);
+      return 'ok';
+    } catch (e) {
+      if ((e as { code?: string; constraint?: string }).code === '23505') return 'email_taken';
+      throw e;
+    }
+  }
+
+  find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<PersonRow | null> {
+    assertTenant(tenant);
+    const qb = this.repo(m)
+      .createQueryBuilder('p')
+      .where('p.id = :id AND p.organisationId = :org AND p.livemode = :live', {
+        id,
+        org: tenant.organisationId,
+        live: tenant.livemode,
+      });
+    if (lock) qb.setLock('pessimistic_write');
+    return qb.getOne();
+  }
+
+  async update(
+    m: EntityManager,
+    tenant: Tenant,
+    id: string,
+    changes: Partial<PersonRow>,
+  ): Promise<'ok' | 'email_taken'> {
+    assertTenant(tenant);
+    try {
+      await this.repo(m).update(
+        { id, organisationId: tenant.organisationId, livemode: tenant.livemode },
+        changes as Updatable,
+      );
+      return 'ok';
+    } catch (e) {
+      if ((e as { code?: string }).code === '23505') return 'email_taken';
+      throw e;
+    }
+  }
+
+  /** Keyset page in (created_at, id) order; one row more than asked tells whether more exist. */
+  list(tenant: Tenant, f: PeopleFilter): Promise<PersonRow[]> {
+    assertTenant(tenant);
+    const qb = this.repo().createQueryBuilder('p').where('p.organisationId = :org AND p.livemode = :live', {
+      org: tenant.organisationId,
+      live: tenant.livemode,
+    });
+    if (f.canHost !== undefined) qb.andWhere('p.canHost = :canHost AND p.active', { canHost: f.canHost });
+    if (f.email) qb.andWhere('lower(p.email) = lower(:email)', { email: f.email });
+    if (f.q) {
+      const terms = f.q
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}@._-]+/u)
+        .filter(Boolean)
+        .map((t) => `${t.replace(/[&|!():*'\\]/g, '')}:*`)
+        .filter((t) => t !== ':*');
+      if (terms.length)
+        qb.andWhere(`to_tsvector('simple', p.name || ' ' || p.email) @@ to_tsquery('simple', :tsq)`, {
+          tsq: terms.join(' & '),
+        });
+    }
+    if (f.after) qb.andWhere('(p.createdAt, p.id) > (:at, :id)', { at: f.after.createdAt, id: f.after.id });
+    return qb
+      .orderBy('p.createdAt', 'ASC')
+      .addOrderBy('p.id', 'ASC')
+      .limit(f.limit + 1)
+      .getMany();
+  }
+}

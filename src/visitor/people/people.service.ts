@@ -1,0 +1,165 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../../common/errors/api-error';
+import { Clock } from '../../common/clock';
+import { newId } from '../../common/ids';
+import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { EventsService } from '../events/events.service';
+import { FormsService } from '../forms/forms.service';
+import type { Form } from '../forms/custom-fields.validator';
+import { PeopleFilter, PeopleRepository, Tenant } from './people.repository';
+import { PersonRow } from './person.entity';
+import { PersonResponse, toPersonResponse } from './dto/person.response';
+
+export interface PersonInput {
+  name?: string;
+  email?: string;
+  phone?: string | null;
+  department?: string | null;
+  job_title?: string | null;
+  employee_number?: string | null;
+  site_ids?: string[];
+  can_host?: boolean;
+  custom_fields?: Record<string, unknown>;
+}
+
+/** Who is reading: integrations (API keys, connected apps) never see protected answers; the console does. */
+export type Audience = 'integration' | 'console';
+
+const emailTaken = (email: string) =>
+  new ApiError('conflict', `A person with the e-mail ${email} already exists.`, [
+    { location: 'body.email', message: 'is already used by another person' },
+  ]);
+
+/** People (hosts and employees): create, change, deactivate, reactivate; events in the same transaction. */
+@Injectable()
+export class PeopleService {
+  constructor(
+    private readonly repo: PeopleRepository,
+    private readonly forms: FormsService,
+    private readonly events: EventsService,
+    private readonly tx: Transactions,
+    private readonly clock: Clock,
+  ) {}
+
+  private view(form: Form, row: PersonRow, audience: Audience): PersonResponse {
+    return toPersonResponse(
+      row,
+      audience === 'console' ? row.customFields : this.forms.protectedOmitted(form, row.customFields),
+    );
+  }
+
+  private async record(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    type: string,
+    form: Form,
+    row: PersonRow,
+  ): Promise<void> {
+    await this.events.record(uow, tenant, type, this.view(form, row, 'integration'));
+  }
+
+  async create(
+    tenant: Tenant,
+    input: PersonInput & { name: string; email: string },
+    audience: Audience = 'integration',
+  ): Promise<PersonResponse> {
+    return this.tx.run(async (uow) => {
+      const form = await this.forms.current(tenant, 'person', uow.manager);
+      this.forms.check(tenant, form, 'person', input.custom_fields ?? {});
+      const now = this.clock.now();
+      const row: PersonRow = {
+        id: newId('person'),
+        ...tenant,
+        name: input.name.trim(),
+        email: input.email.trim(),
+        phone: input.phone ?? null,
+        department: input.department ?? null,
+        jobTitle: input.job_title ?? null,
+        employeeNumber: input.employee_number ?? null,
+        siteIds: [...new Set(input.site_ids ?? [])],
+        canHost: input.can_host ?? true,
+        active: true,
+        customFields: input.custom_fields ?? {},
+        createdAt: now,
+        updatedAt: now,
+      };
+      if ((await this.repo.insert(uow.manager, row)) === 'email_taken') throw emailTaken(row.email);
+      await this.record(uow, tenant, 'person.created', form, row);
+      return this.view(form, row, audience);
+    });
+  }
+
+  async get(tenant: Tenant, id: string, audience: Audience = 'integration'): Promise<PersonResponse> {
+    const row = await this.repo.find(tenant, id);
+    if (!row) throw ApiError.notFound(`Person ${id}`);
+    return this.view(await this.forms.current(tenant, 'person'), row, audience);
+  }
+
+  async list(
+    tenant: Tenant,
+    filter: PeopleFilter,
+    audience: Audience = 'integration',
+  ): Promise<{ data: PersonResponse[]; hasMore: boolean; last: PersonRow | null }> {
+    const rows = await this.repo.list(tenant, filter);
+    const page = rows.slice(0, filter.limit);
+    const form = await this.forms.current(tenant, 'person');
+    return {
+      data: page.map((r) => this.view(form, r, audience)),
+      hasMore: rows.length > filter.limit,
+      last: page[page.length - 1] ?? null,
+    };
+  }
+
+  async update(
+    tenant: Tenant,
+    id: string,
+    input: PersonInput,
+    audience: Audience = 'integration',
+  ): Promise<PersonResponse> {
+    return this.tx.run(async (uow) => {
+      const row = await this.repo.find(tenant, id, uow.manager, true);
+      if (!row) throw ApiError.notFound(`Person ${id}`);
+      const form = await this.forms.current(tenant, 'person', uow.manager);
+      const customFields =
+        input.custom_fields !== undefined
+          ? { ...row.customFields, ...input.custom_fields }
+          : row.customFields;
+      if (input.custom_fields !== undefined) this.forms.check(tenant, form, 'person', customFields);
+      const changes: Partial<PersonRow> = { updatedAt: this.clock.now(), customFields };
+      if (input.name !== undefined) changes.name = input.name.trim();
+      if (input.email !== undefined) changes.email = input.email.trim();
+      if (input.phone !== undefined) changes.phone = input.phone;
+      if (input.department !== undefined) changes.department = input.department;
+      if (input.job_title !== undefined) changes.jobTitle = input.job_title;
+      if (input.employee_number !== undefined) changes.employeeNumber = input.employee_number;
+      if (input.site_ids !== undefined) changes.siteIds = [...new Set(input.site_ids)];
+      if (input.can_host !== undefined) changes.canHost = input.can_host;
+      if ((await this.repo.update(uow.manager, tenant, id, changes)) === 'email_taken')
+        throw emailTaken(changes.email ?? row.email);
+      const updated = { ...row, ...changes } as PersonRow;
+      await this.record(uow, tenant, 'person.updated', form, updated);
+      return this.view(form, updated, audience);
+    });
+  }
+
+  /** Deactivate (`active: false`) or reactivate; doing either twice is `invalid_state`. */
+  async setActive(
+    tenant: Tenant,
+    id: string,
+    active: boolean,
+    audience: Audience = 'integration',
+  ): Promise<PersonResponse> {
+    return this.tx.run(async (uow) => {
+      const row = await this.repo.find(tenant, id, uow.manager, true);
+      if (!row) throw ApiError.notFound(`Person ${id}`);
+      if (row.active === active)
+        throw new ApiError('invalid_state', `Person ${id} is already ${active ? 'active' : 'deactivated'}.`);
+      const changes = { active, updatedAt: this.clock.now() };
+      await this.repo.update(uow.manager, tenant, id, changes);
+      const form = await this.forms.current(tenant, 'person', uow.manager);
+      const updated = { ...row, ...changes };
+      await this.record(uow, tenant, active ? 'person.reactivated' : 'person.deactivated', form, updated);
+      return this.view(form, updated, audience);
+    });
+  }
+}

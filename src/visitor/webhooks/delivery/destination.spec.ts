@@ -1,0 +1,75 @@
+import { checkDestination, isPublicUnicast, Resolver } from './destination';
+
+const strict = { allowLocalTargets: false };
+const resolverOf =
+  (...addresses: string[]): Resolver =>
+  async () =>
+    addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+describe('webhook destination rules', () => {
+  it.each([
+    ['http://hooks.example.com/x', 'must use https'],
+    ['https://user:pw@hooks.example.com/x', 'must not contain a user name or password'],
+    ['https://10.0.0.1/x', 'non-public address (10.0.0.1)'],
+    ['https://[::1]/x', 'non-public address (::1)'],
+    ['https://[::ffff:127.0.0.1]/x', 'non-public address'],
+    ['https://169.254.169.254/latest/meta-data', 'non-public address'],
+    ['not a url', 'must be an absolute URL'],
+  ])('refuses %s', async (url, message) => {
+    await expect(checkDestination(url, { ...strict, resolver: resolverOf('93.184.216.34') })).rejects.toThrow(
+      message,
+    );
+  });
+
+  it('refuses a host name that resolves to 127.0.0.1', async () => {
+    await expect(
+      checkDestination('https://sneaky.example.com/h', { ...strict, resolver: resolverOf('127.0.0.1') }),
+    ).rejects.toThrow('non-public');
+  });
+
+  it('refuses a host that answers public first and private second (every address is checked)', async () => {
+    await expect(
+      checkDestination('https://rebind.example.com/h', {
+        ...strict,
+        resolver: resolverOf('93.184.216.34', '10.1.2.3'),
+      }),
+    ).rejects.toThrow('10.1.2.3');
+  });
+
+  it('accepts a public https host', async () => {
+    await expect(
+      checkDestination('https://hooks.example.com/h', {
+        ...strict,
+        resolver: resolverOf('93.184.216.34', '2606:2800:220:1::1'),
+      }),
+    ).resolves.toBeInstanceOf(URL);
+  });
+
+  it('allows http and loopback only with the development flag', async () => {
+    await expect(
+      checkDestination('http://127.0.0.1:8080/h', { allowLocalTargets: true }),
+    ).resolves.toBeInstanceOf(URL);
+    await expect(checkDestination('http://10.0.0.1/h', { allowLocalTargets: true })).rejects.toThrow(
+      'non-public',
+    );
+  });
+
+  it('knows public from special-purpose addresses', () => {
+    for (const a of ['8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPublicUnicast(a)).toBe(true);
+    for (const a of [
+      '0.0.0.0',
+      '100.64.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      'fe80::1',
+      'fc00::1',
+      'ff02::1',
+      '::',
+      '2001:db8::1',
+    ]) {
+      expect(isPublicUnicast(a)).toBe(false);
+    }
+  });
+});

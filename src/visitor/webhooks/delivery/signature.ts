@@ -1,0 +1,22 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/** A new Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` per the Standard Webhooks scheme. */
+export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
+}
+
+/** The `webhook-signature` header: one signature per active secret, space-separated (rotation overlap). */
+export function signatureHeader(
+  secrets: string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  return secrets.map((s) => sign(s, id, timestampSeconds, body)).join(' ');
+}

@@ -1,0 +1,174 @@
+import { Injectable } from '@nestjs/common';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { ApiError } from '../../common/errors/api-error';
+import { Clock } from '../../common/clock';
+import { SecretBox } from '../../common/crypto/secret-box';
+import { newId } from '../../common/ids';
+import { EVENT_TYPES, isEventType } from '../events/event-types';
+import { checkDestination, DestinationRefused } from './delivery/destination';
+import { DeliveryService } from './delivery/delivery.service';
+import { newSigningSecret } from './delivery/signature';
+import { Tenant, WebhooksRepository } from './webhooks.repository';
+import { WebhookEndpointRow } from './webhook.entity';
+import {
+  toWebhookEndpointResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
+  WebhookTestResultResponse,
+} from './dto/webhook-endpoint.response';
+
+export interface EndpointInput {
+  url?: string;
+  description?: string;
+  enabled_events?: string[];
+  status?: 'enabled' | 'disabled';
+}
+
+/** Webhook endpoints: rules of creation and change, secret rotation, synchronous test sends. */
+@Injectable()
+export class WebhookEndpointsService {
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly repo: WebhooksRepository,
+    private readonly delivery: DeliveryService,
+    private readonly clock: Clock,
+    @InjectConfig() private readonly config: Config,
+  ) {
+    this.box = new SecretBox(config.secrets.encryptionKey);
+  }
+
+  private async checkUrl(url: string): Promise<void> {
+    try {
+      await checkDestination(url, {
+        allowLocalTargets: this.config.webhooks.allowLocalTargets,
+        resolver: this.delivery.resolver,
+      });
+    } catch (e) {
+      if (e instanceof DestinationRefused)
+        throw ApiError.validation([{ location: 'body.url', message: e.message }]);
+      throw e;
+    }
+  }
+
+  private checkEvents(events: string[]): void {
+    if (events.length === 0)
+      throw ApiError.validation([
+        { location: 'body.enabled_events', message: 'must list at least one event type, or "*"' },
+      ]);
+    if (events.includes('*') && events.length > 1)
+      throw ApiError.validation([{ location: 'body.enabled_events', message: '"*" must be the only entry' }]);
+    const errors = events
+      .map((t, i) => ({ t, i }))
+      .filter(({ t }) => t !== '*' && !isEventType(t))
+      .map(({ t, i }) => ({ location: `body.enabled_events.${i}`, message: `unknown event type "${t}"` }));
+    if (errors.length) throw ApiError.validation(errors);
+  }
+
+  async create(
+    tenant: Tenant,
+    input: Required<Pick<EndpointInput, 'url' | 'enabled_events'>> & EndpointInput,
+  ): Promise<WebhookEndpointWithSecretResponse> {
+    this.checkEvents(input.enabled_events);
+    await this.checkUrl(input.url);
+    const now = this.clock.now();
+    const secret = newSigningSecret();
+    const row: WebhookEndpointRow = {
+      id: newId('whep'),
+      ...tenant,
+      url: input.url,
+      description: input.description ?? '',
+      enabledEvents: [...new Set(input.enabled_events)],
+      status: input.status ?? 'enabled',
+      disabledReason: input.status === 'disabled' ? 'disabled_by_user' : null,
+      secretSealed: this.box.seal(secret),
+      previousSecretSealed: null,
+      previousSecretExpiresAt: null,
+      failingSince: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    };
+    await this.repo.insertEndpoint(row);
+    return { ...toWebhookEndpointResponse(row), secret };
+  }
+
+  async get(tenant: Tenant, id: string): Promise<WebhookEndpointRow> {
+    const row = await this.repo.findEndpoint(tenant, id);
+    if (!row) throw ApiError.notFound(`Webhook endpoint ${id}`);
+    return row;
+  }
+
+  async update(tenant: Tenant, id: string, input: EndpointInput): Promise<WebhookEndpointResponse> {
+    const row = await this.get(tenant, id);
+    if (input.enabled_events) this.checkEvents(input.enabled_events);
+    if (input.url !== undefined) await this.checkUrl(input.url);
+    const changes: Partial<WebhookEndpointRow> = { updatedAt: this.clock.now() };
+    if (input.url !== undefined) changes.url = input.url;
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.enabled_events) changes.enabledEvents = [...new Set(input.enabled_events)];
+    if (input.status === 'enabled')
+      Object.assign(changes, { status: 'enabled', disabledReason: null, failingSince: null });
+    if (input.status === 'disabled' && row.status === 'enabled')
+      Object.assign(changes, { status: 'disabled', disabledReason: 'disabled_by_user' });
+    const updated = await this.repo.updateEndpoint(tenant, id, changes);
+    return toWebhookEndpointResponse(updated);
+  }
+
+  async remove(tenant: Tenant, id: string): Promise<void> {
+    await this.get(tenant, id);
+    await this.repo.deleteEndpoint(tenant, id, this.clock.now());
+  }
+
+  /** A new secret; the old one keeps signing (second signature) for WEBHOOK_SECRET_OVERLAP_HOURS. */
+  async rotateSecret(tenant: Tenant, id: string): Promise<WebhookEndpointWithSecretResponse> {
+    const row = await this.get(tenant, id);
+    const now = this.clock.now();
+    const secret = newSigningSecret();
+    const overlapMs = this.config.webhooks.secretOverlapHours * 3_600_000;
+    const updated = await this.repo.updateEndpoint(tenant, id, {
+      secretSealed: this.box.seal(secret),
+      previousSecretSealed: overlapMs > 0 ? row.secretSealed : null,
+      previousSecretExpiresAt: overlapMs > 0 ? new Date(now.getTime() + overlapMs) : null,
+      updatedAt: now,
+    });
+    return { ...toWebhookEndpointResponse(updated), secret };
+  }
+
+  /** Sends a signed sample event of `type` now and reports what the receiver said; stores nothing. */
+  async test(tenant: Tenant, id: string, type: string): Promise<WebhookTestResultResponse> {
+    if (!isEventType(type))
+      throw ApiError.validation([
+        { location: 'body.type', message: `must be one of ${EVENT_TYPES.join(', ')}` },
+      ]);
+    const row = await this.get(tenant, id);
+    const now = this.clock.now();
+    const eventId = newId('evt');
+    const body = JSON.stringify({
+      id: eventId,
+      type,
+      created_at: now.toISOString(),
+      organisation_id: tenant.organisationId,
+      livemode: tenant.livemode,
+      data: { object: { id: `${type.split('.')[0]}_sample`, object: type.split('.')[0], sample: true } },
+    });
+    const result = await this.delivery.post(
+      row.url,
+      eventId,
+      body,
+      this.delivery.signingSecrets(row, now),
+      now,
+    );
+    return {
+      endpoint_id: row.id,
+      event_id: eventId,
+      type,
+      attempted_at: now.toISOString(),
+      outcome: result.ok ? 'succeeded' : 'failed',
+      status_code: result.statusCode ?? 0,
+      duration_ms: result.durationMs,
+      error: result.error,
+    };
+  }
+}

@@ -1,0 +1,299 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { EventRow } from '../events/event.entity';
+import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.entity';
+
+export interface Tenant {
+  organisationId: string;
+  livemode: boolean;
+}
+
+function assertTenant(t: Tenant): void {
+  // TypeORM drops undefined from WHERE clauses: refuse an empty tenant instead of matching every row.
+  if (
+    !t ||
+    typeof t.organisationId !== 'string' ||
+    t.organisationId === '' ||
+    typeof t.livemode !== 'boolean'
+  ) {
+    throw new Error('tenant (organisationId, livemode) is required');
+  }
+}
+
+export interface DueDelivery {
+  id: string;
+  attempt_count: number;
+  next_attempt_at: Date;
+  /** Set when an earlier claim expired: the worker that held it died mid-attempt. */
+  locked_until: Date | null;
+}
+
+interface ClaimRow {
+  id: string;
+  event_id: string;
+  attempt_count: number;
+  body: string;
+  endpoint_id: string;
+  organisation_id: string;
+  livemode: boolean;
+  url: string;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  deleted_at: Date | null;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+export interface ClaimedDelivery {
+  delivery: { id: string; eventId: string; attemptCount: number };
+  body: string;
+  endpoint: Pick<
+    WebhookEndpointRow,
+    | 'id'
+    | 'organisationId'
+    | 'livemode'
+    | 'url'
+    | 'status'
+    | 'disabledReason'
+    | 'deletedAt'
+    | 'secretSealed'
+    | 'previousSecretSealed'
+    | 'previousSecretExpiresAt'
+  >;
+}
+
+export interface AttemptOutcome {
+  deliveryId: string;
+  endpointId: string;
+  attemptNumber: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  excerpt: string | null;
+  succeeded: boolean;
+  nextAttemptAt: Date | null;
+}
+
+/** Events, endpoints, deliveries and attempts: the only place the webhook engine talks to TypeORM. */
+@Injectable()
+export class WebhooksRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /**
+   * The delivery hot path (claim, outcome) uses named prepared statements on the driver's pool: PostgreSQL
+   * parses and plans them once per connection instead of once per attempt.
+   */
+  private async prepared<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    const pool = (
+      this.ds.driver as unknown as {
+        master: { query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }> };
+      }
+    ).master;
+    return (await pool.query({ name, text, values })).rows;
+  }
+
+  insertEvent(m: EntityManager, row: EventRow): Promise<unknown> {
+    assertTenant(row);
+    return m.getRepository(EventRow).insert(row);
+  }
+
+  /** Enabled endpoints of the tenant subscribed to `type`; `*` covers every type except watchlist.matched. */
+  subscribedEndpoints(
+    m: EntityManager,
+    tenant: Tenant,
+    type: string,
+  ): Promise<Pick<WebhookEndpointRow, 'id'>[]> {
+    assertTenant(tenant);
+    return m
+      .getRepository(WebhookEndpointRow)
+      .createQueryBuilder('e')
+      .select(['e.id'])
+      .where('e.organisationId = :org AND e.livemode = :live', {
+        org: tenant.organisationId,
+        live: tenant.livemode,
+      })
+      .andWhere(`e.status = 'enabled' AND e.deletedAt IS NULL`)
+      .andWhere(
+        `(:type = ANY(e.enabledEvents) OR ('*' = ANY(e.enabledEvents) AND :type <> 'watchlist.matched'))`,
+        { type },
+      )
+      .getMany();
+  }
+
+  insertDeliveries(m: EntityManager, rows: WebhookDeliveryRow[]): Promise<unknown> {
+    return rows.length ? m.getRepository(WebhookDeliveryRow).insert(rows) : Promise.resolve();
+  }
+
+  insertEndpoint(row: WebhookEndpointRow): Promise<unknown> {
+    assertTenant(row);
+    return this.ds.getRepository(WebhookEndpointRow).insert(row);
+  }
+
+  findEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpointRow | null> {
+    assertTenant(tenant);
+    return this.ds
+      .getRepository(WebhookEndpointRow)
+      .createQueryBuilder('e')
+      .where('e.id = :id AND e.organisationId = :org AND e.livemode = :live AND e.deletedAt IS NULL', {
+        id,
+        org: tenant.organisationId,
+        live: tenant.livemode,
+      })
+      .getOne();
+  }
+
+  async updateEndpoint(
+    tenant: Tenant,
+    id: string,
+    changes: Partial<WebhookEndpointRow>,
+  ): Promise<WebhookEndpointRow> {
+    assertTenant(tenant);
+    await this.ds
+      .getRepository(WebhookEndpointRow)
+      .update({ id, organisationId: tenant.organisationId, livemode: tenant.livemode }, changes);
+    const row = await this.findEndpoint(tenant, id);
+    if (!row) throw new Error(`endpoint ${id} vanished during update`);
+    return row;
+  }
+
+  /** Soft delete: the row stays for the delivery log; pending deliveries end as failed. */
+  async deleteEndpoint(tenant: Tenant, id: string, now: Date): Promise<void> {
+    assertTenant(tenant);
+    await this.ds.transaction(async (m) => {
+      await m.query(
+        `UPDATE visitor.webhook_endpoint SET deleted_at = $4, updated_at = $4 WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+        [id, tenant.organisationId, tenant.livemode, now],
+      );
+      await m.query(
+        `UPDATE visitor.webhook_delivery SET status = 'failed', next_attempt_at = NULL, last_error = 'endpoint deleted', updated_at = $2 WHERE endpoint_id = $1 AND status = 'pending'`,
+        [id, now],
+      );
+    });
+  }
+
+  /**
+   * Claims a due delivery for one attempt (so two workers never send it at once) and returns what the attempt
+   * needs — delivery, event body, endpoint — in one round trip; null when it is not due, not pending, or
+   * claimed by someone else.
+   */
+  async claim(deliveryId: string, now: Date, lockMs: number): Promise<ClaimedDelivery | null> {
+    const rows = await this.prepared<ClaimRow>(
+      'webhook_claim',
+      `UPDATE visitor.webhook_delivery d
+          SET locked_until = $2::timestamptz + ($3 || ' milliseconds')::interval, updated_at = $2
+         FROM visitor.event e, visitor.webhook_endpoint ep
+        WHERE d.id = $1 AND e.id = d.event_id AND ep.id = d.endpoint_id
+          AND d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.locked_until IS NULL OR d.locked_until < $2)
+      RETURNING d.id, d.event_id, d.attempt_count, e.body, ep.id AS endpoint_id, ep.organisation_id, ep.livemode, ep.url, ep.status, ep.disabled_reason,
+                ep.deleted_at, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at`,
+      [deliveryId, now, String(lockMs)],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      delivery: { id: r.id, eventId: r.event_id, attemptCount: r.attempt_count },
+      body: r.body,
+      endpoint: {
+        id: r.endpoint_id,
+        organisationId: r.organisation_id,
+        livemode: r.livemode,
+        url: r.url,
+        status: r.status,
+        disabledReason: r.disabled_reason,
+        deletedAt: r.deleted_at,
+        secretSealed: r.secret_sealed,
+        previousSecretSealed: r.previous_secret_sealed,
+        previousSecretExpiresAt: r.previous_secret_expires_at,
+      },
+    };
+  }
+
+  /**
+   * Stores an attempt and moves the delivery and its endpoint on, in one statement (one round trip, atomic).
+   * On failure the endpoint's `failing_since` starts (if not already); when it is older than `disableAfterMs`
+   * the endpoint is disabled (`failing`) and `disabledEndpoint` is true. A success clears `failing_since`.
+   */
+  async recordOutcome(o: AttemptOutcome, disableAfterMs: number): Promise<{ disabledEndpoint: boolean }> {
+    const status = o.succeeded ? 'succeeded' : o.nextAttemptAt ? 'pending' : 'failed';
+    const rows = await this.prepared<{ status: string }>(
+      'webhook_outcome',
+      `WITH attempt AS (
+         INSERT INTO visitor.webhook_attempt (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_excerpt)
+         VALUES ($1, $3, $6, $7, $8, $9, $10)
+       ), delivery AS (
+         UPDATE visitor.webhook_delivery
+            SET attempt_count = $3, status = $4, next_attempt_at = $5, locked_until = NULL, last_attempt_at = $6,
+                last_status_code = $7, last_error = $9, updated_at = $6,
+                first_failure_at = CASE WHEN $11 THEN first_failure_at ELSE COALESCE(first_failure_at, $6) END
+          WHERE id = $1
+       ), endpoint AS (
+         UPDATE visitor.webhook_endpoint
+            SET failing_since = CASE WHEN $11 THEN NULL ELSE COALESCE(failing_since, $6) END,
+                status = CASE WHEN NOT $11 AND COALESCE(failing_since, $6) <= $6::timestamptz - ($12 || ' milliseconds')::interval THEN 'disabled' ELSE status END,
+                disabled_reason = CASE WHEN NOT $11 AND COALESCE(failing_since, $6) <= $6::timestamptz - ($12 || ' milliseconds')::interval THEN 'failing' ELSE disabled_reason END
+          WHERE id = $2 AND status = 'enabled' AND (NOT $11 OR failing_since IS NOT NULL)
+          RETURNING status
+       )
+       SELECT status FROM endpoint`,
+      [
+        o.deliveryId,
+        o.endpointId,
+        o.attemptNumber,
+        status,
+        o.nextAttemptAt,
+        o.attemptedAt,
+        o.statusCode,
+        o.durationMs,
+        o.error,
+        o.excerpt,
+        o.succeeded,
+        String(disableAfterMs),
+      ],
+    );
+    return { disabledEndpoint: !o.succeeded && rows[0]?.status === 'disabled' };
+  }
+
+  /** A delivery that can no longer be attempted (endpoint disabled or deleted) ends as failed. */
+  async abandon(deliveryId: string, now: Date, reason: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE visitor.webhook_delivery SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, last_error = $3, updated_at = $2 WHERE id = $1`,
+      [deliveryId, now, reason],
+    );
+  }
+
+  /** Due (or soon due) pending deliveries not claimed by a live worker, oldest first. */
+  dueDeliveries(now: Date, horizonMs: number, limit: number): Promise<DueDelivery[]> {
+    return this.ds.transaction(
+      async (m) =>
+        (await m.query(
+          `SELECT id, attempt_count, next_attempt_at, locked_until FROM visitor.webhook_delivery
+          WHERE status = 'pending' AND next_attempt_at <= $1::timestamptz + ($2 || ' milliseconds')::interval
+            AND (locked_until IS NULL OR locked_until < $1)
+          ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+          [now, String(horizonMs), limit],
+        )) as DueDelivery[],
+    );
+  }
+
+  deliveriesOfEvent(eventId: string): Promise<WebhookDeliveryRow[]> {
+    return this.ds
+      .getRepository(WebhookDeliveryRow)
+      .find({ where: { eventId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  attemptsOf(deliveryId: string): Promise<WebhookAttemptRow[]> {
+    return this.ds
+      .getRepository(WebhookAttemptRow)
+      .find({ where: { deliveryId }, order: { attemptNumber: 'ASC' } });
+  }
+
+  async purgeEventsBefore(before: Date): Promise<number> {
+    const [, n] = (await this.ds.query(`DELETE FROM visitor.event WHERE created_at < $1`, [before])) as [
+      unknown,
+      number,
+    ];
+    return Number(n ?? 0);
+  }
+}

@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { parse } from 'yaml';
+import { bootTestApp, createTestDatabase, TestApp } from './harness';
+import { Contract } from './support/openapi-contract';
+
+const run = promisify(execFile);
+
+describe('OpenAPI documents and /docs', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await bootTestApp();
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['/public/v1/openapi.json', '1.0.0', '/public/v1'],
+    ['/v1/openapi.json', '1.0.0-preview', '/v1'],
+  ])(
+    '%s is a valid OpenAPI 3.1 document, version %s, holding only its own surface',
+    async (url, version, prefix) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      const doc = res.json();
+      expect(doc.openapi).toBe('3.1.0');
+      expect(doc.info.version).toBe(version);
+      expect(doc.servers[0].url).toBe(`${t.config.baseUrl}${prefix}`);
+      const validator = new Validator();
+      const result = await validator.validate(doc);
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+      for (const path of Object.keys(doc.paths)) {
+        expect(
+          path.startsWith('/public') ||
+            path.startsWith('/console') ||
+            path.startsWith('/docs') ||
+            path.startsWith('/health'),
+        ).toBe(false);
+      }
+      expect(doc.paths['/openapi.json'].get).toBeDefined();
+      // the document describes its own response
+      new Contract(doc).expectValid(res, 'GET', url);
+    },
+  );
+
+  it('serves the visitor contract as YAML at {docs_url}/openapi.yaml', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs/openapi.yaml' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/yaml/);
+    expect(parse(res.body)).toEqual((await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json());
+  });
+
+  it('renders both references as HTML pages', async () => {
+    for (const [url, title] of [
+      ['/docs', 'Gatehouse API documentation'],
+      ['/docs/public', 'Public content API'],
+      ['/docs/visitor', 'Visitor-management API'],
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.body).toContain(`<h1>${title}`);
+    }
+    const pub = await t.app.inject({ method: 'GET', url: '/docs/public' });
+    expect(pub.body).toContain('<code>/openapi.json</code>');
+  });
+});
+
+describe('operator CLI', () => {
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, ['dist/src/cli.js', ...args], { env: { ...process.env, ...env } });
+
+  it('--help lists the commands', async () => {
+    const { stdout } = await cli(['--help']);
+    for (const c of ['migrate', 'seed [--scale N]', 'support request <request-id-or-ref>', 'config'])
+      expect(stdout).toContain(c);
+  });
+
+  it('an unknown command exits 2 with a message and the list', async () => {
+    const err = await cli(['frobnicate']).catch((e) => e);
+    expect(err.code).toBe(2);
+    expect(err.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('bad input exits 1 with a message', async () => {
+    const err = await cli(['seed', '--scale', 'lots']).catch((e) => e);
+    expect(err.code).toBe(1);
+    expect(err.stderr).toContain('--scale must be a whole number');
+  });
+
+  it('migrate on a migrated database applies nothing and prints JSON', async () => {
+    const db = await createTestDatabase();
+    try {
+      const { stdout } = await cli(['migrate'], { DATABASE_URL: db.url });
+      expect(JSON.parse(stdout)).toEqual({ applied: [] });
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('config --markdown prints the README configuration table', async () => {
+    const { stdout } = await cli(['config', '--markdown']);
+    expect(stdout).toMatch(/^\| Variable \| Meaning \| Default \|/);
+    expect(stdout).toContain('`DATABASE_URL`');
+  });
+});

@@ -1,0 +1,187 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { bootTestApp, TestApp } from './harness';
+import { RequestLogService } from '../src/ops/request-log/request-log.service';
+import { RetentionScheduler } from '../src/ops/retention/retention.scheduler';
+
+const run = promisify(execFile);
+
+describe('request log for support', () => {
+  let t: TestApp;
+  let pg: Client;
+  const operator = { authorization: 'Bearer operator-token-for-tests-000000' };
+
+  beforeAll(async () => {
+    t = await bootTestApp({ env: { OPERATOR_TOKEN: 'operator-token-for-tests-000000' } });
+    pg = new Client({ connectionString: t.db.url });
+    await pg.connect();
+  });
+  afterAll(async () => {
+    await pg.end();
+    await t.close();
+  });
+
+  const lookup = (idOrRef: string) =>
+    t.app.inject({
+      method: 'GET',
+      url: `/console/support/requests/${encodeURIComponent(idOrRef)}`,
+      headers: operator,
+    });
+
+  it('finds a public error by its ref and a visitor error by its request id (the done-when scenario)', async () => {
+    const pub = await t.app.inject({ method: 'GET', url: '/public/v1/nope' });
+    const ref = pub.json().error.ref as string;
+    const vis = await t.app.inject({
+      method: 'POST',
+      url: '/v1/anything',
+      headers: { 'content-type': 'application/json' },
+      payload: '{bad',
+    });
+    const id = vis.headers['svc-request-id'] as string;
+
+    const byRef = await lookup(ref.toLowerCase());
+    expect(byRef.statusCode).toBe(200);
+    expect(byRef.json().data).toEqual([
+      expect.objectContaining({
+        request_id: pub.headers['svc-request-id'],
+        error_ref: ref,
+        surface: 'public',
+        method: 'GET',
+        path: '/public/v1/nope',
+        status: 404,
+        error_code: 'NOT_FOUND',
+        client_ip: '127.0.0.1',
+        organisation_id: null,
+        credential_id: null,
+        livemode: null,
+      }),
+    ]);
+    const row = byRef.json().data[0];
+    expect(Object.keys(row).sort()).toEqual(
+      [
+        'client_ip',
+        'credential_id',
+        'duration_ms',
+        'error_code',
+        'error_ref',
+        'livemode',
+        'method',
+        'organisation_id',
+        'path',
+        'received_at',
+        'request_id',
+        'status',
+        'surface',
+      ].sort(),
+    );
+    expect(typeof row.duration_ms).toBe('number');
+    expect(Date.parse(row.received_at)).toBeGreaterThan(Date.now() - 60_000);
+
+    const byId = await lookup(id);
+    expect(byId.json().data[0]).toMatchObject({
+      request_id: id,
+      surface: 'visitor',
+      method: 'POST',
+      path: '/v1/anything',
+      status: 400,
+      error_code: 'bad_request',
+      error_ref: null,
+    });
+  });
+
+  it('the CLI finds the same request (npm run cli -- support request <id-or-ref>)', async () => {
+    const pub = await t.app.inject({ method: 'GET', url: '/public/v1/also-nope' });
+    const ref = pub.json().error.ref as string;
+    await t.app.get(RequestLogService).flush();
+    const { stdout } = await run(process.execPath, ['dist/src/cli.js', 'support', 'request', ref], {
+      env: { ...process.env, DATABASE_URL: t.db.url, NODE_ENV: 'test' },
+    });
+    expect(JSON.parse(stdout).data[0]).toMatchObject({
+      error_ref: ref,
+      path: '/public/v1/also-nope',
+      status: 404,
+    });
+
+    const missing = await run(
+      process.execPath,
+      ['dist/src/cli.js', 'support', 'request', 'req_doesnotexist'],
+      {
+        env: { ...process.env, DATABASE_URL: t.db.url, NODE_ENV: 'test' },
+      },
+    ).catch((e: { code: number; stderr: string }) => e);
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no request found for req_doesnotexist'),
+    });
+  });
+
+  it('the support endpoint needs the operator token', async () => {
+    const none = await t.app.inject({ method: 'GET', url: '/console/support/requests/req_x' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json()).toMatchObject({
+      code: 'unauthorized',
+      errors: [{ location: 'header.Authorization' }],
+    });
+    const wrong = await t.app.inject({
+      method: 'GET',
+      url: '/console/support/requests/req_x',
+      headers: { authorization: 'Bearer nope' },
+    });
+    expect(wrong.statusCode).toBe(401);
+    const unknown = await lookup('req_unknown000000000000000');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('not_found');
+  });
+
+  it('stores no secret query values', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/nothing?api_key=svc_sk_live_abc&token=t0k&page=2',
+    });
+    const row = (await lookup(res.headers['svc-request-id'] as string)).json().data[0];
+    expect(row.path).toBe('/v1/nothing?api_key=%5Bredacted%5D&token=%5Bredacted%5D&page=2');
+    const { rows } = await pg.query(
+      `SELECT path FROM ops.request_log WHERE path LIKE '%svc_sk_live_abc%' OR path LIKE '%t0k%'`,
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it('a failed write never fails the request, and the rows arrive once the database accepts them again', async () => {
+    await t.app.get(RequestLogService).flush();
+    await pg.query('ALTER TABLE ops.request_log RENAME TO request_log_away');
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await t.app.inject({ method: 'GET', url: '/health/live' });
+        expect(res.statusCode).toBe(200);
+        ids.push(res.headers['svc-request-id'] as string);
+      }
+      await t.app.get(RequestLogService).flush(); // fails and keeps the rows
+      const res = await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' });
+      expect(res.statusCode).toBe(200);
+      await pg.query('ALTER TABLE ops.request_log_away RENAME TO request_log');
+      await t.app.get(RequestLogService).flush();
+      const { rows } = await pg.query('SELECT request_id FROM ops.request_log WHERE request_id = ANY($1)', [
+        ids,
+      ]);
+      expect(rows).toHaveLength(5);
+    } finally {
+      await pg.query('ALTER TABLE IF EXISTS ops.request_log_away RENAME TO request_log');
+    }
+  });
+
+  it('the retention purge deletes rows older than the retention period only', async () => {
+    await pg.query(
+      `INSERT INTO ops.request_log (request_id, received_at, surface, method, path, status, duration_ms)
+       VALUES ('req_old', now() - interval '31 days', 'public', 'GET', '/x', 200, 1),
+              ('req_recent', now() - interval '29 days', 'public', 'GET', '/x', 200, 1)`,
+    );
+    const purged = await t.app.get(RetentionScheduler).runOnce();
+    expect(purged.requestLog).toBeGreaterThanOrEqual(1);
+    const { rows } = await pg.query(
+      `SELECT request_id FROM ops.request_log WHERE request_id IN ('req_old', 'req_recent')`,
+    );
+    expect(rows).toEqual([{ request_id: 'req_recent' }]);
+  });
+});

@@ -1,0 +1,37 @@
+import type { INestApplication } from '@nestjs/common';
+import { SecretBox } from '../../src/common/crypto/secret-box';
+import { newId } from '../../src/common/ids';
+import { newSigningSecret } from '../../src/visitor/webhooks/delivery/signature';
+import { WebhooksRepository } from '../../src/visitor/webhooks/webhooks.repository';
+import type { Config } from '../../src/config/config';
+
+/** Inserts a webhook endpoint through the real repository; returns its id and signing secret. */
+export async function createEndpoint(
+  app: INestApplication,
+  config: Config,
+  tenant: { organisationId: string; livemode: boolean },
+  url: string,
+  enabledEvents: string[],
+  status: 'enabled' | 'disabled' = 'enabled',
+): Promise<{ id: string; secret: string }> {
+  const secret = newSigningSecret();
+  const now = new Date();
+  const id = newId('whep');
+  await app.get(WebhooksRepository).insertEndpoint({
+    id,
+    ...tenant,
+    url,
+    description: '',
+    enabledEvents,
+    status,
+    disabledReason: null,
+    secretSealed: new SecretBox(config.secrets.encryptionKey).seal(secret),
+    previousSecretSealed: null,
+    previousSecretExpiresAt: null,
+    failingSince: null,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  });
+  return { id, secret };
+}

@@ -1,0 +1,68 @@
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/**
+ * A real HTTP receiver on 127.0.0.1. Paths choose the behaviour: `/ok` 204, `/fail` 500, `/slow` answers after
+ * 2 s, `/redirect` 302 to /ok, `/hang-once` never answers the first request and 204s the rest.
+ */
+export class WebhookReceiver {
+  readonly received: Received[] = [];
+  private server: Server | null = null;
+  private hung = false;
+  port = 0;
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        this.received.push({ path, headers: req.headers, body, at: Date.now() });
+        if (path.startsWith('/ok')) return void res.writeHead(204).end();
+        if (path.startsWith('/fail'))
+          return void res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver exploded');
+        if (path.startsWith('/slow'))
+          return void setTimeout(() => res.writeHead(200).end('late'), 2000).unref();
+        if (path.startsWith('/redirect'))
+          return void res.writeHead(302, { location: `http://127.0.0.1:${this.port}/ok` }).end();
+        if (path.startsWith('/hang-once')) {
+          if (!this.hung) return void (this.hung = true);
+          return void res.writeHead(204).end();
+        }
+        res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.port = (this.server!.address() as AddressInfo).port;
+    return this;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  on(path: string): Received[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  async waitFor(path: string, count: number, ms = 15_000): Promise<Received[]> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (this.on(path).length >= count) return this.on(path);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`expected ${count} request(s) on ${path}, got ${this.on(path).length}`);
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((r) => this.server?.close(r));
+  }
+}
