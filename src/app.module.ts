@@ -16,6 +16,7 @@ import { WebhooksModule } from './visitor/webhooks/webhooks.module';
 import { FormsModule } from './visitor/forms/forms.module';
 import { PeopleModule } from './visitor/people/people.module';
 import { VisitTypesModule } from './visitor/visit-types/visit-types.module';
+import { PlatformModule } from './visitor/platform/platform.module';
 
 @Module({})
 class RouteTableModule {
@@ -56,6 +57,7 @@ export class AppModule {
         OpenApiModule,
         OpsModule,
         HealthModule,
+        PlatformModule,
         WebhooksModule.forRoot(config),
         FormsModule,
         PeopleModule,

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../../database/prepared';
 import { EventRow } from '../events/event.entity';
 import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.entity';
 
@@ -81,17 +82,9 @@ export interface AttemptOutcome {
 export class WebhooksRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  /**
-   * The delivery hot path (claim, outcome) uses named prepared statements on the driver's pool: PostgreSQL
-   * parses and plans them once per connection instead of once per attempt.
-   */
-  private async prepared<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    const pool = (
-      this.ds.driver as unknown as {
-        master: { query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }> };
-      }
-    ).master;
-    return (await pool.query({ name, text, values })).rows;
+  /** The delivery hot path (claim, outcome) uses named prepared statements. */
+  private prepared<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    return preparedQuery<T>(this.ds, name, text, values);
   }
 
   insertEvent(m: EntityManager, row: EventRow): Promise<unknown> {

@@ -1,0 +1,76 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+
+export interface AuditRow {
+  id: string;
+  organisation_id: string;
+  livemode: boolean | null;
+  action: string;
+  actor_type: string;
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  ip: string | null;
+  request_id: string | null;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** The audit trail; append-only. */
+@Injectable()
+export class AuditRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  async insert(m: EntityManager | null, r: AuditRow): Promise<void> {
+    await (m ?? this.ds.manager).query(
+      `INSERT INTO visitor.audit_event (id, organisation_id, livemode, action, actor_type, actor_id, target_type,
+         target_id, ip, request_id, data, created_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+      [
+        r.id,
+        r.organisation_id,
+        r.livemode,
+        r.action,
+        r.actor_type,
+        r.actor_id,
+        r.target_type,
+        r.target_id,
+        r.ip,
+        r.request_id,
+        JSON.stringify(r.data),
+        r.created_at,
+      ],
+    );
+  }
+
+  /**
+   * Newest first, keyset on (created_at, id) descending; `limit + 1` rows. Organisation-wide events (sign-ins,
+   * key management: livemode null) appear in both modes' trails.
+   */
+  list(
+    organisationId: string,
+    livemode: boolean,
+    f: { limit: number; since: Date | null; action?: string; before?: { createdAt: string; id: string } },
+  ): Promise<AuditRow[]> {
+    const params: unknown[] = [organisationId, livemode, f.limit + 1];
+    const where: string[] = [];
+    if (f.since) {
+      params.push(f.since);
+      where.push(`created_at >= $${params.length}`);
+    }
+    if (f.action) {
+      params.push(f.action);
+      where.push(`action = $${params.length}`);
+    }
+    if (f.before) {
+      params.push(f.before.createdAt, f.before.id);
+      where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
+    }
+    return this.ds.query(
+      `SELECT * FROM visitor.audit_event
+        WHERE organisation_id = $1 AND (livemode = $2 OR livemode IS NULL) ${where.map((w) => `AND ${w}`).join(' ')}
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+      params,
+    );
+  }
+}

@@ -1,0 +1,43 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension, ApiHeader } from '@nestjs/swagger';
+import type { PlanFeature } from './plans';
+import type { Scope } from './scopes';
+
+export const AUTHORIZE = 'gatehouse:authorize';
+export const NO_CREDENTIAL = 'gatehouse:no-credential';
+
+export interface AuthorizeOptions {
+  /** The scope the route needs (`scope_missing` names it). */
+  scope: Scope;
+  /** What the plan must give in live mode: the full REST API (default) or only webhooks and events. */
+  plan?: PlanFeature;
+  /** Publishable keys may call this route (default false: `forbidden`). */
+  publishable?: boolean;
+}
+
+/**
+ * What a /v1 route needs, in one place. The guard chain (VisitorAuthGuard) then checks, in order:
+ * `Authorization: Bearer` → credential → mode → IP allow-list → rate limit → plan → publishable key → scope →
+ * role of the person acting. A /v1 route without this decorator (or @NoCredential) is refused: deny by default.
+ * Every POST route also needs `Idempotency-Key` (IdempotencyInterceptor).
+ */
+export function Authorize(options: AuthorizeOptions): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(AUTHORIZE, options),
+    ApiBearerAuth(),
+    ApiExtension('x-required-scope', options.scope),
+    ApiExtension('x-publishable-key', options.publishable === true),
+  );
+}
+
+/** Marks a /v1 route that needs no credential (the OpenAPI document). */
+export const NoCredential = () => SetMetadata(NO_CREDENTIAL, true);
+
+/** Documents the `Idempotency-Key` header on a POST route. */
+export const IdempotentPost = () =>
+  ApiHeader({
+    name: 'Idempotency-Key',
+    required: true,
+    description: 'UUID; a retry with the same key within 24 hours replays the first response',
+    schema: { type: 'string', format: 'uuid' },
+  });

@@ -1,0 +1,166 @@
+import {
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  Logger,
+  NestInterceptor,
+  OnModuleInit,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { Observable } from 'rxjs';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { Clock } from '../../common/clock';
+import { ApiError } from '../../common/errors/api-error';
+import { StoredResponse } from '../../common/http/stored-response';
+import { PeriodicPurge } from '../../common/periodic-purge';
+import { IdempotencyRepository } from './idempotency.repository';
+import type { Tenant } from './tenant';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** How long a running request holds its key before a retry may take it over (its process presumably died). */
+const LOCK_MS = 60_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Claim {
+  tenant: Tenant;
+  key: string;
+  hash: string;
+}
+
+/** JSON with sorted object keys, so the same body with its keys in another order is the same request. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * `Idempotency-Key` on every /v1 POST, scoped to organisation and mode, kept 24 hours in PostgreSQL.
+ * The interceptor claims the key before the handler runs (one atomic INSERT … ON CONFLICT, so of concurrent
+ * requests exactly one executes); an onSend hook stores the final status and body (any status below 500), or
+ * releases the key on a 5xx so a retry runs again. A replay is the stored response with
+ * `Idempotent-Replayed: true`.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
+  private readonly logger = new Logger('Idempotency');
+  private readonly claims = new WeakMap<FastifyRequest, Claim>();
+
+  constructor(
+    private readonly repo: IdempotencyRepository,
+    private readonly clock: Clock,
+    private readonly adapter: HttpAdapterHost,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const claim = this.claims.get(req);
+      if (!claim) return payload;
+      this.claims.delete(req);
+      try {
+        if (reply.statusCode >= 500) await this.repo.release(claim.tenant, claim.key, claim.hash);
+        else
+          await this.repo.complete(
+            claim.tenant,
+            claim.key,
+            claim.hash,
+            reply.statusCode,
+            String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+            typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
+          );
+      } catch (e) {
+        // The key stays "running" until its lock expires; a retry after that runs again.
+        this.logger.warn(`could not store the response for key ${claim.key}: ${(e as Error).message}`);
+      }
+      return payload;
+    });
+  }
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    if (req.method !== 'POST' || req.ctx?.surface !== 'visitor' || !req.credential) return next.handle();
+    const raw = req.headers['idempotency-key'];
+    const key = Array.isArray(raw) ? raw[0] : raw;
+    if (key === undefined || key === '')
+      throw ApiError.validation([
+        {
+          location: 'header.Idempotency-Key',
+          message: 'is required on every POST (a UUID you generate per operation)',
+        },
+      ]);
+    if (!UUID.test(key))
+      throw ApiError.validation([{ location: 'header.Idempotency-Key', message: 'must be a UUID' }]);
+    const tenant = { organisationId: req.credential.organisation.id, livemode: req.credential.livemode };
+    const path = req.url;
+    const hash = createHash('sha256')
+      .update(`${req.method}\n${path}\n${canonical(req.body ?? null)}`)
+      .digest('base64url');
+    const now = this.clock.now();
+    const lowered = key.toLowerCase();
+    if (
+      await this.repo.claim(
+        tenant,
+        lowered,
+        hash,
+        now,
+        new Date(now.getTime() + LOCK_MS),
+        new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
+      )
+    ) {
+      this.claims.set(req, { tenant, key: lowered, hash });
+      return next.handle();
+    }
+    const row = await this.repo.find(tenant, lowered);
+    if (!row)
+      throw new ApiError(
+        'conflict',
+        'A request with this Idempotency-Key is in progress; retry with the same key.',
+      );
+    if (row.request_hash !== hash)
+      throw new ApiError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used in the last 24 hours with a different method, path or body; use a new key.',
+        [{ location: 'header.Idempotency-Key', message: 'was used for a different request' }],
+      );
+    if (row.state === 'running')
+      throw new ApiError(
+        'conflict',
+        'A request with this Idempotency-Key is still in progress; retry with the same key.',
+      );
+    throw new StoredResponse(
+      row.response_status ?? 200,
+      row.response_type ?? 'application/json',
+      row.response_body ?? '',
+      {
+        'Idempotent-Replayed': 'true',
+      },
+    );
+  }
+}
+
+/** Deletes idempotency keys older than 24 hours, hourly. */
+@Injectable()
+export class IdempotencyPurge extends PeriodicPurge {
+  protected readonly logger = new Logger('Idempotency');
+  protected readonly what = 'idempotency keys older than 24 hours';
+
+  constructor(
+    private readonly repo: IdempotencyRepository,
+    private readonly clock: Clock,
+    @InjectConfig() config: Config,
+  ) {
+    super(config);
+  }
+
+  protected deleteExpired(): Promise<number> {
+    return this.repo.purge(new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
+  }
+}

@@ -1,0 +1,210 @@
+import type { DataSource } from 'typeorm';
+import { Clock } from '../../common/clock';
+import { ApiError } from '../../common/errors/api-error';
+import { Transactions } from '../../database/unit-of-work';
+import { CliCommand, flag, requiredFlag, UsageError } from '../../cli/cli-command';
+import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
+import { toOrganisationResponse, toSiteResponse } from '../organisations/dto/organisation.response';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysService, toApiKeyResponse } from './api-keys.service';
+import { AuditRepository } from './audit.repository';
+import { Actor, AuditService } from './audit.service';
+import { CUSTOM_SCOPE_PATTERN, isScope } from './scopes';
+
+const OPERATOR: Actor = { type: 'operator', id: 'cli' };
+
+/** The platform services wired by hand on the CLI's DataSource (no Nest container in the CLI). */
+export function platformServices(ds: DataSource) {
+  const clock = new Clock();
+  const tx = new Transactions(ds);
+  const audit = new AuditService(new AuditRepository(ds), clock);
+  const orgRepo = new OrganisationsRepository(ds);
+  const keyRepo = new ApiKeysRepository(ds);
+  return {
+    orgRepo,
+    keyRepo,
+    audit,
+    tx,
+    clock,
+    orgs: new OrganisationsService(orgRepo, tx, audit, clock),
+    keys: new ApiKeysService(keyRepo, orgRepo, audit, tx, clock),
+  };
+}
+
+/** Domain errors become usage errors naming the flag (`body.name` → `--name`). */
+async function cli<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    const fields = e.errors.map(
+      (f) => `--${f.location.replace(/^body\./, '').replace(/_/g, '-')}: ${f.message}`,
+    );
+    throw new UsageError([e.detail, ...fields].join('\n  '));
+  }
+}
+
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+async function organisationId(ds: DataSource, ref: string): Promise<string> {
+  const org = await new OrganisationsRepository(ds).findOrganisationBySlugOrId(ref);
+  if (!org) throw new UsageError(`no organisation ${ref} (give its org_… id or slug)`);
+  return org.id;
+}
+
+export const orgCommand: CliCommand = {
+  name: 'org',
+  usage:
+    'org create --name N --plan P --country CC --time-zone TZ [--slug S] [--site NAME --gates "A,B"] | org list | org update <org> [--plan P] [--rate-limit N] [--ip-allow-list "cidr,…"] [--history-days N] [--audit-days N] | org custom-scope <org> --name custom:x --grants "visits:read,…"',
+  summary: 'Create, list and change organisations (creating one creates its test-mode sandbox copy)',
+  async run(args, ctx) {
+    const ds = await ctx.dataSource();
+    const s = platformServices(ds);
+    const [sub, ref] = args;
+    if (sub === 'create') {
+      const site = flag(args, '--site');
+      const created = await cli(() =>
+        s.orgs.create(
+          {
+            name: requiredFlag(args, '--name'),
+            slug: flag(args, '--slug'),
+            plan: requiredFlag(args, '--plan'),
+            country: requiredFlag(args, '--country'),
+            time_zone: requiredFlag(args, '--time-zone'),
+            sites: site
+              ? [
+                  {
+                    name: site,
+                    time_zone: flag(args, '--time-zone') as string,
+                    gates: list(flag(args, '--gates')),
+                  },
+                ]
+              : [],
+          },
+          OPERATOR,
+        ),
+      );
+      return {
+        organisation: toOrganisationResponse(created.organisation, true),
+        sites: created.sites.map((r) => ({ ...toSiteResponse(r), livemode: r.livemode })),
+      };
+    }
+    if (sub === 'list')
+      return { data: (await s.orgRepo.listOrganisations()).map((o) => toOrganisationResponse(o, true)) };
+    if (sub === 'update' && ref) {
+      const num = (name: string) => {
+        const v = flag(args, name);
+        if (v === undefined) return undefined;
+        if (v === 'none') return null;
+        if (!/^\d+$/.test(v)) throw new UsageError(`${name} must be a whole number or "none"`);
+        return Number(v);
+      };
+      const ipList = flag(args, '--ip-allow-list');
+      const org = await cli(async () =>
+        s.orgs.update(
+          await organisationId(ds, ref),
+          {
+            plan: flag(args, '--plan'),
+            rate_limit_per_minute: num('--rate-limit'),
+            history_days: num('--history-days'),
+            audit_days: num('--audit-days'),
+            ip_allow_list: ipList === undefined ? undefined : list(ipList),
+          },
+          OPERATOR,
+        ),
+      );
+      return {
+        ...toOrganisationResponse(org, true),
+        ip_allow_list: org.ip_allow_list,
+        rate_limit_per_minute: org.rate_limit_per_minute,
+      };
+    }
+    if (sub === 'custom-scope' && ref) {
+      const name = requiredFlag(args, '--name');
+      if (!CUSTOM_SCOPE_PATTERN.test(name)) throw new UsageError('--name must look like custom:front_desk');
+      const grants = list(requiredFlag(args, '--grants'));
+      const bad = grants.filter((g) => !isScope(g));
+      if (bad.length || grants.length === 0)
+        throw new UsageError(`--grants must list built-in scopes (unknown: ${bad.join(', ')})`);
+      const id = await organisationId(ds, ref);
+      await s.tx.run((uow) =>
+        s.keyRepo.upsertCustomScope(
+          uow.manager,
+          id,
+          name,
+          flag(args, '--description') ?? '',
+          grants,
+          s.clock.now(),
+        ),
+      );
+      return { organisation_id: id, name, grants };
+    }
+    throw new UsageError(`usage: gatehouse ${this.usage}`);
+  },
+};
+
+export const keysCommand: CliCommand = {
+  name: 'keys',
+  usage:
+    'keys create --org <org> --name N --kind secret|publishable --mode live|test --scopes "a,b" | keys list --org <org> | keys revoke --org <org> <key_id>',
+  summary: 'Create (prints the key once), list and revoke API keys',
+  async run(args, ctx) {
+    const ds = await ctx.dataSource();
+    const s = platformServices(ds);
+    const org = await organisationId(ds, requiredFlag(args, '--org'));
+    if (args[0] === 'create')
+      return cli(() =>
+        s.keys.create(
+          org,
+          {
+            name: requiredFlag(args, '--name'),
+            kind: requiredFlag(args, '--kind'),
+            mode: requiredFlag(args, '--mode'),
+            scopes: list(requiredFlag(args, '--scopes')),
+          },
+          OPERATOR,
+        ),
+      );
+    if (args[0] === 'list') return { data: (await s.keys.list(org, 1000)).map(toApiKeyResponse) };
+    if (args[0] === 'revoke') {
+      const id = args.find((a) => a.startsWith('key_'));
+      if (!id) throw new UsageError('give the key_… id to revoke');
+      return cli(() => s.keys.revoke(org, id, OPERATOR));
+    }
+    throw new UsageError(`usage: gatehouse ${this.usage}`);
+  },
+};
+
+export const sitesCommand: CliCommand = {
+  name: 'sites',
+  usage:
+    'sites create --org <org> --name N --time-zone TZ [--gates "A,B"] [--mode live|test|both] [--requires-host-approval]',
+  summary: 'Create a site with its gates (in both modes by default, keeping the sandbox a copy of live)',
+  async run(args, ctx) {
+    if (args[0] !== 'create') throw new UsageError(`usage: gatehouse ${this.usage}`);
+    const ds = await ctx.dataSource();
+    const s = platformServices(ds);
+    const org = await organisationId(ds, requiredFlag(args, '--org'));
+    const mode = flag(args, '--mode') ?? 'both';
+    if (!['live', 'test', 'both'].includes(mode)) throw new UsageError('--mode must be live, test or both');
+    const rows = await cli(() =>
+      s.orgs.createSite(
+        org,
+        {
+          name: requiredFlag(args, '--name'),
+          time_zone: requiredFlag(args, '--time-zone'),
+          gates: list(flag(args, '--gates')),
+          requires_host_approval: args.includes('--requires-host-approval'),
+        },
+        mode === 'both' ? [true, false] : [mode === 'live'],
+        OPERATOR,
+      ),
+    );
+    return { data: rows.map((r) => ({ ...toSiteResponse(r), livemode: r.livemode })) };
+  },
+};

@@ -1,0 +1,139 @@
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { BlockList, isIP } from 'node:net';
+import { ApiError } from '../../common/errors/api-error';
+import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
+import type { Credential } from './credential';
+import { CredentialRegistry } from './credential.registry';
+import { AUTHORIZE, AuthorizeOptions, NO_CREDENTIAL } from './authorize.decorator';
+import { PLAN_RULES, ratePerMinute } from './plans';
+import { isScope, roleAllows } from './scopes';
+import { modeName } from './tenant';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    credential?: Credential;
+  }
+}
+
+const unauthorized = (detail: string) =>
+  new ApiError('unauthorized', detail, [{ location: 'header.Authorization', message: detail }]);
+
+function ipAllowed(ip: string, list: string[]): boolean {
+  const family = isIP(ip);
+  if (family === 0) return false;
+  const block = new BlockList();
+  for (const entry of list) {
+    const [addr, bits] = entry.split('/');
+    const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) block.addAddress(addr, type);
+    else block.addSubnet(addr, Number(bits), type);
+  }
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  return (
+    block.check(ip, family === 6 ? 'ipv6' : 'ipv4') || (mapped !== null && block.check(mapped[1], 'ipv4'))
+  );
+}
+
+/**
+ * The one guard chain of /v1, run for every /v1 route from the route's @Authorize options.
+ * Query-string and cookie credentials are never read.
+ */
+@Injectable()
+export class VisitorAuthGuard implements CanActivate {
+  private readonly logger = new Logger('VisitorAuth');
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialRegistry,
+    private readonly rateLimit: RateLimitGuard,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    if (req.ctx?.surface !== 'visitor') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(NO_CREDENTIAL, targets)) return true;
+    const need = this.reflector.getAllAndOverride<AuthorizeOptions | undefined>(AUTHORIZE, targets);
+    if (!need) {
+      this.logger.error(`${req.method} ${req.routeOptions.url} has no @Authorize: refused (deny by default)`);
+      throw new ApiError('forbidden', 'This endpoint is not available to any credential.');
+    }
+
+    // 1. Header: Bearer only.
+    const header = req.headers.authorization;
+    if (header === undefined)
+      throw unauthorized('Send the credential as Authorization: Bearer <key or token>.');
+    const m = /^Bearer ([\x21-\x7e]+)$/.exec(header);
+    if (!m)
+      throw unauthorized('The Authorization header must use the Bearer scheme: Authorization: Bearer <key>.');
+
+    // 2. Credential.
+    const credential = await this.credentials.resolve(m[1], req);
+    if (credential === 'revoked') throw unauthorized('The credential has been revoked or has expired.');
+    if (!credential) throw unauthorized('The credential is not valid.');
+
+    // 3. Mode: the credential decides it; every tenant query filters on it from here on.
+    const org = credential.organisation;
+    Object.assign(req.ctx, {
+      organisationId: org.id,
+      credentialId: credential.id,
+      livemode: credential.livemode,
+    });
+    req.credential = credential;
+
+    // 4. Enterprise IP allow-list (an empty list allows every address).
+    if (PLAN_RULES[org.plan].ipAllowList && org.ipAllowList.length > 0 && !ipAllowed(req.ip, org.ipAllowList))
+      throw new ApiError(
+        'forbidden',
+        `Requests from ${req.ip} are not on this organisation's IP allow-list.`,
+      );
+
+    // 5. Rate limit, per organisation and mode, shared by all its credentials.
+    const rate = ratePerMinute(org.plan, credential.livemode, org.overrides);
+    if (rate !== null) {
+      req.ctx.rateLimit = {
+        bucket: `v1:${org.id}:${modeName(credential.livemode)}`,
+        limit: rate,
+        windowMs: 60_000,
+      };
+      await this.rateLimit.canActivate(context);
+    }
+
+    // 6. Plan access table (live mode only; test mode has every endpoint on every plan).
+    const feature = need.plan ?? 'rest';
+    if (credential.livemode && !PLAN_RULES[org.plan].live.includes(feature))
+      throw new ApiError(
+        'plan_required',
+        feature === 'webhooks'
+          ? `Live webhook endpoints and events need the Growth plan or higher; this organisation is on ${org.plan}.`
+          : `The live REST API needs the Pro plan or higher; this organisation is on ${org.plan}. Test mode works on every plan.`,
+      );
+    if (credential.publishable && credential.livemode && !PLAN_RULES[org.plan].livePublishable)
+      throw new ApiError(
+        'plan_required',
+        'Live publishable keys calling the API directly need the Pro or Enterprise plan.',
+      );
+
+    // 7. Publishable keys: only the routes that allow them.
+    if (credential.publishable && !need.publishable)
+      throw new ApiError(
+        'forbidden',
+        'A publishable key cannot call this endpoint; use a secret key on your server.',
+      );
+
+    // 8. Scope.
+    if (!isScope(need.scope)) throw new Error(`unknown scope ${need.scope as string}`);
+    if (!credential.scopes.has(need.scope))
+      throw new ApiError(
+        'scope_missing',
+        `This endpoint needs the ${need.scope} scope, which the credential lacks.`,
+      );
+
+    // 9. Role, where a person acts (OAuth tokens).
+    if (credential.actingRole && !roleAllows(credential.actingRole, need.scope))
+      throw new ApiError('forbidden', `The ${credential.actingRole} role does not allow ${need.scope}.`);
+    return true;
+  }
+}
