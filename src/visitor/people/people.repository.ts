@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { PersonRow } from './person.entity';
+import { assertTenant, Tenant } from '../platform/tenant';
 
-export interface Tenant {
-  organisationId: string;
-  livemode: boolean;
-}
+export type { Tenant };
 
 export interface PeopleFilter {
   q?: string;
@@ -17,17 +15,6 @@ export interface PeopleFilter {
 
 type Insertable = Parameters<Repository<PersonRow>['insert']>[0];
 type Updatable = Parameters<Repository<PersonRow>['update']>[1];
-
-function assertTenant(t: Tenant): void {
-  if (
-    !t ||
-    typeof t.organisationId !== 'string' ||
-    t.organisationId === '' ||
-    typeof t.livemode !== 'boolean'
-  ) {
-    throw new Error('tenant (organisationId, livemode) is required');
-  }
-}
 
 /** People of one organisation and mode; an id of another tenant is simply not found. */
 @Injectable()
@@ -79,6 +66,18 @@ export class PeopleRepository {
       if ((e as { code?: string }).code === '23505') return 'email_taken';
       throw e;
     }
+  }
+
+  /** Active people who can host (the plan limit counts these). */
+  async countHosts(tenant: Tenant): Promise<number> {
+    assertTenant(tenant);
+    return this.repo()
+      .createQueryBuilder('p')
+      .where('p.organisationId = :org AND p.livemode = :live AND p.canHost AND p.active', {
+        org: tenant.organisationId,
+        live: tenant.livemode,
+      })
+      .getCount();
   }
 
   /** Keyset page in (created_at, id) order; one row more than asked tells whether more exist. */

@@ -3,6 +3,8 @@ import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
 import { Transactions } from '../../database/unit-of-work';
 import { CliCommand, flag, requiredFlag, UsageError } from '../../cli/cli-command';
+import { AccountsRepository } from '../../console/auth/accounts.repository';
+import { AccountsService } from '../../console/auth/accounts.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { toOrganisationResponse, toSiteResponse } from '../organisations/dto/organisation.response';
@@ -206,5 +208,30 @@ export const sitesCommand: CliCommand = {
       ),
     );
     return { data: rows.map((r) => ({ ...toSiteResponse(r), livemode: r.livemode })) };
+  },
+};
+
+export const accountsCommand: CliCommand = {
+  name: 'accounts',
+  usage: 'accounts create --org <org> --email E --name N --role owner|admin|member|support --password P',
+  summary: 'Create a console account (the password is stored as an argon2id hash)',
+  async run(args, ctx) {
+    if (args[0] !== 'create') throw new UsageError(`usage: gatehouse ${this.usage}`);
+    const ds = await ctx.dataSource();
+    const s = platformServices(ds);
+    const org = await organisationId(ds, requiredFlag(args, '--org'));
+    const a = await cli(() =>
+      new AccountsService(new AccountsRepository(ds), s.audit, s.tx, s.clock).create(
+        org,
+        {
+          email: requiredFlag(args, '--email'),
+          name: requiredFlag(args, '--name'),
+          role: requiredFlag(args, '--role'),
+          password: requiredFlag(args, '--password'),
+        },
+        OPERATOR,
+      ),
+    );
+    return { id: a.id, organisation_id: a.organisation_id, email: a.email, name: a.name, role: a.role };
   },
 };

@@ -1,0 +1,69 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
+import {
+  ApiKeyResponse,
+  ApiKeysService,
+  CreatedApiKeyResponse,
+  toApiKeyResponse,
+} from '../../visitor/platform/api-keys.service';
+import { CursorCodecProvider } from '../../visitor/platform/cursor-codec.provider';
+import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
+import type { AccountRow } from './accounts.repository';
+import { ConsoleAuth, CurrentAccount } from './console-auth';
+
+export class CreateApiKeyBody {
+  @ApiProperty() @IsString() @MaxLength(100) name: string;
+  @ApiProperty({ enum: ['secret', 'publishable'] }) @IsIn(['secret', 'publishable']) kind: string;
+  @ApiProperty({ enum: ['live', 'test'] }) @IsIn(['live', 'test']) mode: string;
+  @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) scopes: string[];
+}
+
+/** API keys, for Owners and Admins: create (the key is shown once), list, revoke. */
+@ApiTags('Console')
+@Controller('console/api-keys')
+@ConsoleAuth('owner', 'admin')
+export class ConsoleApiKeysController {
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly cursors: CursorCodecProvider,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create an API key; the response is the only time the full key is shown' })
+  @ApiCreatedResponse({ type: CreatedApiKeyResponse })
+  create(@CurrentAccount() a: AccountRow, @Body() body: CreateApiKeyBody): Promise<CreatedApiKeyResponse> {
+    return this.keys.create(a.organisation_id, body, { type: 'console_account', id: a.id });
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The organisation's API keys (both modes), oldest first" })
+  @ApiOkResponse({ type: PageOf(ApiKeyResponse) })
+  async list(@CurrentAccount() a: AccountRow, @Query() q: ListQuery): Promise<Page<ApiKeyResponse>> {
+    // Keys are organisation-wide (each carries its mode); the cursor is bound to the organisation.
+    const tenant = { organisationId: a.organisation_id, livemode: true };
+    const limit = q.limit ?? 25;
+    const after = q.cursor ? this.cursors.codec.decode('console-api-keys', tenant, q.cursor, 2) : undefined;
+    const rows = await this.keys.list(
+      a.organisation_id,
+      limit,
+      after ? { createdAt: String(after[0]), id: String(after[1]) } : undefined,
+    );
+    return this.cursors.codec.page(
+      'console-api-keys',
+      tenant,
+      rows,
+      limit,
+      (r) => [new Date(r.created_at).toISOString(), r.id],
+      toApiKeyResponse,
+    );
+  }
+
+  @Post(':key_id/revoke')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke a key: immediate and irreversible' })
+  @ApiOkResponse({ type: ApiKeyResponse })
+  revoke(@CurrentAccount() a: AccountRow, @Param('key_id') id: string): Promise<ApiKeyResponse> {
+    return this.keys.revoke(a.organisation_id, id, { type: 'console_account', id: a.id });
+  }
+}

@@ -1,0 +1,112 @@
+import {
+  Body,
+  CanActivate,
+  Controller,
+  Delete,
+  ExecutionContext,
+  Get,
+  HttpCode,
+  Injectable,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { IsEmail, IsString, MaxLength } from 'class-validator';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
+import type { AccountRow } from './accounts.repository';
+import { AccountsService, SESSION_COOKIE, SESSION_HOURS } from './accounts.service';
+import { ConsoleAuth, CurrentAccount, sessionToken } from './console-auth';
+
+export class SignInBody {
+  @ApiProperty() @IsEmail({}, { message: 'must be an e-mail address' }) @MaxLength(320) email: string;
+  @ApiProperty() @IsString() @MaxLength(1024) password: string;
+}
+
+export class ConsoleAccountResponse {
+  @ApiProperty({ example: 'acct_3kT9…' }) id: string;
+  @ApiProperty() organisation_id: string;
+  @ApiProperty() email: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ['owner', 'admin', 'member', 'support'] }) role: string;
+}
+
+const toAccountResponse = (a: AccountRow): ConsoleAccountResponse => ({
+  id: a.id,
+  organisation_id: a.organisation_id,
+  email: a.email,
+  name: a.name,
+  role: a.role,
+});
+
+/**
+ * Sign-in is limited against guessing: 20 attempts a minute per client address and 10 per 15 minutes per
+ * e-mail address (shared by all instances through Redis), on top of argon2id's cost.
+ */
+@Injectable()
+export class SignInLimitGuard implements CanActivate {
+  constructor(private readonly limiter: RateLimitGuard) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    req.ctx.rateLimit = { bucket: `signin-ip:${req.ip}`, limit: 20, windowMs: 60_000 };
+    await this.limiter.canActivate(context);
+    const email = (req.body as { email?: unknown } | undefined)?.email;
+    if (typeof email === 'string') {
+      req.ctx.rateLimit = { bucket: `signin-email:${email.toLowerCase()}`, limit: 10, windowMs: 15 * 60_000 };
+      await this.limiter.canActivate(context);
+    }
+    return true;
+  }
+}
+
+/**
+ * Console sign-in. The session is an opaque token in the `gh_session` cookie (HttpOnly, Secure,
+ * SameSite=Strict, Path=/console); console bodies are JSON only, so a cross-site form cannot post to it.
+ */
+@ApiTags('Console')
+@Controller('console/session')
+export class SessionController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @UseGuards(SignInLimitGuard)
+  @ApiOperation({ summary: 'Sign in with e-mail and password; sets the session cookie' })
+  @ApiOkResponse({ type: ConsoleAccountResponse })
+  async signIn(
+    @Body() body: SignInBody,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConsoleAccountResponse> {
+    const s = await this.accounts.signIn(body.email, body.password, req);
+    void reply.header(
+      'Set-Cookie',
+      `${SESSION_COOKIE}=${s.token}; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=${SESSION_HOURS * 3600}`,
+    );
+    return toAccountResponse(s.account);
+  }
+
+  @Get()
+  @ConsoleAuth()
+  @ApiOperation({ summary: 'The signed-in account' })
+  @ApiOkResponse({ type: ConsoleAccountResponse })
+  me(@CurrentAccount() account: AccountRow): ConsoleAccountResponse {
+    return toAccountResponse(account);
+  }
+
+  @Delete()
+  @HttpCode(204)
+  @ConsoleAuth()
+  @ApiOperation({ summary: 'Sign out (ends the session)' })
+  async signOut(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+    const token = sessionToken(req);
+    if (token) await this.accounts.signOut(token);
+    void reply.header(
+      'Set-Cookie',
+      `${SESSION_COOKIE}=; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=0`,
+    );
+  }
+}
