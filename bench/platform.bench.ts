@@ -1,0 +1,179 @@
+/**
+ * `npm run bench -- platform`: `GET /v1/sites` through the whole /v1 chain (live secret key lookup, IP/plan/
+ * scope checks, Redis rate limit, request log) against the same handler with the chain switched off, in one
+ * run, on one app process; then an idempotent `POST /v1/people` replayed with one key. Reports requests/s,
+ * p50/p99 and the app's peak RSS; writes bench/results/platform.{json,md}.
+ */
+import autocannon from 'autocannon';
+import { fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
+import { createDataSource } from '../src/database/data-source.factory';
+import { platformServices } from '../src/visitor/platform/platform.command';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const PORT = 39_400 + Math.floor(Math.random() * 500);
+
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+async function load(opts: autocannon.Options) {
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${opts.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return {
+    rps: Math.round(r.requests.average),
+    mean: Number(r.latency.average.toFixed(2)),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+  };
+}
+
+export async function main(): Promise<void> {
+  const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `gh_bench_platform_${randomBytes(3).toString('hex')}`;
+  const u = new URL(admin);
+  u.pathname = `/${dbName}`;
+  const url = u.toString();
+  await createDatabaseIfMissing(admin, dbName);
+  await runMigrations(url);
+
+  const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
+  const s = platformServices(ds);
+  const operator = { type: 'operator' as const, id: 'bench' };
+  const { organisation } = await s.orgs.create(
+    {
+      name: 'Bench Org',
+      plan: 'enterprise',
+      country: 'GH',
+      time_zone: 'Africa/Accra',
+      sites: Array.from({ length: 10 }, (_, i) => ({
+        name: `Site ${i}`,
+        time_zone: 'Africa/Accra',
+        gates: ['Main', 'Side'],
+      })),
+    },
+    operator,
+  );
+  // A limit the bench cannot reach, so every request is counted in Redis but none is refused.
+  await s.orgs.update(organisation.id, { rate_limit_per_minute: 100_000_000 }, operator);
+  const key = (
+    await s.keys.create(
+      organisation.id,
+      { name: 'bench', kind: 'secret', mode: 'live', scopes: ['sites:read', 'people:write'] },
+      operator,
+    )
+  ).key;
+  await ds.destroy();
+
+  const app = fork(join(__dirname, 'platform-server.js'), [], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(PORT),
+      BENCH_ORG: organisation.id,
+      RUN_WORKER: 'false',
+      SEED_ON_FIRST_START: 'false',
+      LOG_LEVEL: 'error',
+      REDIS_KEY_PREFIX: `bench:${dbName}`,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    app.once('message', () => resolve());
+    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
+  });
+  const base = `http://127.0.0.1:${PORT}`;
+  try {
+    // Warm both paths (JIT, pool, prepared statements).
+    await autocannon({ url: `${base}/v1/__bench/sites`, connections: 4, duration: 2 });
+    await autocannon({
+      url: `${base}/v1/sites`,
+      connections: 4,
+      duration: 2,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    // Unloaded latency (one connection): what the chain adds to a single request.
+    const unguarded1 = await load({ url: `${base}/v1/__bench/sites`, connections: 1 });
+    const guarded1 = await load({
+      url: `${base}/v1/sites`,
+      connections: 1,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    // Saturated (CONNECTIONS): what the chain costs in throughput.
+    const unguarded = await load({ url: `${base}/v1/__bench/sites` });
+    const guarded = await load({ url: `${base}/v1/sites`, headers: { authorization: `Bearer ${key}` } });
+    const idem = randomUUID();
+    const postHeaders = {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'idempotency-key': idem,
+    };
+    const body = JSON.stringify({ name: 'Bench Person', email: 'bench@example.com' });
+    const first = await fetch(`${base}/v1/people`, { method: 'POST', headers: postHeaders, body });
+    if (first.status !== 201) throw new Error(`POST /v1/people answered ${first.status}`);
+    const replayOpts = { url: `${base}/v1/people`, method: 'POST' as const, headers: postHeaders, body };
+    const replay1 = await load({ ...replayOpts, connections: 1 });
+    const replay = await load(replayOpts);
+    const result = {
+      date: new Date().toISOString(),
+      machine: `${process.platform} ${process.arch}, node ${process.version}`,
+      duration_s: DURATION,
+      connections: CONNECTIONS,
+      unguarded_1_connection: unguarded1,
+      guarded_1_connection: guarded1,
+      unguarded,
+      guarded,
+      chain_overhead_p50_ms: guarded1.p50 - unguarded1.p50,
+      chain_overhead_mean_ms: Number((guarded1.mean - unguarded1.mean).toFixed(2)),
+      chain_overhead_p50_ms_saturated: guarded.p50 - unguarded.p50,
+      throughput_ratio: Number((guarded.rps / unguarded.rps).toFixed(3)),
+      idempotent_replay_1_connection: replay1,
+      idempotent_replay: replay,
+      app_peak_rss_mb: peakRssMb(app.pid as number),
+      targets: { chain_overhead_p50_ms: '≤ 1', throughput_ratio: '≥ 0.60', replay_p99_ms: '≤ 20' },
+    };
+    mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
+    writeFileSync(join(process.cwd(), 'bench/results/platform.json'), `${JSON.stringify(result, null, 2)}\n`);
+    const md = [
+      `# bench platform (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${DURATION} s each)`,
+      '',
+      '| run | requests/s | mean ms | p50 ms | p99 ms |',
+      '|---|---|---|---|---|',
+      `| GET /v1/sites, chain off (baseline), 1 connection | ${unguarded1.rps} | ${unguarded1.mean} | ${unguarded1.p50} | ${unguarded1.p99} |`,
+      `| GET /v1/sites, full chain, 1 connection | ${guarded1.rps} | ${guarded1.mean} | ${guarded1.p50} | ${guarded1.p99} |`,
+      `| GET /v1/sites, chain off (baseline), ${CONNECTIONS} connections | ${unguarded.rps} | ${unguarded.mean} | ${unguarded.p50} | ${unguarded.p99} |`,
+      `| GET /v1/sites, full chain, ${CONNECTIONS} connections | ${guarded.rps} | ${guarded.mean} | ${guarded.p50} | ${guarded.p99} |`,
+      `| POST /v1/people, idempotent replay, 1 connection | ${replay1.rps} | ${replay1.mean} | ${replay1.p50} | ${replay1.p99} |`,
+      `| POST /v1/people, idempotent replay, ${CONNECTIONS} connections | ${replay.rps} | ${replay.mean} | ${replay.p50} | ${replay.p99} |`,
+      '',
+      `Chain overhead unloaded: ${result.chain_overhead_mean_ms} ms mean, ${result.chain_overhead_p50_ms} ms at p50 (saturated: ${result.chain_overhead_p50_ms_saturated} ms; target ≤ 1). Throughput ratio: ${result.throughput_ratio} (target ≥ 0.60). Replay p99: ${replay1.p99} ms unloaded, ${replay.p99} ms saturated (target ≤ 20). App peak RSS: ${result.app_peak_rss_mb} MB.`,
+      '',
+    ].join('\n');
+    writeFileSync(join(process.cwd(), 'bench/results/platform.md'), md);
+    console.log(md);
+  } finally {
+    app.kill('SIGTERM');
+    await new Promise((r) => app.once('exit', r));
+    const c = new Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await c.end();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
