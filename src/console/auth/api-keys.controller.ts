@@ -42,19 +42,11 @@ export class ConsoleApiKeysController {
   async list(@CurrentAccount() a: AccountRow, @Query() q: ListQuery): Promise<Page<ApiKeyResponse>> {
     // Keys are organisation-wide (each carries its mode); the cursor is bound to the organisation.
     const tenant = { organisationId: a.organisation_id, livemode: true };
-    const limit = q.limit ?? 25;
-    const after = q.cursor ? this.cursors.codec.decode('console-api-keys', tenant, q.cursor, 2) : undefined;
-    const rows = await this.keys.list(
-      a.organisation_id,
-      limit,
-      after ? { createdAt: String(after[0]), id: String(after[1]) } : undefined,
-    );
-    return this.cursors.codec.page(
+    return this.cursors.codec.createdPage(
       'console-api-keys',
       tenant,
-      rows,
-      limit,
-      (r) => [new Date(r.created_at).toISOString(), r.id],
+      q,
+      (limit, after) => this.keys.list(a.organisation_id, limit, after),
       toApiKeyResponse,
     );
   }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import type { Tenant } from '../platform/tenant';
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { CustomFieldsValidator, Form, FormSchema, withoutProtectedAnswers } from './custom-fields.validator';
 import { FormsRepository } from './forms.repository';
-
-type Tenant = { organisationId: string; livemode: boolean };
 
 export const EMPTY_FORM: Form = { version: 0, schema: { type: 'object', properties: {}, 'x-svc-order': [] } };
 

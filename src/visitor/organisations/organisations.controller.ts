@@ -36,19 +36,11 @@ export class OrganisationsController {
   @ApiOperation({ summary: 'Sites and their gates, oldest first', operationId: 'listSites' })
   @ApiOkResponse({ type: PageOf(SiteResponse) })
   async sites(@CurrentTenant() tenant: Tenant, @Query() q: ListQuery): Promise<Page<SiteResponse>> {
-    const limit = q.limit ?? 25;
-    const after = q.cursor ? this.cursors.codec.decode('sites', tenant, q.cursor, 2) : undefined;
-    const rows = await this.repo.listSites(
-      tenant,
-      limit,
-      after ? { createdAt: String(after[0]), id: String(after[1]) } : undefined,
-    );
-    return this.cursors.codec.page(
+    return this.cursors.codec.createdPage(
       'sites',
       tenant,
-      rows,
-      limit,
-      (r) => [new Date(r.created_at).toISOString(), r.id],
+      q,
+      (limit, after) => this.repo.listSites(tenant, limit, after),
       toSiteResponse,
     );
   }

@@ -77,26 +77,19 @@ export class AuditController {
     @Query() q: AuditEventQuery,
   ): Promise<Page<AuditEventResponse>> {
     const tenant = { organisationId: c.organisation.id, livemode: c.livemode };
-    const limit = q.limit ?? 25;
-    const before = q.cursor ? this.cursors.codec.decode('audit-events', tenant, q.cursor, 2) : undefined;
-    const rows = await this.repo.list(tenant.organisationId, tenant.livemode, {
-      limit,
-      action: q.action,
-      since: historyCutoff(
-        'audit',
-        c.organisation.plan,
-        c.livemode,
-        c.organisation.overrides,
-        this.clock.now(),
-      ),
-      before: before ? { createdAt: String(before[0]), id: String(before[1]) } : undefined,
-    });
-    return this.cursors.codec.page(
+    const since = historyCutoff(
+      'audit',
+      c.organisation.plan,
+      c.livemode,
+      c.organisation.overrides,
+      this.clock.now(),
+    );
+    return this.cursors.codec.createdPage(
       'audit-events',
       tenant,
-      rows,
-      limit,
-      (r) => [new Date(r.created_at).toISOString(), r.id],
+      q,
+      (limit, before) =>
+        this.repo.list(tenant.organisationId, tenant.livemode, { limit, action: q.action, since, before }),
       toAuditEventResponse,
     );
   }

@@ -49,6 +49,13 @@ export function PageOf(item: Class): Class {
 }
 
 export type KeyValue = string | number;
+export const DEFAULT_LIMIT = 25;
+
+/** The position after which a (created_at, id)-ordered page starts. */
+export interface CreatedAfter {
+  createdAt: string;
+  id: string;
+}
 
 /**
  * Keyset cursors: the sort key of the last row of a page, signed with HMAC-SHA256 (key derived from
@@ -118,6 +125,21 @@ export class CursorCodec {
       has_more: hasMore,
     };
   }
-}
 
-export const DEFAULT_LIMIT = 25;
+  /** A page of a list ordered by (created_at, id): decode the cursor, fetch `limit + 1` rows, build the page. */
+  async createdPage<R extends { created_at: Date | string; id: string }, T>(
+    list: string,
+    tenant: Tenant,
+    q: ListQuery,
+    fetch: (limit: number, after?: CreatedAfter) => Promise<R[]>,
+    view: (r: R) => T,
+  ): Promise<Page<T>> {
+    const limit = q.limit ?? DEFAULT_LIMIT;
+    const after = q.cursor ? this.decode(list, tenant, q.cursor, 2) : undefined;
+    const rows = await fetch(
+      limit,
+      after ? { createdAt: String(after[0]), id: String(after[1]) } : undefined,
+    );
+    return this.page(list, tenant, rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], view);
+  }
+}

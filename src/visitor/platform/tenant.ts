@@ -4,7 +4,10 @@ export interface Tenant {
   livemode: boolean;
 }
 
-/** Refuses to run a tenant query without a tenant: a bug must fail loudly, never read across tenants. */
+/**
+ * Refuses to run a tenant query without a tenant: a bug must fail loudly, never read across tenants (TypeORM
+ * drops undefined values from WHERE clauses, which would otherwise match every row).
+ */
 export function assertTenant(t: Tenant): void {
   if (
     !t ||

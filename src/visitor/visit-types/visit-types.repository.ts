@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Tenant } from '../platform/tenant';
 import { DataSource } from 'typeorm';
 import { VisitTypeRow } from './visit-type.entity';
-
-type Tenant = { organisationId: string; livemode: boolean };
 
 @Injectable()
 export class VisitTypesRepository {

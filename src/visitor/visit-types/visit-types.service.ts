@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type { Tenant } from '../platform/tenant';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { FormsService } from '../forms/forms.service';
 import { publicForm } from '../forms/custom-fields.validator';
 import { VisitTypesRepository } from './visit-types.repository';
 import { VisitTypeResponse } from './dto/visit-type.response';
-
-type Tenant = { organisationId: string; livemode: boolean };
 
 export const BUILT_IN_TYPES: Record<string, string> = {
   meeting: 'Meeting',

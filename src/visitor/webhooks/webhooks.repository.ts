@@ -3,23 +3,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import { EventRow } from '../events/event.entity';
 import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.entity';
+import { assertTenant, Tenant } from '../platform/tenant';
 
-export interface Tenant {
-  organisationId: string;
-  livemode: boolean;
-}
-
-function assertTenant(t: Tenant): void {
-  // TypeORM drops undefined from WHERE clauses: refuse an empty tenant instead of matching every row.
-  if (
-    !t ||
-    typeof t.organisationId !== 'string' ||
-    t.organisationId === '' ||
-    typeof t.livemode !== 'boolean'
-  ) {
-    throw new Error('tenant (organisationId, livemode) is required');
-  }
-}
+export type { Tenant };
 
 export interface DueDelivery {
   id: string;
