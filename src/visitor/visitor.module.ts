@@ -4,10 +4,18 @@ import { OrganisationsController } from './organisations/organisations.controlle
 import { AuditController } from './platform/audit.controller';
 import { PeopleController } from './people/people.controller';
 import { PeopleModule } from './people/people.module';
+import { VisitTypesController } from './visit-types/visit-types.controller';
+import { VisitTypesModule } from './visit-types/visit-types.module';
 
 /** The visitor-management API (/v1) routes. Services live in the platform and domain modules. */
 @Module({
-  imports: [PeopleModule],
-  controllers: [VisitorOpenApiController, OrganisationsController, AuditController, PeopleController],
+  imports: [PeopleModule, VisitTypesModule],
+  controllers: [
+    VisitorOpenApiController,
+    OrganisationsController,
+    AuditController,
+    PeopleController,
+    VisitTypesController,
+  ],
 })
 export class VisitorModule {}
