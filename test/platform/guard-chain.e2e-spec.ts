@@ -254,4 +254,25 @@ describe('/v1 guard chain', () => {
       expect.arrayContaining(['organisation.created', 'api_key.created', 'api_key.revoked', 'api_key.used']),
     );
   });
+
+  it('the audit trail in live mode is limited to the plan’s audit-trail period (nothing is deleted)', async () => {
+    const org = await createOrg(t.app, 'pro');
+    const pg = new Client({ connectionString: t.db.url });
+    await pg.connect();
+    try {
+      await pg.query(
+        `INSERT INTO visitor.audit_event (id, organisation_id, livemode, action, actor_type, created_at)
+         VALUES ('audit_old', $1, NULL, 'site.created', 'operator', now() - interval '400 days')`,
+        [org.id],
+      );
+    } finally {
+      await pg.end();
+    }
+    const ids = async (key: string) =>
+      (
+        (await call(t.app, 'GET', '/v1/audit-events?limit=100', { key })).json() as { data: { id: string }[] }
+      ).data.map((e) => e.id);
+    expect(await ids(await org.key({ mode: 'live' }))).not.toContain('audit_old'); // Pro: one year
+    expect(await ids(await org.key({ mode: 'test' }))).toContain('audit_old'); // test mode hides nothing
+  });
 });
