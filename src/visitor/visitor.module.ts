@@ -6,6 +6,8 @@ import { PeopleController } from './people/people.controller';
 import { PeopleModule } from './people/people.module';
 import { VisitTypesController } from './visit-types/visit-types.controller';
 import { VisitTypesModule } from './visit-types/visit-types.module';
+import { EventsController } from './events/events.controller';
+import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
 
 /** The visitor-management API (/v1) routes. Services live in the platform and domain modules. */
 @Module({
@@ -16,6 +18,8 @@ import { VisitTypesModule } from './visit-types/visit-types.module';
     AuditController,
     PeopleController,
     VisitTypesController,
+    WebhookEndpointsController,
+    EventsController,
   ],
 })
 export class VisitorModule {}

@@ -4,6 +4,7 @@ import { newId } from '../../common/ids';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Tenant, WebhooksRepository } from '../webhooks/webhooks.repository';
 import { WebhookQueue } from '../webhooks/delivery/webhook-queue';
+import type { WebhookDeliveryRow } from '../webhooks/webhook.entity';
 
 export interface EventEnvelope {
   id: string;
@@ -46,13 +47,33 @@ export class EventsService {
       body: JSON.stringify(envelope),
     });
     const endpoints = await this.repo.subscribedEndpoints(uow.manager, tenant, type);
-    const deliveries = endpoints.map((e) => ({
+    await this.fanOut(
+      uow,
+      tenant,
+      envelope.id,
+      endpoints.map((e) => e.id),
+    );
+    return envelope;
+  }
+
+  /**
+   * One new pending delivery of a stored event per endpoint, enqueued after commit. Used when the event is
+   * recorded and when it is redelivered (the body, and so `webhook-id`, stay the same).
+   */
+  async fanOut(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    eventId: string,
+    endpointIds: string[],
+  ): Promise<WebhookDeliveryRow[]> {
+    const now = this.clock.now();
+    const deliveries: WebhookDeliveryRow[] = endpointIds.map((endpointId) => ({
       id: newId('dlv'),
       organisationId: tenant.organisationId,
       livemode: tenant.livemode,
-      eventId: envelope.id,
-      endpointId: e.id,
-      status: 'pending' as const,
+      eventId,
+      endpointId,
+      status: 'pending',
       attemptCount: 0,
       nextAttemptAt: now,
       lockedUntil: null,
@@ -66,6 +87,6 @@ export class EventsService {
     await this.repo.insertDeliveries(uow.manager, deliveries);
     if (deliveries.length)
       uow.afterCommit(() => this.queue.enqueue(deliveries.map((d) => ({ deliveryId: d.id, attempt: 1 }))));
-    return envelope;
+    return deliveries;
   }
 }

@@ -13,6 +13,12 @@ export interface AuthorizeOptions {
   plan?: PlanFeature;
   /** Publishable keys may call this route (default false: `forbidden`). */
   publishable?: boolean;
+  /**
+   * The route stays callable in live mode when the plan lacks `plan` (an organisation whose plan lost webhooks
+   * may still read, disable and delete what it has). The handler decides what a lapsed plan may do, with
+   * `planGives(credential, feature)`.
+   */
+  whenPlanLapsed?: boolean;
 }
 
 /**

@@ -126,8 +126,11 @@ export class CursorCodec {
     };
   }
 
-  /** A page of a list ordered by (created_at, id): decode the cursor, fetch `limit + 1` rows, build the page. */
-  async createdPage<R extends { created_at: Date | string; id: string }, T>(
+  /**
+   * A page of a list ordered by (created_at, id), either direction: decode the cursor, fetch `limit + 1` rows
+   * (the repository compares with the cursor in its own order), build the page.
+   */
+  async createdPage<R extends { id: string } & ({ created_at: Date | string } | { createdAt: Date }), T>(
     list: string,
     tenant: Tenant,
     q: ListQuery,
@@ -140,6 +143,7 @@ export class CursorCodec {
       limit,
       after ? { createdAt: String(after[0]), id: String(after[1]) } : undefined,
     );
-    return this.page(list, tenant, rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], view);
+    const createdOf = (r: R) => new Date('createdAt' in r ? r.createdAt : r.created_at).toISOString();
+    return this.page(list, tenant, rows, limit, (r) => [createdOf(r), r.id], view);
   }
 }

@@ -117,3 +117,11 @@ export function historyCutoff(
       : (o.auditDays ?? PLAN_RULES[plan].auditDays);
   return days === null ? null : new Date(now.getTime() - days * 86_400_000);
 }
+
+/** Whether the credential's plan gives `feature` in its mode (test mode gives every feature on every plan). */
+export function planGives(
+  c: { livemode: boolean; organisation: { plan: Plan } },
+  feature: PlanFeature,
+): boolean {
+  return !c.livemode || PLAN_RULES[c.organisation.plan].live.includes(feature);
+}

@@ -7,7 +7,7 @@ import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { Credential } from './credential';
 import { CredentialRegistry } from './credential.registry';
 import { AUTHORIZE, AuthorizeOptions, NO_CREDENTIAL } from './authorize.decorator';
-import { PLAN_RULES, ratePerMinute } from './plans';
+import { PLAN_RULES, planGives, ratePerMinute, TEST_RATE_PER_MINUTE } from './plans';
 import { isScope, roleAllows } from './scopes';
 import { modeName } from './tenant';
 
@@ -90,20 +90,19 @@ export class VisitorAuthGuard implements CanActivate {
         `Requests from ${req.ip} are not on this organisation's IP allow-list.`,
       );
 
-    // 5. Rate limit, per organisation and mode, shared by all its credentials.
-    const rate = ratePerMinute(org.plan, credential.livemode, org.overrides);
-    if (rate !== null) {
-      req.ctx.rateLimit = {
-        bucket: `v1:${org.id}:${modeName(credential.livemode)}`,
-        limit: rate,
-        windowMs: 60_000,
-      };
-      await this.rateLimit.canActivate(context);
-    }
+    // 5. Rate limit, per organisation and mode, shared by all its credentials. A plan without live API access
+    // reaches only the routes that stay open when the plan lapsed; they get the test-mode allowance.
+    const rate = ratePerMinute(org.plan, credential.livemode, org.overrides) ?? TEST_RATE_PER_MINUTE;
+    req.ctx.rateLimit = {
+      bucket: `v1:${org.id}:${modeName(credential.livemode)}`,
+      limit: rate,
+      windowMs: 60_000,
+    };
+    await this.rateLimit.canActivate(context);
 
     // 6. Plan access table (live mode only; test mode has every endpoint on every plan).
     const feature = need.plan ?? 'rest';
-    if (credential.livemode && !PLAN_RULES[org.plan].live.includes(feature))
+    if (!planGives(credential, feature) && !need.whenPlanLapsed)
       throw new ApiError(
         'plan_required',
         feature === 'webhooks'

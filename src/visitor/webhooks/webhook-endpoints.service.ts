@@ -5,6 +5,8 @@ import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { newId } from '../../common/ids';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import type { ListQuery, Page } from '../platform/pagination';
 import { EVENT_TYPES, isEventType } from '../events/event-types';
 import { checkDestination, DestinationRefused } from './delivery/destination';
 import { DeliveryService } from './delivery/delivery.service';
@@ -34,6 +36,7 @@ export class WebhookEndpointsService {
     private readonly repo: WebhooksRepository,
     private readonly delivery: DeliveryService,
     private readonly clock: Clock,
+    private readonly cursors: CursorCodecProvider,
     @InjectConfig() private readonly config: Config,
   ) {
     this.box = new SecretBox(config.secrets.encryptionKey);
@@ -100,8 +103,25 @@ export class WebhookEndpointsService {
     return row;
   }
 
-  async update(tenant: Tenant, id: string, input: EndpointInput): Promise<WebhookEndpointResponse> {
+  /**
+   * `planActive` false: the organisation's plan no longer includes webhooks (live mode). Its endpoints stay;
+   * they may be disabled (or deleted) but not changed or enabled until the plan returns.
+   */
+  async update(
+    tenant: Tenant,
+    id: string,
+    input: EndpointInput,
+    planActive = true,
+  ): Promise<WebhookEndpointResponse> {
     const row = await this.get(tenant, id);
+    const onlyDisables = Object.entries(input).every(
+      ([k, v]) => v === undefined || (k === 'status' && v === 'disabled'),
+    );
+    if (!planActive && !onlyDisables)
+      throw new ApiError(
+        'plan_required',
+        "This organisation's plan no longer includes live webhooks: its endpoints can be disabled or deleted, but not changed or enabled.",
+      );
     if (input.enabled_events) this.checkEvents(input.enabled_events);
     if (input.url !== undefined) await this.checkUrl(input.url);
     const changes: Partial<WebhookEndpointRow> = { updatedAt: this.clock.now() };
@@ -114,6 +134,16 @@ export class WebhookEndpointsService {
       Object.assign(changes, { status: 'disabled', disabledReason: 'disabled_by_user' });
     const updated = await this.repo.updateEndpoint(tenant, id, changes);
     return toWebhookEndpointResponse(updated);
+  }
+
+  async list(tenant: Tenant, q: ListQuery): Promise<Page<WebhookEndpointResponse>> {
+    return this.cursors.codec.createdPage(
+      'webhook-endpoints',
+      tenant,
+      q,
+      (limit, after) => this.repo.listEndpoints(tenant, limit + 1, after),
+      toWebhookEndpointResponse,
+    );
   }
 
   async remove(tenant: Tenant, id: string): Promise<void> {

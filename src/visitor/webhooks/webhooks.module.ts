@@ -7,6 +7,7 @@ import { MessagesModule } from '../messages/messages.module';
 import { EventsRetention } from '../events/events-retention';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { EndpointDisabledNotifier } from './endpoint-disabled.notifier';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryProcessor, DeliverySweeper } from './delivery/delivery.worker';
 import { WEBHOOK_QUEUE, WebhookQueue } from './delivery/webhook-queue';
@@ -50,6 +51,7 @@ export class WebhooksModule {
         DeliveryService,
         EventsService,
         WebhookEndpointsService,
+        EndpointDisabledNotifier,
         ...worker,
       ],
       exports: [

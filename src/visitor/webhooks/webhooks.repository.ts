@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
+import type { CreatedAfter } from '../platform/pagination';
 import { EventRow } from '../events/event.entity';
 import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.entity';
 import { assertTenant, Tenant } from '../platform/tenant';
@@ -254,6 +255,103 @@ export class WebhooksRepository {
           [now, String(horizonMs), limit],
         )) as DueDelivery[],
     );
+  }
+
+  /** Endpoints of the tenant (deleted ones excluded), oldest first, keyset-paged. */
+  listEndpoints(tenant: Tenant, limit: number, after?: CreatedAfter): Promise<WebhookEndpointRow[]> {
+    assertTenant(tenant);
+    const q = this.ds
+      .getRepository(WebhookEndpointRow)
+      .createQueryBuilder('e')
+      .where('e.organisationId = :org AND e.livemode = :live AND e.deletedAt IS NULL', {
+        org: tenant.organisationId,
+        live: tenant.livemode,
+      });
+    if (after)
+      q.andWhere('(e.createdAt, e.id) > (:at, :id)', { at: new Date(after.createdAt), id: after.id });
+    return q.orderBy('e.createdAt', 'ASC').addOrderBy('e.id', 'ASC').limit(limit).getMany();
+  }
+
+  /** Events of the tenant, newest first, with the filters of GET /v1/events. */
+  listEvents(
+    tenant: Tenant,
+    f: { type?: string; createdAfter?: Date; createdBefore?: Date },
+    limit: number,
+    before?: CreatedAfter,
+  ): Promise<EventRow[]> {
+    assertTenant(tenant);
+    const q = this.ds
+      .getRepository(EventRow)
+      .createQueryBuilder('e')
+      .where('e.organisationId = :org AND e.livemode = :live', {
+        org: tenant.organisationId,
+        live: tenant.livemode,
+      });
+    if (f.type) q.andWhere('e.type = :type', { type: f.type });
+    if (f.createdAfter) q.andWhere('e.createdAt > :ca', { ca: f.createdAfter });
+    if (f.createdBefore) q.andWhere('e.createdAt < :cb', { cb: f.createdBefore });
+    if (before)
+      q.andWhere('(e.createdAt, e.id) < (:at, :id)', { at: new Date(before.createdAt), id: before.id });
+    return q.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(limit).getMany();
+  }
+
+  findEvent(tenant: Tenant, id: string): Promise<EventRow | null> {
+    assertTenant(tenant);
+    return this.ds
+      .getRepository(EventRow)
+      .findOne({ where: { id, organisationId: tenant.organisationId, livemode: tenant.livemode } });
+  }
+
+  /** Deliveries of an endpoint of the organisation (any mode: the console sees both), newest first. */
+  deliveriesOfEndpoint(
+    organisationId: string,
+    endpointId: string,
+    limit: number,
+    before?: CreatedAfter,
+  ): Promise<WebhookDeliveryRow[]> {
+    const q = this.ds
+      .getRepository(WebhookDeliveryRow)
+      .createQueryBuilder('d')
+      .where('d.endpointId = :ep AND d.organisationId = :org', { ep: endpointId, org: organisationId });
+    if (before)
+      q.andWhere('(d.createdAt, d.id) < (:at, :id)', { at: new Date(before.createdAt), id: before.id });
+    return q.orderBy('d.createdAt', 'DESC').addOrderBy('d.id', 'DESC').limit(limit).getMany();
+  }
+
+  /** An endpoint of the organisation in either mode (console), deleted ones included (their log stays). */
+  endpointOfOrganisation(organisationId: string, id: string): Promise<WebhookEndpointRow | null> {
+    return this.ds.getRepository(WebhookEndpointRow).findOne({ where: { id, organisationId } });
+  }
+
+  /** A delivery, limited to one organisation unless `organisationId` is null (support staff). */
+  findDelivery(organisationId: string | null, id: string): Promise<WebhookDeliveryRow | null> {
+    return this.ds
+      .getRepository(WebhookDeliveryRow)
+      .findOne({ where: organisationId ? { id, organisationId } : { id } });
+  }
+
+  /**
+   * Makes a delivery due again now (console retry) unless it is already being attempted; its attempt count
+   * goes on, and a manual retry that fails schedules nothing more. Returns the delivery, or null when a worker
+   * holds it right now.
+   */
+  async retryDelivery(id: string, now: Date): Promise<WebhookDeliveryRow | null> {
+    const [rows] = (await this.ds.query(
+      `UPDATE visitor.webhook_delivery SET status = 'pending', next_attempt_at = $2, updated_at = $2
+        WHERE id = $1 AND (status <> 'pending' OR locked_until IS NULL OR locked_until < $2) RETURNING id`,
+      [id, now],
+    )) as [{ id: string }[], number];
+    if (!rows.length) return null;
+    return this.ds.getRepository(WebhookDeliveryRow).findOneByOrFail({ id });
+  }
+
+  /** E-mail addresses of the organisation's Owners and Admins. */
+  async adminEmails(organisationId: string): Promise<string[]> {
+    const rows = (await this.ds.query(
+      `SELECT email FROM visitor.console_account WHERE organisation_id = $1 AND role IN ('owner', 'admin') ORDER BY created_at`,
+      [organisationId],
+    )) as { email: string }[];
+    return rows.map((r) => r.email);
   }
 
   deliveriesOfEvent(eventId: string): Promise<WebhookDeliveryRow[]> {

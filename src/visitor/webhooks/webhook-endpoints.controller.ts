@@ -1,0 +1,130 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import type { Credential } from '../platform/credential';
+import { CurrentCredential, CurrentTenant } from '../platform/current';
+import { ListQuery, Page, PageOf } from '../platform/pagination';
+import { planGives } from '../platform/plans';
+import type { Tenant } from '../platform/tenant';
+import {
+  CreateWebhookEndpointBody,
+  TestWebhookBody,
+  UpdateWebhookEndpointBody,
+} from './dto/webhook-endpoint.request';
+import {
+  toWebhookEndpointResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
+  WebhookTestResultResponse,
+} from './dto/webhook-endpoint.response';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+
+/**
+ * Webhook endpoints. Creating, changing, enabling, rotating and test sends need a plan with live webhooks;
+ * reading, disabling and deleting stay open when the plan lapsed, so an organisation can always turn them off.
+ */
+@ApiTags('Webhooks')
+@Controller('v1/webhook-endpoints')
+export class WebhookEndpointsController {
+  constructor(private readonly endpoints: WebhookEndpointsService) {}
+
+  @Post()
+  @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
+  @IdempotentPost()
+  @ApiOperation({
+    summary: 'Create an endpoint; the signing secret is in this response only',
+    operationId: 'createWebhookEndpoint',
+  })
+  @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
+  create(
+    @CurrentTenant() tenant: Tenant,
+    @Body() body: CreateWebhookEndpointBody,
+  ): Promise<WebhookEndpointWithSecretResponse> {
+    return this.endpoints.create(tenant, body);
+  }
+
+  @Get()
+  @Authorize({ scope: 'webhooks:manage', plan: 'webhooks', whenPlanLapsed: true })
+  @ApiOperation({ summary: 'Endpoints of this mode, oldest first', operationId: 'listWebhookEndpoints' })
+  @ApiOkResponse({ type: PageOf(WebhookEndpointResponse) })
+  list(@CurrentTenant() tenant: Tenant, @Query() q: ListQuery): Promise<Page<WebhookEndpointResponse>> {
+    return this.endpoints.list(tenant, q);
+  }
+
+  @Get(':whep_id')
+  @Authorize({ scope: 'webhooks:manage', plan: 'webhooks', whenPlanLapsed: true })
+  @ApiOperation({ summary: 'One endpoint (without its secret)', operationId: 'getWebhookEndpoint' })
+  @ApiOkResponse({ type: WebhookEndpointResponse })
+  async get(@CurrentTenant() tenant: Tenant, @Param('whep_id') id: string): Promise<WebhookEndpointResponse> {
+    return toWebhookEndpointResponse(await this.endpoints.get(tenant, id));
+  }
+
+  @Patch(':whep_id')
+  @Authorize({ scope: 'webhooks:manage', plan: 'webhooks', whenPlanLapsed: true })
+  @ApiOperation({
+    summary:
+      'Change url, description, enabled_events or status (`enabled` re-enables and clears the failing state); without a webhooks plan only `{status: disabled}`',
+    operationId: 'updateWebhookEndpoint',
+  })
+  @ApiOkResponse({ type: WebhookEndpointResponse })
+  update(
+    @CurrentCredential() c: Credential,
+    @CurrentTenant() tenant: Tenant,
+    @Param('whep_id') id: string,
+    @Body() body: UpdateWebhookEndpointBody,
+  ): Promise<WebhookEndpointResponse> {
+    return this.endpoints.update(tenant, id, body, planGives(c, 'webhooks'));
+  }
+
+  @Delete(':whep_id')
+  @HttpCode(204)
+  @Authorize({ scope: 'webhooks:manage', plan: 'webhooks', whenPlanLapsed: true })
+  @ApiOperation({
+    summary: 'Delete an endpoint; pending deliveries to it end as failed',
+    operationId: 'deleteWebhookEndpoint',
+  })
+  @ApiNoContentResponse()
+  async remove(@CurrentTenant() tenant: Tenant, @Param('whep_id') id: string): Promise<void> {
+    await this.endpoints.remove(tenant, id);
+  }
+
+  @Post(':whep_id/rotate-secret')
+  @HttpCode(200)
+  @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
+  @IdempotentPost()
+  @ApiOperation({
+    summary:
+      'New signing secret (returned once); the old one keeps signing alongside it for WEBHOOK_SECRET_OVERLAP_HOURS',
+    operationId: 'rotateWebhookSecret',
+  })
+  @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
+  rotate(
+    @CurrentTenant() tenant: Tenant,
+    @Param('whep_id') id: string,
+  ): Promise<WebhookEndpointWithSecretResponse> {
+    return this.endpoints.rotateSecret(tenant, id);
+  }
+
+  @Post(':whep_id/test')
+  @HttpCode(200)
+  @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
+  @IdempotentPost()
+  @ApiOperation({
+    summary: 'Send a signed sample event of a type now and report what the receiver answered',
+    operationId: 'testWebhookEndpoint',
+  })
+  @ApiOkResponse({ type: WebhookTestResultResponse })
+  test(
+    @CurrentTenant() tenant: Tenant,
+    @Param('whep_id') id: string,
+    @Body() body: TestWebhookBody,
+  ): Promise<WebhookTestResultResponse> {
+    return this.endpoints.test(tenant, id, body.type);
+  }
+}

@@ -1,0 +1,438 @@
+import { Client } from 'pg';
+import { Webhook } from 'standardwebhooks';
+import { bootTestApp, TestApp } from '../harness';
+import { call, createOrg, TestOrg } from '../support/platform-fixtures';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { Contract } from '../support/openapi-contract';
+import { AccountsService } from '../../src/console/auth/accounts.service';
+import { Transactions } from '../../src/database/unit-of-work';
+import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
+import { EventsService } from '../../src/visitor/events/events.service';
+
+const OPERATOR = { type: 'operator' as const, id: 'test' };
+const PASSWORD = 'correct horse battery staple';
+
+/** The webhook and event endpoints of /v1 and the console delivery log, through HTTP with real keys. */
+describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let pg: Client;
+  let org: TestOrg;
+  let testKey: string;
+  let liveKey: string;
+  let contract: Contract;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await bootTestApp({
+      env: { WEBHOOK_ALLOW_LOCAL_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_SWEEP_MS: '200' },
+    });
+    contract = await Contract.fetch(t.app, '/v1/openapi.json');
+    pg = new Client({ connectionString: t.db.url });
+    await pg.connect();
+    org = await createOrg(t.app, 'growth');
+    testKey = await org.key({ mode: 'test' });
+    liveKey = await org.key({ mode: 'live' });
+    for (const role of ['owner', 'admin', 'member'])
+      await t.app
+        .get(AccountsService)
+        .create(org.id, { email: mail(role), name: role, role, password: PASSWORD }, OPERATOR);
+  });
+  afterAll(async () => {
+    await pg.end();
+    await t.close();
+    await receiver.stop();
+  });
+
+  const mail = (role: string) => `${role}@${org.id.slice(4).toLowerCase()}.test`;
+  const record = (livemode: boolean, type: string, object: unknown) =>
+    t.app
+      .get(Transactions)
+      .run((uow) => t.app.get(EventsService).record(uow, { organisationId: org.id, livemode }, type, object));
+  const until = async <T>(fn: () => Promise<T | undefined | false>, ms = 5000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (v) return v;
+      if (Date.now() > end) throw new Error('timed out waiting');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  it('creates (201, secret once), lists, gets, changes and deletes an endpoint', async () => {
+    const created = await call(t.app, 'POST', '/v1/webhook-endpoints', {
+      key: liveKey,
+      body: { url: receiver.url('/ok/crud'), description: 'CRM', enabled_events: ['visit.created'] },
+    });
+    expect(created.statusCode).toBe(201);
+    contract.expectValid(created, 'POST', '/v1/webhook-endpoints');
+    const ep = created.json();
+    expect(ep).toMatchObject({
+      url: receiver.url('/ok/crud'),
+      description: 'CRM',
+      enabled_events: ['visit.created'],
+      status: 'enabled',
+      disabled_reason: null,
+    });
+    expect(ep.id).toMatch(/^whep_/);
+    expect(ep.secret).toMatch(/^whsec_/);
+    // the secret is encrypted at rest
+    const stored = await pg.query(`SELECT secret_sealed FROM visitor.webhook_endpoint WHERE id = $1`, [
+      ep.id,
+    ]);
+    expect(stored.rows[0].secret_sealed).not.toContain(ep.secret.slice(6));
+
+    const got = await call(t.app, 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: liveKey });
+    expect(got.statusCode).toBe(200);
+    expect(got.json()).not.toHaveProperty('secret');
+    contract.expectValid(got, 'GET', '/v1/webhook-endpoints/{whep_id}');
+    const list = await call(t.app, 'GET', '/v1/webhook-endpoints?limit=1', { key: liveKey });
+    expect(list.json()).toMatchObject({ has_more: false, data: [{ id: ep.id }] });
+    contract.expectValid(list, 'GET', '/v1/webhook-endpoints');
+    // another mode does not see it
+    expect((await call(t.app, 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: testKey })).statusCode).toBe(
+      404,
+    );
+
+    const changed = await call(t.app, 'PATCH', `/v1/webhook-endpoints/${ep.id}`, {
+      key: liveKey,
+      body: { enabled_events: ['*'], description: 'All' },
+    });
+    expect(changed.json()).toMatchObject({ enabled_events: ['*'], description: 'All' });
+    const bad = await call(t.app, 'PATCH', `/v1/webhook-endpoints/${ep.id}`, {
+      key: liveKey,
+      body: { url: 'http://example.com/h', enabled_events: ['visit.nope'] },
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors.map((e: { location: string }) => e.location)).toContain('body.enabled_events.0');
+
+    const rotated = await call(t.app, 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, {
+      key: liveKey,
+    });
+    expect(rotated.statusCode).toBe(200);
+    expect(rotated.json().secret).toMatch(/^whsec_/);
+    expect(rotated.json().secret).not.toBe(ep.secret);
+
+    const del = await call(t.app, 'DELETE', `/v1/webhook-endpoints/${ep.id}`, { key: liveKey });
+    expect(del.statusCode).toBe(204);
+    expect((await call(t.app, 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: liveKey })).statusCode).toBe(
+      404,
+    );
+  });
+
+  it('refuses unsafe URLs at body.url and a missing scope with scope_missing', async () => {
+    for (const url of [
+      'ftp://127.0.0.1/h',
+      'https://user:pw@127.0.0.1/h',
+      'https://10.0.0.1/h',
+      'https://[fd00::1]/h',
+    ]) {
+      // loopback is allowed by this test app's flag; other schemes, user info and private addresses are not
+      const res = await call(t.app, 'POST', '/v1/webhook-endpoints', {
+        key: testKey,
+        body: { url, enabled_events: ['*'] },
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors[0].location).toBe('body.url');
+    }
+    const narrow = await org.key({ mode: 'test', scopes: ['events:read'] });
+    const res = await call(t.app, 'POST', '/v1/webhook-endpoints', {
+      key: narrow,
+      body: { url: receiver.url('/ok/x'), enabled_events: ['*'] },
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'scope_missing' });
+    expect(res.json().detail).toContain('webhooks:manage');
+  });
+
+  it('test send returns the Webhook test result, signed (checked with standardwebhooks)', async () => {
+    const ep = (
+      await call(t.app, 'POST', '/v1/webhook-endpoints', {
+        key: testKey,
+        body: { url: receiver.url('/ok/testsend'), enabled_events: ['*'] },
+      })
+    ).json();
+    const res = await call(t.app, 'POST', `/v1/webhook-endpoints/${ep.id}/test`, {
+      key: testKey,
+      body: { type: 'visit.checked_in' },
+    });
+    expect(res.statusCode).toBe(200);
+    contract.expectValid(res, 'POST', '/v1/webhook-endpoints/{whep_id}/test');
+    const r = res.json();
+    expect(Object.keys(r).sort()).toEqual(
+      [
+        'attempted_at',
+        'duration_ms',
+        'endpoint_id',
+        'error',
+        'event_id',
+        'outcome',
+        'status_code',
+        'type',
+      ].sort(),
+    );
+    expect(r).toMatchObject({
+      endpoint_id: ep.id,
+      type: 'visit.checked_in',
+      outcome: 'succeeded',
+      status_code: 204,
+    });
+    const got = receiver.on('/ok/testsend')[0];
+    expect(new Webhook(ep.secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({
+      id: r.event_id,
+      type: 'visit.checked_in',
+    });
+    const unknown = await call(t.app, 'POST', `/v1/webhook-endpoints/${ep.id}/test`, {
+      key: testKey,
+      body: { type: 'nope' },
+    });
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().errors[0].location).toBe('body.type');
+  });
+
+  it('lists and reads events with filters, newest first, paged by cursor, mode-separated', async () => {
+    const a = await record(false, 'person.deactivated', { id: 'person_a' });
+    const b = await record(false, 'person.reactivated', { id: 'person_a' });
+    const c = await record(false, 'person.deactivated', { id: 'person_b' });
+    const live = await record(true, 'person.deactivated', { id: 'person_live' });
+    const page1 = (
+      await call(t.app, 'GET', '/v1/events?type=person.deactivated&limit=1', { key: testKey })
+    ).json();
+    expect(page1.data.map((e: { id: string }) => e.id)).toEqual([c.id]);
+    expect(page1.has_more).toBe(true);
+    const page2 = (
+      await call(t.app, 'GET', `/v1/events?type=person.deactivated&limit=1&cursor=${page1.next_cursor}`, {
+        key: testKey,
+      })
+    ).json();
+    expect(page2.data.map((e: { id: string }) => e.id)).toEqual([a.id]);
+    expect(page2.has_more).toBe(false);
+    const one = await call(t.app, 'GET', `/v1/events/${b.id}`, { key: testKey });
+    expect(one.json()).toEqual(b);
+    contract.expectValid(one, 'GET', '/v1/events/{evt_id}');
+    expect((await call(t.app, 'GET', `/v1/events/${live.id}`, { key: testKey })).statusCode).toBe(404);
+    const after = (
+      await call(t.app, 'GET', `/v1/events?created_after=${encodeURIComponent(b.created_at)}`, {
+        key: testKey,
+      })
+    ).json();
+    expect(after.data.map((e: { id: string }) => e.id)).not.toContain(a.id);
+    const bad = await call(t.app, 'GET', '/v1/events?created_after=yesterday&type=visit.nope', {
+      key: testKey,
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(
+      bad
+        .json()
+        .errors.map((e: { location: string }) => e.location)
+        .sort(),
+    ).toEqual(['query.created_after', 'query.type']);
+  });
+
+  it('redelivers a stored event with the same webhook-id and body, to all subscribers or one endpoint', async () => {
+    const mk = async (path: string) =>
+      (
+        await call(t.app, 'POST', '/v1/webhook-endpoints', {
+          key: testKey,
+          body: { url: receiver.url(path), enabled_events: ['person.created'] },
+        })
+      ).json();
+    const one = await mk('/ok/redeliver-1');
+    const two = await mk('/ok/redeliver-2');
+    const ev = await record(false, 'person.created', { id: 'person_r' });
+    await until(async () => receiver.on('/ok/redeliver-2').length === 1);
+    const res = await call(t.app, 'POST', `/v1/events/${ev.id}/redeliver`, { key: testKey, body: {} });
+    expect(res.statusCode).toBe(202);
+    contract.expectValid(res, 'POST', '/v1/events/{evt_id}/redeliver');
+    expect(
+      res
+        .json()
+        .deliveries.map((d: { endpoint_id: string }) => d.endpoint_id)
+        .sort(),
+    ).toEqual(expect.arrayContaining([one.id, two.id]));
+    await until(async () => receiver.on('/ok/redeliver-1').length === 2);
+    const only = await call(t.app, 'POST', `/v1/events/${ev.id}/redeliver`, {
+      key: testKey,
+      body: { endpoint_id: two.id },
+    });
+    expect(only.json().deliveries).toHaveLength(1);
+    const got = await until(
+      async () => receiver.on('/ok/redeliver-2').length === 3 && receiver.on('/ok/redeliver-2'),
+    );
+    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([ev.id]));
+    expect(new Set(got.map((r) => r.body)).size).toBe(1);
+    for (const r of got)
+      expect(new Webhook(two.secret).verify(r.body, r.headers as Record<string, string>)).toMatchObject({
+        id: ev.id,
+      });
+    const wrong = await call(t.app, 'POST', `/v1/events/${ev.id}/redeliver`, {
+      key: testKey,
+      body: { endpoint_id: 'whep_nope' },
+    });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().errors[0].location).toBe('body.endpoint_id');
+  });
+
+  it('a plan without webhooks keeps the endpoints: read, disable, delete work; change, enable, create do not', async () => {
+    const lapsing = await createOrg(t.app, 'growth');
+    const key = await lapsing.key({ mode: 'live' });
+    const ep = (
+      await call(t.app, 'POST', '/v1/webhook-endpoints', {
+        key,
+        body: { url: receiver.url('/ok/lapse'), enabled_events: ['*'] },
+      })
+    ).json();
+    await t.app.get(OrganisationsService).update(lapsing.id, { plan: 'starter' }, OPERATOR);
+    const plan = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) => {
+      const res = await call(t.app, method, url, { key, body });
+      return { status: res.statusCode, code: res.statusCode >= 400 ? res.json().code : undefined };
+    };
+    expect(await plan('GET', '/v1/webhook-endpoints')).toEqual({ status: 200, code: undefined });
+    expect(await plan('PATCH', `/v1/webhook-endpoints/${ep.id}`, { description: 'x' })).toMatchObject({
+      code: 'plan_required',
+    });
+    expect(
+      await plan('POST', '/v1/webhook-endpoints', { url: receiver.url('/ok/l2'), enabled_events: ['*'] }),
+    ).toMatchObject({ code: 'plan_required' });
+    expect(await plan('GET', '/v1/events')).toMatchObject({ code: 'plan_required' });
+    expect(await plan('PATCH', `/v1/webhook-endpoints/${ep.id}`, { status: 'disabled' })).toEqual({
+      status: 200,
+      code: undefined,
+    });
+    expect(await plan('PATCH', `/v1/webhook-endpoints/${ep.id}`, { status: 'enabled' })).toMatchObject({
+      code: 'plan_required',
+    });
+    // the plan returns: the endpoint can be enabled again
+    await t.app.get(OrganisationsService).update(lapsing.id, { plan: 'growth' }, OPERATOR);
+    expect(await plan('PATCH', `/v1/webhook-endpoints/${ep.id}`, { status: 'enabled' })).toEqual({
+      status: 200,
+      code: undefined,
+    });
+    await t.app.get(OrganisationsService).update(lapsing.id, { plan: 'free' }, OPERATOR);
+    expect(await plan('DELETE', `/v1/webhook-endpoints/${ep.id}`)).toEqual({ status: 204, code: undefined });
+  });
+
+  describe('console delivery log and the auto-disable e-mail', () => {
+    const signIn = async (email: string) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/console/session',
+        payload: { email, password: PASSWORD },
+      });
+      if (res.statusCode !== 200) throw new Error(`sign-in failed: ${res.body}`);
+      return String(res.headers['set-cookie'] ?? '').split(';')[0];
+    };
+
+    it('admins see deliveries and attempts and retry one; members may not; support finds them by event id', async () => {
+      const ep = (
+        await call(t.app, 'POST', '/v1/webhook-endpoints', {
+          key: testKey,
+          body: { url: receiver.url('/fail/console'), enabled_events: ['visit.cancelled'] },
+        })
+      ).json();
+      const ev = await record(false, 'visit.cancelled', { id: 'visit_c' });
+      await until(async () => receiver.on('/fail/console').length >= 1);
+      const admin = await signIn(mail('admin'));
+      const list = await until(async () => {
+        const r = await t.app.inject({
+          method: 'GET',
+          url: `/console/webhook-endpoints/${ep.id}/deliveries`,
+          headers: { cookie: admin },
+        });
+        const body = r.json();
+        if (r.statusCode !== 200) throw new Error(r.body);
+        return body.data?.[0]?.attempt_count >= 1 && body;
+      });
+      const dlv = list.data[0];
+      expect(dlv).toMatchObject({
+        event_id: ev.id,
+        endpoint_id: ep.id,
+        livemode: false,
+        last_status_code: 500,
+      });
+      const detail = (
+        await t.app.inject({
+          method: 'GET',
+          url: `/console/webhook-deliveries/${dlv.id}`,
+          headers: { cookie: admin },
+        })
+      ).json();
+      expect(detail.attempts[0]).toMatchObject({
+        attempt_number: 1,
+        status_code: 500,
+        response_excerpt: 'receiver exploded',
+      });
+      const before = receiver.on('/fail/console').length;
+      const retried = await t.app.inject({
+        method: 'POST',
+        url: `/console/webhook-deliveries/${dlv.id}/retry`,
+        headers: { cookie: admin },
+      });
+      expect(retried.statusCode).toBe(200);
+      await until(async () => receiver.on('/fail/console').length > before);
+
+      const member = await signIn(mail('member'));
+      const refused = await t.app.inject({
+        method: 'GET',
+        url: `/console/webhook-deliveries/${dlv.id}`,
+        headers: { cookie: member },
+      });
+      expect(refused.statusCode).toBe(403);
+
+      const support = await t.app.inject({
+        method: 'GET',
+        url: `/console/support/deliveries?event_id=${ev.id}`,
+        headers: { authorization: `Bearer ${t.config.secrets.operatorToken}` },
+      });
+      expect(support.statusCode).toBe(200);
+      const found = support.json().data.find((d: { id: string }) => d.id === dlv.id);
+      expect(found).toMatchObject({ event_id: ev.id, endpoint_id: ep.id });
+      expect(found.attempts.length).toBeGreaterThanOrEqual(2);
+    });
+
+    it('disabling after 5 days of failures e-mails Owners and Admins (test outbox) and records an event', async () => {
+      const ep = (
+        await call(t.app, 'POST', '/v1/webhook-endpoints', {
+          key: testKey,
+          body: { url: receiver.url('/fail/autodisable'), enabled_events: ['visit.no_show'] },
+        })
+      ).json();
+      await pg.query(
+        `UPDATE visitor.webhook_endpoint SET failing_since = now() - interval '6 days' WHERE id = $1`,
+        [ep.id],
+      );
+      await record(false, 'visit.no_show', { id: 'visit_n' });
+      const mails = await until(async () => {
+        const r = await pg.query(
+          `SELECT recipient, subject, provider FROM visitor.message WHERE organisation_id = $1 AND related_id = $2 ORDER BY recipient`,
+          [org.id, ep.id],
+        );
+        return r.rows.length === 2 && r.rows;
+      });
+      expect(mails).toEqual([
+        {
+          recipient: mail('admin'),
+          subject: expect.stringContaining('disabled'),
+          provider: 'test_outbox',
+        },
+        {
+          recipient: mail('owner'),
+          subject: expect.stringContaining('disabled'),
+          provider: 'test_outbox',
+        },
+      ]);
+      const got = (await call(t.app, 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: testKey })).json();
+      expect(got).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
+      const events = (
+        await call(t.app, 'GET', '/v1/events?type=webhook_endpoint.disabled', { key: testKey })
+      ).json();
+      expect(events.data[0].data.object).toMatchObject({ id: ep.id, status: 'disabled' });
+      // re-enabling clears the failing state
+      const again = await call(t.app, 'PATCH', `/v1/webhook-endpoints/${ep.id}`, {
+        key: testKey,
+        body: { status: 'enabled' },
+      });
+      expect(again.json()).toMatchObject({ status: 'enabled', disabled_reason: null });
+    });
+  });
+});
