@@ -17,6 +17,7 @@ import { FormsModule } from './visitor/forms/forms.module';
 import { PeopleModule } from './visitor/people/people.module';
 import { VisitTypesModule } from './visitor/visit-types/visit-types.module';
 import { PlatformModule } from './visitor/platform/platform.module';
+import { VisitsModule } from './visitor/visits/visits.module';
 
 @Module({})
 class RouteTableModule {
@@ -62,6 +63,7 @@ export class AppModule {
         FormsModule,
         PeopleModule,
         VisitTypesModule,
+        VisitsModule.forRoot(config),
         ...config.surfaces.flatMap((s) => surfaces[s]),
         ...extraModules,
       ],

@@ -40,6 +40,7 @@ export interface Config {
     sweepMs: number;
     concurrency: number;
   };
+  visits: { noShowGraceMinutes: number };
   seedOnFirstStart: boolean;
 }
 
@@ -168,6 +169,28 @@ export const CONFIG_SPEC: VarSpec[] = [
     description: 'Base64 of 32 bytes; encrypts secrets at rest (webhook signing secrets)',
     default: '(dev only)',
     secret: true,
+  },
+  {
+    name: 'WEBHOOK_ALLOW_LOCAL_TARGETS',
+    description: 'Development and tests only: also deliver to `http://` and loopback (refused in production)',
+    default: 'false',
+  },
+  { name: 'WEBHOOK_TIMEOUT_MS', description: 'Receiver must answer within this time', default: '15000' },
+  {
+    name: 'WEBHOOK_SECRET_OVERLAP_HOURS',
+    description: 'After a secret rotation the old secret also signs for this long',
+    default: '24',
+  },
+  {
+    name: 'WEBHOOK_SWEEP_MS',
+    description: 'How often workers re-enqueue due deliveries from PostgreSQL',
+    default: '5000',
+  },
+  { name: 'WEBHOOK_CONCURRENCY', description: 'Deliveries in flight per worker process', default: '50' },
+  {
+    name: 'VISIT_NO_SHOW_GRACE_MINUTES',
+    description: 'An `expected` visit becomes `no_show` this long after its window ends',
+    default: '120',
   },
   {
     name: 'SEED_ON_FIRST_START',
@@ -312,6 +335,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       sweepMs: r.int('WEBHOOK_SWEEP_MS', 5_000, 50, 3_600_000),
       concurrency: r.int('WEBHOOK_CONCURRENCY', 50, 1, 1000),
     },
+    visits: { noShowGraceMinutes: r.int('VISIT_NO_SHOW_GRACE_MINUTES', 120, 0, 7 * 24 * 60) },
     seedOnFirstStart: r.bool('SEED_ON_FIRST_START', !production),
   };
   if (production && config.webhooks.allowLocalTargets) {

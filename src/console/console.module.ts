@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
 import { OpsModule } from '../ops/ops.module';
+import { MessagesModule } from '../visitor/messages/messages.module';
+import { VisitTypesModule } from '../visitor/visit-types/visit-types.module';
+import { ConsoleFrontDoorController } from './front-door/front-door.controller';
 import { SupportController } from './support/support.controller';
 import { OperatorGuard } from './operator.guard';
 import { AccountsRepository } from './auth/accounts.repository';
@@ -13,13 +16,14 @@ import {
 } from './webhooks/webhook-deliveries.controller';
 
 @Module({
-  imports: [OpsModule],
+  imports: [OpsModule, MessagesModule, VisitTypesModule],
   controllers: [
     SupportController,
     SessionController,
     ConsoleApiKeysController,
     ConsoleWebhookDeliveriesController,
     SupportDeliveriesController,
+    ConsoleFrontDoorController,
   ],
   providers: [OperatorGuard, AccountsRepository, AccountsService, ConsoleSessionGuard, SignInLimitGuard],
 })

@@ -7,6 +7,7 @@ import { PeopleModule } from './people/people.module';
 import { VisitTypesController } from './visit-types/visit-types.controller';
 import { VisitTypesModule } from './visit-types/visit-types.module';
 import { EventsController } from './events/events.controller';
+import { VisitorsController, VisitsController } from './visits/visits.controller';
 import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
 
 /** The visitor-management API (/v1) routes. Services live in the platform and domain modules. */
@@ -20,6 +21,8 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     VisitTypesController,
     WebhookEndpointsController,
     EventsController,
+    VisitsController,
+    VisitorsController,
   ],
 })
 export class VisitorModule {}

@@ -176,7 +176,7 @@ describe('Idempotency-Key on /v1 POSTs', () => {
       `UPDATE visitor.idempotency_key SET created_at = created_at - interval '25 hours' WHERE key = $1`,
       [idempotencyKey],
     );
-    expect(await t.app.get(IdempotencyPurge).purge()).toBeGreaterThanOrEqual(1);
+    expect(await t.app.get(IdempotencyPurge).run()).toBeGreaterThanOrEqual(1);
     expect(
       (await pg.query(`SELECT 1 FROM visitor.idempotency_key WHERE key = $1`, [idempotencyKey])).rowCount,
     ).toBe(0);

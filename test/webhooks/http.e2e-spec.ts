@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { bootTestApp, TestApp } from '../harness';
+import { until } from '../support/until';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { Contract } from '../support/openapi-contract';
@@ -49,15 +50,6 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
     t.app
       .get(Transactions)
       .run((uow) => t.app.get(EventsService).record(uow, { organisationId: org.id, livemode }, type, object));
-  const until = async <T>(fn: () => Promise<T | undefined | false>, ms = 5000): Promise<T> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await fn();
-      if (v) return v;
-      if (Date.now() > end) throw new Error('timed out waiting');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
 
   it('creates (201, secret once), lists, gets, changes and deletes an endpoint', async () => {
     const created = await call(t.app, 'POST', '/v1/webhook-endpoints', {

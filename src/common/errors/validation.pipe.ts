@@ -10,7 +10,11 @@ class RawValidationErrors {
 function flatten(errors: ValidationError[], prefix: string): FieldError[] {
   return errors.flatMap((e) => {
     const here = `${prefix}.${e.property}`;
-    const own = Object.values(e.constraints ?? {}).map((message) => ({ location: here, message }));
+    // A missing required field gets one clear message instead of every rule it failed.
+    const missing = e.value === undefined && e.constraints && !e.children?.length;
+    const own = missing
+      ? [{ location: here, message: 'is required' }]
+      : Object.values(e.constraints ?? {}).map((message) => ({ location: here, message }));
     return own.concat(flatten(e.children ?? [], here));
   });
 }
@@ -26,7 +30,7 @@ export class ApiValidationPipe extends ValidationPipe {
       whitelist: true,
       forbidNonWhitelisted: true,
       transform: true,
-      validationError: { target: false, value: false },
+      validationError: { target: false, value: true },
       exceptionFactory: (errors) => new RawValidationErrors(errors),
     });
   }

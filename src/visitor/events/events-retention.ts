@@ -2,16 +2,16 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
-import { PeriodicPurge } from '../../common/periodic-purge';
+import { PeriodicTask } from '../../common/periodic-task';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 
 export const EVENT_RETENTION_DAYS = 30;
 
 /** Deletes events (with their deliveries and attempts) older than 30 days, hourly. */
 @Injectable()
-export class EventsRetention extends PeriodicPurge {
+export class EventsRetention extends PeriodicTask {
   protected readonly logger = new Logger('EventsRetention');
-  protected readonly what = `events older than ${EVENT_RETENTION_DAYS} days`;
+  protected readonly what = `events older than ${EVENT_RETENTION_DAYS} days purged`;
 
   constructor(
     private readonly repo: WebhooksRepository,
@@ -21,7 +21,7 @@ export class EventsRetention extends PeriodicPurge {
     super(config);
   }
 
-  protected deleteExpired(): Promise<number> {
+  protected work(): Promise<number> {
     return this.repo.purgeEventsBefore(
       new Date(this.clock.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000),
     );

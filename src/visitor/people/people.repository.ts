@@ -68,6 +68,17 @@ export class PeopleRepository {
     }
   }
 
+  /** Ids among `ids` of people of this tenant (for checking Person answers of custom fields). */
+  async existingIds(tenant: Tenant, ids: string[], m?: EntityManager): Promise<Set<string>> {
+    assertTenant(tenant);
+    if (ids.length === 0) return new Set();
+    const rows: { id: string }[] = await (m ?? this.ds.manager).query(
+      `SELECT id FROM visitor.person WHERE organisation_id = $1 AND livemode = $2 AND id = ANY($3)`,
+      [tenant.organisationId, tenant.livemode, ids],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** Active people who can host (the plan limit counts these). */
   async countHosts(tenant: Tenant): Promise<number> {
     assertTenant(tenant);

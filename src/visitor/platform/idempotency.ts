@@ -15,7 +15,7 @@ import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
 import { StoredResponse } from '../../common/http/stored-response';
-import { PeriodicPurge } from '../../common/periodic-purge';
+import { PeriodicTask } from '../../common/periodic-task';
 import { IdempotencyRepository } from './idempotency.repository';
 import type { Tenant } from './tenant';
 
@@ -148,9 +148,9 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
 
 /** Deletes idempotency keys older than 24 hours, hourly. */
 @Injectable()
-export class IdempotencyPurge extends PeriodicPurge {
+export class IdempotencyPurge extends PeriodicTask {
   protected readonly logger = new Logger('Idempotency');
-  protected readonly what = 'idempotency keys older than 24 hours';
+  protected readonly what = 'idempotency keys older than 24 hours purged';
 
   constructor(
     private readonly repo: IdempotencyRepository,
@@ -160,7 +160,7 @@ export class IdempotencyPurge extends PeriodicPurge {
     super(config);
   }
 
-  protected deleteExpired(): Promise<number> {
+  protected work(): Promise<number> {
     return this.repo.purge(new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
   }
 }

@@ -1,0 +1,142 @@
+import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ApiError } from '../../common/errors/api-error';
+import type { Form, FormSchema } from '../../visitor/forms/custom-fields.validator';
+import { FormsService } from '../../visitor/forms/forms.service';
+import type { MessageRow } from '../../visitor/messages/message.entity';
+import { MessagesRepository } from '../../visitor/messages/messages.repository';
+import { CursorCodecProvider } from '../../visitor/platform/cursor-codec.provider';
+import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
+import { VisitTypeResponse } from '../../visitor/visit-types/dto/visit-type.response';
+import { VisitTypesService } from '../../visitor/visit-types/visit-types.service';
+import { VisitResponse } from '../../visitor/visits/dto/visit.response';
+import { VisitsService } from '../../visitor/visits/visits.service';
+import type { AccountRow } from '../auth/accounts.repository';
+import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
+
+export class ModeQuery {
+  @ApiPropertyOptional({ enum: ['live', 'test'], default: 'live' })
+  @IsOptional()
+  @IsIn(['live', 'test'], { message: 'must be live or test' })
+  mode?: 'live' | 'test';
+}
+
+export class SaveVisitTypeBody {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) name?: string;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() pre_registration?: boolean;
+}
+
+export class PublishFormBody {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'JSON Schema (2020-12) with x-svc annotations',
+  })
+  @IsObject()
+  schema: FormSchema;
+}
+
+export class OutboxMessageResponse {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: ['email', 'sms', 'whatsapp'] }) channel: string;
+  @ApiProperty() recipient: string;
+  @ApiProperty({ type: String, nullable: true }) subject: string | null;
+  @ApiProperty() body: string;
+  @ApiProperty({ type: String, nullable: true, description: 'The visit or endpoint it is about' })
+  related_id: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+const toOutbox = (m: MessageRow): OutboxMessageResponse => ({
+  id: m.id,
+  channel: m.channel,
+  recipient: m.recipient,
+  subject: m.subject,
+  body: m.body,
+  related_id: m.relatedId,
+  created_at: m.createdAt.toISOString(),
+});
+
+const BOTH_MODES = [true, false];
+
+/**
+ * The front door in the console: the test outbox and visits with every answer (any signed-in person), and the
+ * configuration Owners and Admins manage — visit types and forms, saved in both modes so the sandbox stays a copy.
+ */
+@ApiTags('Console')
+@Controller('console')
+export class ConsoleFrontDoorController {
+  constructor(
+    private readonly messages: MessagesRepository,
+    private readonly visits: VisitsService,
+    private readonly visitTypes: VisitTypesService,
+    private readonly forms: FormsService,
+    private readonly cursors: CursorCodecProvider,
+  ) {}
+
+  @Get('test-outbox')
+  @ConsoleAuth()
+  @ApiOperation({ summary: 'Messages test mode would have sent (passes, notices), newest first' })
+  @ApiOkResponse({ type: PageOf(OutboxMessageResponse) })
+  outbox(@CurrentAccount() a: AccountRow, @Query() q: ListQuery): Promise<Page<OutboxMessageResponse>> {
+    const tenant = { organisationId: a.organisation_id, livemode: false };
+    return this.cursors.codec.createdPage(
+      'console-test-outbox',
+      tenant,
+      q,
+      (limit, before) =>
+        this.messages.list(
+          tenant,
+          limit + 1,
+          before ? { createdAt: new Date(before.createdAt), id: before.id } : undefined,
+        ),
+      toOutbox,
+    );
+  }
+
+  @Get('visits/:visit_id')
+  @ConsoleAuth()
+  @ApiOperation({ summary: 'A visit with every answer, protected ones included' })
+  @ApiOkResponse({ type: VisitResponse })
+  visit(
+    @CurrentAccount() a: AccountRow,
+    @Param('visit_id') id: string,
+    @Query() q: ModeQuery,
+  ): Promise<VisitResponse> {
+    const tenant = { organisationId: a.organisation_id, livemode: q.mode !== 'test' };
+    return this.visits.get({ tenant, hiddenBefore: null }, id, 'console');
+  }
+
+  @Put('visit-types/:key')
+  @ConsoleAuth('owner', 'admin')
+  @ApiOperation({ summary: 'Create or change a visit type (name, on/off, pre-registration)' })
+  @ApiOkResponse({ type: VisitTypeResponse })
+  async saveVisitType(
+    @CurrentAccount() a: AccountRow,
+    @Param('key') key: string,
+    @Body() body: SaveVisitTypeBody,
+  ): Promise<VisitTypeResponse> {
+    let saved: VisitTypeResponse | null = null;
+    for (const livemode of BOTH_MODES)
+      saved = await this.visitTypes.save({ organisationId: a.organisation_id, livemode }, key, body);
+    return saved!;
+  }
+
+  @Put('forms/:kind')
+  @ConsoleAuth('owner', 'admin')
+  @ApiOperation({ summary: 'Publish a new version of the visit or person form' })
+  async publishForm(
+    @CurrentAccount() a: AccountRow,
+    @Param('kind') kind: string,
+    @Body() body: PublishFormBody,
+  ): Promise<Form> {
+    if (kind !== 'visit' && kind !== 'person')
+      throw ApiError.validation([{ location: 'path.kind', message: 'must be visit or person' }]);
+    let form: Form | null = null;
+    for (const livemode of BOTH_MODES)
+      form = await this.forms.publish({ organisationId: a.organisation_id, livemode }, kind, body.schema);
+    return form!;
+  }
+}

@@ -1,0 +1,327 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../../database/prepared';
+import type { CreatedAfter } from '../platform/pagination';
+import { assertTenant, Tenant } from '../platform/tenant';
+import type { VisitStatus } from './visit-state-machine';
+
+export type { Tenant };
+
+/** A visit row joined with its visitor record, as every read returns it. */
+export interface VisitRow {
+  id: string;
+  organisation_id: string;
+  livemode: boolean;
+  status: VisitStatus;
+  type: string;
+  source: 'invitation' | 'pre_registration';
+  site_id: string;
+  gate_id: string | null;
+  host_id: string;
+  visitor_id: string;
+  visitor_name: string | null;
+  visitor_phone: string | null;
+  visitor_email: string | null;
+  visitor_company: string | null;
+  purpose: string;
+  expected_at: Date | null;
+  expected_until: Date | null;
+  checked_in_at: Date | null;
+  checked_out_at: Date | null;
+  cancelled_at: Date | null;
+  cancel_reason: string | null;
+  decision_outcome: 'approved' | 'denied' | null;
+  decided_at: Date | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+  booking_id: string | null;
+  pass_channels: string[];
+  pass_last_sent_at: Date | null;
+  custom_fields: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Columns a visit write may set (snake_case, as stored). */
+export type VisitColumns = Partial<
+  Omit<VisitRow, 'visitor_name' | 'visitor_phone' | 'visitor_email' | 'visitor_company'>
+>;
+
+export interface VisitorRow {
+  id: string;
+  organisation_id: string;
+  livemode: boolean;
+  name: string | null;
+  phone: string | null;
+  email: string | null;
+  company: string | null;
+  last_visit_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  erased_at: Date | null;
+}
+
+export interface VisitFilter {
+  status?: VisitStatus;
+  siteId?: string;
+  hostId?: string;
+  expectedFrom?: Date;
+  expectedTo?: Date;
+  updatedSince?: Date;
+  /** Live-mode plan history: visits created before this are omitted unless still active. */
+  hiddenBefore: Date | null;
+}
+
+export interface PassRow {
+  id: string;
+  organisation_id: string;
+  livemode: boolean;
+  visit_id: string;
+  channels: string[];
+  status: 'pending' | 'sent' | 'failed';
+  created_at: Date;
+}
+
+/** Statuses plan history never hides. */
+export const ACTIVE_STATUSES: readonly VisitStatus[] = ['expected', 'awaiting_approval', 'checked_in'];
+
+const VISIT_SELECT = `
+  SELECT v.*, r.name AS visitor_name, r.phone AS visitor_phone, r.email AS visitor_email, r.company AS visitor_company
+    FROM visitor.visit v JOIN visitor.visitor r ON r.id = v.visitor_id`;
+
+/** Visits, visitor records and passes: tenant-scoped SQL, every statement filtered on organisation and mode. */
+@Injectable()
+export class VisitsRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  private m(m?: EntityManager): EntityManager {
+    return m ?? this.ds.manager;
+  }
+
+  /**
+   * The visitor with this phone number in the tenant, created or refreshed with the details given (the latest
+   * name, and e-mail and company when given). One statement, safe under concurrent creates.
+   */
+  async upsertVisitor(
+    m: EntityManager,
+    tenant: Tenant,
+    v: { id: string; name: string; phone: string; email: string | null; company: string | null },
+    now: Date,
+  ): Promise<string> {
+    assertTenant(tenant);
+    const rows: { id: string }[] = await m.query(
+      `INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, email, company, last_visit_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)
+       ON CONFLICT (organisation_id, livemode, phone) WHERE phone IS NOT NULL DO UPDATE
+          SET name = EXCLUDED.name, email = COALESCE(EXCLUDED.email, visitor.email),
+              company = COALESCE(EXCLUDED.company, visitor.company), last_visit_at = EXCLUDED.last_visit_at,
+              updated_at = EXCLUDED.updated_at
+       RETURNING id`,
+      [v.id, tenant.organisationId, tenant.livemode, v.name, v.phone, v.email, v.company, now],
+    );
+    return rows[0].id;
+  }
+
+  async insertVisit(m: EntityManager, row: VisitColumns & { id: string }): Promise<void> {
+    const cols = Object.keys(row);
+    await m.query(
+      `INSERT INTO visitor.visit (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
+      cols.map((c) => {
+        const v = (row as Record<string, unknown>)[c];
+        return c === 'custom_fields' ? JSON.stringify(v) : v;
+      }),
+    );
+  }
+
+  async find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<VisitRow | null> {
+    assertTenant(tenant);
+    const rows: VisitRow[] = await this.m(m).query(
+      `${VISIT_SELECT} WHERE v.id = $1 AND v.organisation_id = $2 AND v.livemode = $3${lock ? ' FOR UPDATE OF v' : ''}`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
+    return rows[0] ?? null;
+  }
+
+  async update(m: EntityManager, tenant: Tenant, id: string, changes: VisitColumns): Promise<void> {
+    assertTenant(tenant);
+    const cols = Object.keys(changes);
+    if (cols.length === 0) return;
+    await m.query(
+      `UPDATE visitor.visit SET ${cols.map((c, i) => `${c} = $${i + 4}`).join(', ')}
+        WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      [
+        id,
+        tenant.organisationId,
+        tenant.livemode,
+        ...cols.map((c) => {
+          const v = (changes as Record<string, unknown>)[c];
+          return c === 'custom_fields' ? JSON.stringify(v) : v;
+        }),
+      ],
+    );
+  }
+
+  /** Keyset page in (created_at, id) order, `limit` rows (the caller asks one more than it shows). */
+  list(tenant: Tenant, f: VisitFilter, limit: number, after?: CreatedAfter): Promise<VisitRow[]> {
+    assertTenant(tenant);
+    const params: unknown[] = [tenant.organisationId, tenant.livemode, limit];
+    const where: string[] = ['v.organisation_id = $1', 'v.livemode = $2'];
+    const add = (sql: (p: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (f.status) add((p) => `v.status = ${p}`, f.status);
+    if (f.siteId) add((p) => `v.site_id = ${p}`, f.siteId);
+    if (f.hostId) add((p) => `v.host_id = ${p}`, f.hostId);
+    if (f.expectedFrom) add((p) => `v.expected_at >= ${p}`, f.expectedFrom);
+    if (f.expectedTo) add((p) => `v.expected_at < ${p}`, f.expectedTo);
+    if (f.updatedSince) add((p) => `v.updated_at >= ${p}`, f.updatedSince);
+    if (f.hiddenBefore)
+      add(
+        (p) => `(v.created_at >= ${p} OR v.status IN ('expected', 'awaiting_approval', 'checked_in'))`,
+        f.hiddenBefore,
+      );
+    if (after) {
+      params.push(new Date(after.createdAt), after.id);
+      where.push(`(v.created_at, v.id) > ($${params.length - 1}, $${params.length})`);
+    }
+    const text = `${VISIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY v.created_at, v.id LIMIT $3`;
+    // One named statement per filter combination (the name is a digest of the text).
+    const name = `visits_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    return preparedQuery<VisitRow>(this.ds, name, text, params);
+  }
+
+  async findVisitor(tenant: Tenant, id: string, m?: EntityManager): Promise<VisitorRow | null> {
+    assertTenant(tenant);
+    const rows: VisitorRow[] = await this.m(m).query(
+      `SELECT * FROM visitor.visitor WHERE id = $1 AND organisation_id = $2 AND livemode = $3 AND erased_at IS NULL`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Whether the visitor has a visit plan history never hides. */
+  async visitorHasActiveVisit(tenant: Tenant, visitorId: string): Promise<boolean> {
+    const rows: unknown[] = await this.ds.query(
+      `SELECT 1 FROM visitor.visit WHERE visitor_id = $1 AND organisation_id = $2 AND livemode = $3
+          AND status IN ('expected', 'awaiting_approval', 'checked_in') LIMIT 1`,
+      [visitorId, tenant.organisationId, tenant.livemode],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Erases a visitor's personal data everywhere it is stored, in the caller's transaction: the visitor record,
+   * the purpose and answers of its visits, event payloads that carry it, its messages and the stored responses
+   * of idempotent requests that returned it. Counts stay (rows remain, emptied). Returns the visit ids.
+   */
+  async eraseVisitor(m: EntityManager, tenant: Tenant, visitorId: string, now: Date): Promise<string[]> {
+    assertTenant(tenant);
+    const t = [tenant.organisationId, tenant.livemode];
+    // Passes first (the pass sender locks a pass, then its visit: the same order, so no deadlock). Waiting here
+    // for a send in flight means its message exists by the time messages are erased below.
+    await m.query(
+      `UPDATE visitor.visit_pass p SET status = CASE WHEN p.status = 'pending' THEN 'failed' ELSE p.status END,
+              error = CASE WHEN p.status = 'pending' THEN 'visitor erased' ELSE p.error END, revoked_at = COALESCE(p.revoked_at, $4)
+         FROM visitor.visit v
+        WHERE p.visit_id = v.id AND v.visitor_id = $1 AND v.organisation_id = $2 AND v.livemode = $3`,
+      [visitorId, ...t, now],
+    );
+    await m.query(
+      `UPDATE visitor.visitor SET name = NULL, phone = NULL, email = NULL, company = NULL, erased_at = $4, updated_at = $4
+        WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      [visitorId, ...t, now],
+    );
+    const [visits] = (await m.query(
+      `UPDATE visitor.visit SET purpose = '', custom_fields = '{}', cancel_reason = NULL, decision_reason = NULL, updated_at = $4
+        WHERE visitor_id = $1 AND organisation_id = $2 AND livemode = $3 RETURNING id`,
+      [visitorId, ...t, now],
+    )) as [{ id: string }[], number];
+    const ids = visits.map((v) => v.id);
+    // Event payloads: the visit snapshot keeps its ids and statuses; the visitor's details and answers go.
+    await m.query(
+      `UPDATE visitor.event
+          SET body = jsonb_set(jsonb_set(jsonb_set(body::jsonb, '{data,object,visitor}',
+                       jsonb_build_object('id', $1::text, 'name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
+                     '{data,object,custom_fields}', '{}'::jsonb), '{data,object,purpose}', '""'::jsonb)::text
+        WHERE organisation_id = $2 AND livemode = $3 AND body::jsonb #>> '{data,object,visitor,id}' = $1`,
+      [visitorId, ...t],
+    );
+    await m.query(
+      `UPDATE visitor.message SET recipient = '[erased]', body = '[erased]', subject = NULL
+        WHERE organisation_id = $2 AND livemode = $3 AND (related_id = ANY($1) OR related_id = $4)`,
+      [ids, ...t, visitorId],
+    );
+    await m.query(
+      `DELETE FROM visitor.idempotency_key WHERE organisation_id = $1 AND livemode = $2 AND response_body LIKE $3`,
+      [...t, `%${visitorId}%`],
+    );
+    return ids;
+  }
+
+  insertPass(m: EntityManager, p: PassRow): Promise<unknown> {
+    assertTenant({ organisationId: p.organisation_id, livemode: p.livemode });
+    return m.query(
+      `INSERT INTO visitor.visit_pass (id, organisation_id, livemode, visit_id, channels, status, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [p.id, p.organisation_id, p.livemode, p.visit_id, p.channels, p.status, p.created_at],
+    );
+  }
+
+  /** Earlier passes of a visit stop working when a new one is issued. */
+  revokePasses(m: EntityManager, visitId: string, exceptId: string, now: Date): Promise<unknown> {
+    return m.query(
+      `UPDATE visitor.visit_pass SET revoked_at = $3 WHERE visit_id = $1 AND id <> $2 AND revoked_at IS NULL`,
+      [visitId, exceptId, now],
+    );
+  }
+
+  /** Claims a pending pass for sending (exactly one sender wins); null when it is not pending. */
+  async claimPass(m: EntityManager, id: string): Promise<PassRow | null> {
+    const rows: PassRow[] = await m.query(
+      `SELECT * FROM visitor.visit_pass WHERE id = $1 AND status = 'pending' FOR UPDATE SKIP LOCKED`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async finishPass(
+    m: EntityManager,
+    id: string,
+    r: { status: 'sent' | 'failed'; channel: string | null; messageId: string | null; error: string | null },
+    now: Date,
+  ): Promise<void> {
+    await m.query(
+      `UPDATE visitor.visit_pass SET status = $2, channel = $3, message_id = $4, error = $5, sent_at = $6 WHERE id = $1`,
+      [id, r.status, r.channel, r.messageId, r.error, r.status === 'sent' ? now : null],
+    );
+  }
+
+  /** A pass by id (for the pass link): null when unknown. */
+  async findPass(id: string): Promise<(PassRow & { revoked_at: Date | null }) | null> {
+    const rows: (PassRow & { revoked_at: Date | null })[] = await this.ds.query(
+      `SELECT * FROM visitor.visit_pass WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Passes still pending a while after they were issued (their job was lost): the sweeper re-enqueues them. */
+  async stalePendingPasses(olderThan: Date, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.ds.query(
+      `SELECT id FROM visitor.visit_pass WHERE status = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2`,
+      [olderThan, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Expected visits whose window ended before `before`, locked for the no-show job. */
+  async dueNoShows(m: EntityManager, before: Date, limit: number): Promise<VisitRow[]> {
+    return m.query(
+      `${VISIT_SELECT} WHERE v.status = 'expected' AND COALESCE(v.expected_until, v.expected_at) < $1
+        ORDER BY COALESCE(v.expected_until, v.expected_at) LIMIT $2 FOR UPDATE OF v SKIP LOCKED`,
+      [before, limit],
+    );
+  }
+}

@@ -1,0 +1,458 @@
+import { Injectable } from '@nestjs/common';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { ApiError, FieldError } from '../../common/errors/api-error';
+import { Clock } from '../../common/clock';
+import { newId } from '../../common/ids';
+import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { EventsService } from '../events/events.service';
+import { publicForm, type Form } from '../forms/custom-fields.validator';
+import { FormsService } from '../forms/forms.service';
+import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { PeopleRepository } from '../people/people.repository';
+import type { Audience } from '../people/people.service';
+import { VisitTypesService } from '../visit-types/visit-types.service';
+import { DEFAULT_PASS_CHANNELS } from './dto/visit.request';
+import { toVisitorResponse, toVisitResponse, VisitorResponse, VisitResponse } from './dto/visit.response';
+import { PassQueue } from './pass.queue';
+import { PassTokens } from './pass-token';
+import { transition, VisitAction } from './visit-state-machine';
+import {
+  ACTIVE_STATUSES,
+  Tenant,
+  VisitColumns,
+  VisitFilter,
+  VisitRow,
+  VisitsRepository,
+} from './visits.repository';
+
+export interface VisitInput {
+  site_id: string;
+  gate_id?: string | null;
+  host_id: string;
+  type: string;
+  visitor: { name: string; phone: string; email?: string | null; company?: string | null };
+  purpose?: string;
+  expected_at?: string | null;
+  expected_until?: string | null;
+  pass_channels?: string[];
+  custom_fields?: Record<string, unknown>;
+}
+
+export type VisitChanges = Partial<Omit<VisitInput, 'visitor' | 'pass_channels'>>;
+
+/** Who calls: the tenant, whether a publishable key pre-registers, and the plan-history cutoff (live mode). */
+export interface VisitCaller {
+  tenant: Tenant;
+  publishable?: boolean;
+  hiddenBefore: Date | null;
+}
+
+const hiddenByPlan = () =>
+  new ApiError(
+    'plan_required',
+    "This visit is older than the organisation's plan shows; upgrade the plan to see its full visitor history.",
+  );
+
+/** Statuses in which a visit can still be changed or get a new pass. */
+const OPEN_STATUSES = ACTIVE_STATUSES;
+
+/**
+ * Visits: create (with the visitor record matched by phone and a pass queued after commit), change, the state
+ * machine's transitions, resend-pass, visitor records and erasure. Every change records its events in the same
+ * transaction; event payloads and integration reads omit protected answers.
+ */
+@Injectable()
+export class VisitsService {
+  readonly tokens: PassTokens;
+
+  constructor(
+    private readonly repo: VisitsRepository,
+    private readonly orgs: OrganisationsRepository,
+    private readonly people: PeopleRepository,
+    private readonly visitTypes: VisitTypesService,
+    private readonly forms: FormsService,
+    private readonly events: EventsService,
+    private readonly passes: PassQueue,
+    private readonly tx: Transactions,
+    private readonly clock: Clock,
+    @InjectConfig() config: Config,
+  ) {
+    this.tokens = new PassTokens(config.secrets.sessionSecret);
+  }
+
+  view(form: Form, row: VisitRow, audience: Audience = 'integration'): VisitResponse {
+    return toVisitResponse(
+      row,
+      audience === 'console' ? row.custom_fields : this.forms.protectedOmitted(form, row.custom_fields),
+    );
+  }
+
+  /** Records `types` for the visit as it is now (re-read in the transaction), integration view. */
+  async recordEvents(uow: UnitOfWork, tenant: Tenant, id: string, types: string[]): Promise<VisitRow> {
+    const row = (await this.repo.find(tenant, id, uow.manager))!;
+    const form = await this.forms.current(tenant, 'visit', uow.manager);
+    for (const type of types) await this.events.record(uow, tenant, type, this.view(form, row));
+    return row;
+  }
+
+  private isHidden(row: VisitRow, hiddenBefore: Date | null): boolean {
+    return hiddenBefore !== null && row.created_at < hiddenBefore && !ACTIVE_STATUSES.includes(row.status);
+  }
+
+  /**
+   * Checks the references and answers of a visit as it would be after the change; every problem at once,
+   * each at its field's location.
+   */
+  private async check(
+    caller: VisitCaller,
+    v: {
+      site_id: string;
+      gate_id: string | null;
+      host_id: string;
+      type: string;
+      expected_at: Date | null;
+      expected_until: Date | null;
+      custom_fields: Record<string, unknown>;
+    },
+    touched: Set<string>,
+  ): Promise<void> {
+    const { tenant } = caller;
+    const errors: FieldError[] = [];
+    const site = await this.orgs.findSite(tenant, v.site_id);
+    if (!site)
+      errors.push({
+        location: 'body.site_id',
+        message: `no site ${v.site_id} in this organisation and mode`,
+      });
+    else if (v.gate_id && !site.gates.some((g) => g.id === v.gate_id))
+      errors.push({
+        location: 'body.gate_id',
+        message: `gate ${v.gate_id} is not a gate of site ${v.site_id}`,
+      });
+    if (touched.has('host_id')) {
+      const host = await this.people.find(tenant, v.host_id);
+      if (!host || !host.active || !host.canHost)
+        errors.push({
+          location: 'body.host_id',
+          message: host
+            ? `person ${v.host_id} is not an active person who can host`
+            : `no person ${v.host_id}`,
+        });
+    }
+    if (v.expected_until && !v.expected_at)
+      errors.push({ location: 'body.expected_at', message: 'is required when expected_until is given' });
+    if (v.expected_until && v.expected_at && v.expected_until <= v.expected_at)
+      errors.push({ location: 'body.expected_until', message: 'must be after expected_at' });
+    if (touched.has('type')) {
+      try {
+        await this.visitTypes.assertUsable(tenant, v.type, { publishable: caller.publishable });
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        errors.push(...e.errors);
+      }
+    }
+    if (touched.has('custom_fields') || touched.has('site_id'))
+      errors.push(...(await this.answerProblems(caller, v)));
+    if (errors.length) throw ApiError.validation(errors);
+  }
+
+  /** Problems of the answers: the form (the public form for pre-registration), site-only questions, people. */
+  private async answerProblems(
+    caller: VisitCaller,
+    v: { site_id: string; custom_fields: Record<string, unknown> },
+  ): Promise<FieldError[]> {
+    const { tenant } = caller;
+    const full = await this.forms.current(tenant, 'visit');
+    const form = caller.publishable ? publicForm(full) : full;
+    const errors: FieldError[] = [];
+    if (caller.publishable)
+      for (const key of Object.keys(v.custom_fields))
+        if (!(key in form.schema.properties))
+          errors.push({
+            location: `body.custom_fields.${key}`,
+            message: 'is not a question of the public form',
+          });
+    if (errors.length) return errors;
+    try {
+      this.forms.check(tenant, form, caller.publishable ? 'visit-public' : 'visit', v.custom_fields);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      errors.push(...e.errors);
+    }
+    const personAnswers: { key: string; id: string }[] = [];
+    for (const [key, def] of Object.entries(form.schema.properties)) {
+      if (!(key in v.custom_fields)) continue;
+      const sites = def['x-svc-sites'];
+      if (sites && !sites.includes(v.site_id))
+        errors.push({
+          location: `body.custom_fields.${key}`,
+          message: `is asked only at sites ${sites.join(', ')}`,
+        });
+      if (def['x-svc-type'] === 'person' && typeof v.custom_fields[key] === 'string')
+        personAnswers.push({ key, id: v.custom_fields[key] as string });
+    }
+    const found = await this.people.existingIds(
+      tenant,
+      personAnswers.map((p) => p.id),
+    );
+    for (const p of personAnswers)
+      if (!found.has(p.id))
+        errors.push({ location: `body.custom_fields.${p.key}`, message: `no person ${p.id}` });
+    return errors;
+  }
+
+  private issuePass(uow: UnitOfWork, tenant: Tenant, visitId: string, channels: string[]): Promise<void> {
+    const now = this.clock.now();
+    const id = newId('pass');
+    uow.afterCommit(() => this.passes.enqueue([id]));
+    return this.repo
+      .insertPass(uow.manager, {
+        id,
+        organisation_id: tenant.organisationId,
+        livemode: tenant.livemode,
+        visit_id: visitId,
+        channels,
+        status: 'pending',
+        created_at: now,
+      })
+      .then(() => this.repo.revokePasses(uow.manager, visitId, id, now))
+      .then(() => undefined);
+  }
+
+  async create(
+    caller: VisitCaller,
+    input: VisitInput,
+    audience: Audience = 'integration',
+  ): Promise<VisitResponse> {
+    const { tenant } = caller;
+    const v = {
+      site_id: input.site_id,
+      gate_id: input.gate_id ?? null,
+      host_id: input.host_id,
+      type: input.type,
+      expected_at: input.expected_at ? new Date(input.expected_at) : null,
+      expected_until: input.expected_until ? new Date(input.expected_until) : null,
+      custom_fields: input.custom_fields ?? {},
+    };
+    await this.check(caller, v, new Set(['host_id', 'type', 'custom_fields', 'site_id']));
+    return this.tx.run(async (uow) => {
+      const now = this.clock.now();
+      const visitorId = await this.repo.upsertVisitor(
+        uow.manager,
+        tenant,
+        {
+          id: newId('visitor'),
+          name: input.visitor.name.trim(),
+          phone: input.visitor.phone,
+          email: input.visitor.email ?? null,
+          company: input.visitor.company ?? null,
+        },
+        now,
+      );
+      const id = newId('visit');
+      const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
+      await this.repo.insertVisit(uow.manager, {
+        id,
+        organisation_id: tenant.organisationId,
+        livemode: tenant.livemode,
+        status: 'expected',
+        type: v.type,
+        source: caller.publishable ? 'pre_registration' : 'invitation',
+        site_id: v.site_id,
+        gate_id: v.gate_id,
+        host_id: v.host_id,
+        visitor_id: visitorId,
+        purpose: input.purpose ?? '',
+        expected_at: v.expected_at,
+        expected_until: v.expected_until,
+        pass_channels: channels,
+        custom_fields: v.custom_fields,
+        created_at: now,
+        updated_at: now,
+      });
+      const row = await this.recordEvents(uow, tenant, id, ['visit.created']);
+      await this.issuePass(uow, tenant, id, channels);
+      return this.view(await this.forms.current(tenant, 'visit', uow.manager), row, audience);
+    });
+  }
+
+  async get(caller: VisitCaller, id: string, audience: Audience = 'integration'): Promise<VisitResponse> {
+    const row = await this.repo.find(caller.tenant, id);
+    if (!row) throw ApiError.notFound(`Visit ${id}`);
+    if (this.isHidden(row, caller.hiddenBefore)) throw hiddenByPlan();
+    return this.view(await this.forms.current(caller.tenant, 'visit'), row, audience);
+  }
+
+  async list(
+    caller: VisitCaller,
+    f: Omit<VisitFilter, 'hiddenBefore'>,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<VisitRow[]> {
+    return this.repo.list(caller.tenant, { ...f, hiddenBefore: caller.hiddenBefore }, limit, after);
+  }
+
+  /** The integration view of the tenant's visits (its current form decides which answers are protected). */
+  async viewer(tenant: Tenant): Promise<(r: VisitRow) => VisitResponse> {
+    const form = await this.forms.current(tenant, 'visit');
+    return (r) => this.view(form, r);
+  }
+
+  /** Locks the visit for a change; not found, hidden by plan history, or in a status that forbids `verb`. */
+  private async lock(uow: UnitOfWork, caller: VisitCaller, id: string): Promise<VisitRow> {
+    const row = await this.repo.find(caller.tenant, id, uow.manager, true);
+    if (!row) throw ApiError.notFound(`Visit ${id}`);
+    if (this.isHidden(row, caller.hiddenBefore)) throw hiddenByPlan();
+    return row;
+  }
+
+  async update(caller: VisitCaller, id: string, input: VisitChanges): Promise<VisitResponse> {
+    const current = await this.repo.find(caller.tenant, id);
+    if (!current) throw ApiError.notFound(`Visit ${id}`);
+    if (this.isHidden(current, caller.hiddenBefore)) throw hiddenByPlan();
+    const touched = new Set(
+      Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined),
+    );
+    const has = (k: keyof VisitChanges) => touched.has(k);
+    const date = (s: string | null | undefined) => (s ? new Date(s) : null);
+    const next = {
+      site_id: input.site_id ?? current.site_id,
+      // moving to another site drops the gate unless a new one is given
+      gate_id: has('gate_id') ? (input.gate_id ?? null) : has('site_id') ? null : current.gate_id,
+      host_id: input.host_id ?? current.host_id,
+      type: input.type ?? current.type,
+      expected_at: has('expected_at') ? date(input.expected_at) : current.expected_at,
+      expected_until: has('expected_until') ? date(input.expected_until) : current.expected_until,
+      custom_fields: input.custom_fields ?? current.custom_fields,
+    };
+    await this.check(caller, next, touched);
+    return this.tx.run(async (uow) => {
+      const row = await this.lock(uow, caller, id);
+      if (!OPEN_STATUSES.includes(row.status))
+        throw new ApiError('invalid_state', `A visit in status ${row.status} can no longer be changed.`);
+      const changes: VisitColumns = { ...next, updated_at: this.clock.now() };
+      if (has('purpose')) changes.purpose = input.purpose ?? '';
+      await this.repo.update(uow.manager, caller.tenant, id, changes);
+      const updated = await this.recordEvents(uow, caller.tenant, id, ['visit.updated']);
+      return this.view(await this.forms.current(caller.tenant, 'visit', uow.manager), updated);
+    });
+  }
+
+  /** One transition of the state machine; concurrent calls serialise on the row lock, so one wins. */
+  async act(
+    caller: VisitCaller,
+    id: string,
+    action: VisitAction,
+    extra: { reason?: string | null; decidedBy?: string | null; passToken?: string | null } = {},
+  ): Promise<VisitResponse> {
+    const { tenant } = caller;
+    if (extra.decidedBy) {
+      const found = await this.people.existingIds(tenant, [extra.decidedBy]);
+      if (!found.has(extra.decidedBy))
+        throw ApiError.validation([{ location: 'body.decided_by', message: `no person ${extra.decidedBy}` }]);
+    }
+    return this.tx.run(async (uow) => {
+      const row = await this.lock(uow, caller, id);
+      if (extra.passToken) await this.checkPass(row, extra.passToken);
+      const site = await this.orgs.findSite(tenant, row.site_id, uow.manager);
+      const t = transition(row.status, action, {
+        siteRequiresApproval: site?.requires_host_approval ?? false,
+      });
+      const now = this.clock.now();
+      const changes: VisitColumns = { status: t.to, updated_at: now };
+      for (const col of t.sets) changes[col] = now;
+      if (action === 'cancel') changes.cancel_reason = extra.reason ?? null;
+      if (action === 'approve' || action === 'deny')
+        Object.assign(changes, {
+          decision_outcome: action === 'approve' ? 'approved' : 'denied',
+          decided_by: extra.decidedBy ?? null,
+          decision_reason: extra.reason ?? null,
+        });
+      await this.repo.update(uow.manager, tenant, id, changes);
+      const updated = await this.recordEvents(uow, tenant, id, t.events);
+      return this.view(await this.forms.current(tenant, 'visit', uow.manager), updated);
+    });
+  }
+
+  private async checkPass(row: VisitRow, token: string): Promise<void> {
+    const refuse = (message: string) => ApiError.validation([{ location: 'body.pass', message }]);
+    const passId = this.tokens.passIdOf(token);
+    if (!passId) throw refuse('is not a pass token');
+    const pass = await this.repo.findPass(passId);
+    if (!pass || pass.visit_id !== row.id) throw refuse('is not a pass of this visit');
+    if (pass.revoked_at) throw refuse('has been replaced by a newer pass');
+  }
+
+  async resendPass(caller: VisitCaller, id: string, channels?: string[]): Promise<VisitResponse> {
+    return this.tx.run(async (uow) => {
+      const row = await this.lock(uow, caller, id);
+      if (!OPEN_STATUSES.includes(row.status))
+        throw new ApiError('invalid_state', `A visit in status ${row.status} gets no new pass.`);
+      const use = channels?.length ? [...new Set(channels)] : row.pass_channels;
+      if (channels?.length)
+        await this.repo.update(uow.manager, caller.tenant, id, {
+          pass_channels: use,
+          updated_at: this.clock.now(),
+        });
+      await this.issuePass(uow, caller.tenant, id, use);
+      const form = await this.forms.current(caller.tenant, 'visit', uow.manager);
+      return this.view(form, (await this.repo.find(caller.tenant, id, uow.manager))!);
+    });
+  }
+
+  async getVisitor(caller: VisitCaller, id: string): Promise<VisitorResponse> {
+    const row = await this.repo.findVisitor(caller.tenant, id);
+    if (!row) throw ApiError.notFound(`Visitor ${id}`);
+    if (
+      caller.hiddenBefore &&
+      row.last_visit_at < caller.hiddenBefore &&
+      !(await this.repo.visitorHasActiveVisit(caller.tenant, id))
+    )
+      throw new ApiError(
+        'plan_required',
+        "This visitor's visits are older than the organisation's plan shows; upgrade the plan to see them.",
+      );
+    return toVisitorResponse(row);
+  }
+
+  /** Permanent erasure (including records hidden by plan history); afterwards the visitor is `not_found`. */
+  async eraseVisitor(tenant: Tenant, id: string): Promise<void> {
+    await this.tx.run(async (uow) => {
+      const row = await this.repo.findVisitor(tenant, id, uow.manager);
+      if (!row) throw ApiError.notFound(`Visitor ${id}`);
+      const now = this.clock.now();
+      const visitIds = await this.repo.eraseVisitor(uow.manager, tenant, id, now);
+      await this.events.record(uow, tenant, 'visitor.erased', {
+        id,
+        object: 'visitor',
+        erased_at: now.toISOString(),
+        visit_ids: visitIds,
+      });
+    });
+  }
+
+  /** Marks `expected` visits whose window ended more than the grace period ago as no-shows; returns how many. */
+  async markNoShows(graceMinutes: number, batch = 200): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.tx.run(async (uow) => {
+        const now = this.clock.now();
+        const due = await this.repo.dueNoShows(
+          uow.manager,
+          new Date(now.getTime() - graceMinutes * 60_000),
+          batch,
+        );
+        for (const v of due) {
+          const tenant = { organisationId: v.organisation_id, livemode: v.livemode };
+          const t = transition(v.status, 'no_show', { siteRequiresApproval: false });
+          await this.repo.update(uow.manager, tenant, v.id, { status: t.to, updated_at: now });
+          await this.recordEvents(uow, tenant, v.id, t.events);
+        }
+        return due.length;
+      });
+      total += n;
+      if (n < batch) return total;
+    }
+  }
+}
