@@ -72,7 +72,7 @@ export async function main(): Promise<void> {
   ).key;
   await ds.destroy();
 
-  const app = fork(join(__dirname, 'platform-server.js'), [], {
+  const app = fork(join(__dirname, 'server.js'), [], {
     env: {
       ...process.env,
       DATABASE_URL: url,

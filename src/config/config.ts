@@ -41,6 +41,7 @@ export interface Config {
     concurrency: number;
   };
   visits: { noShowGraceMinutes: number };
+  testModeRatePerMinute: number;
   seedOnFirstStart: boolean;
 }
 
@@ -193,6 +194,12 @@ export const CONFIG_SPEC: VarSpec[] = [
     default: '120',
   },
   {
+    name: 'TEST_MODE_RATE_PER_MINUTE',
+    description:
+      "Test-mode requests a minute per organisation; the API's published value is 100 (raise only for load tests)",
+    default: '100',
+  },
+  {
     name: 'SEED_ON_FIRST_START',
     description: 'Seed demo data the first time the database is migrated',
     default: 'true (false in production)',
@@ -336,6 +343,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       concurrency: r.int('WEBHOOK_CONCURRENCY', 50, 1, 1000),
     },
     visits: { noShowGraceMinutes: r.int('VISIT_NO_SHOW_GRACE_MINUTES', 120, 0, 7 * 24 * 60) },
+    testModeRatePerMinute: r.int('TEST_MODE_RATE_PER_MINUTE', 100, 1, 100_000_000),
     seedOnFirstStart: r.bool('SEED_ON_FIRST_START', !production),
   };
   if (production && config.webhooks.allowLocalTargets) {

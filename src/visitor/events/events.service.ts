@@ -38,7 +38,7 @@ export class EventsService {
       livemode: tenant.livemode,
       data: { object },
     };
-    await this.repo.insertEvent(uow.manager, {
+    const deliveryIds = await this.repo.insertEventWithDeliveries(uow.manager, {
       id: envelope.id,
       organisationId: tenant.organisationId,
       livemode: tenant.livemode,
@@ -46,13 +46,10 @@ export class EventsService {
       createdAt: now,
       body: JSON.stringify(envelope),
     });
-    const endpoints = await this.repo.subscribedEndpoints(uow.manager, tenant, type);
-    await this.fanOut(
-      uow,
-      tenant,
-      envelope.id,
-      endpoints.map((e) => e.id),
-    );
+    if (deliveryIds.length)
+      uow.afterCommit(() =>
+        this.queue.enqueue(deliveryIds.map((deliveryId) => ({ deliveryId, attempt: 1 }))),
+      );
     return envelope;
   }
 

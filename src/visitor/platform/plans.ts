@@ -93,8 +93,14 @@ export interface PlanOverrides {
   auditDays: number | null;
 }
 
-export function ratePerMinute(plan: Plan, livemode: boolean, o: PlanOverrides): number | null {
-  if (!livemode) return TEST_RATE_PER_MINUTE;
+/** `testRate`: the test-mode allowance (TEST_MODE_RATE_PER_MINUTE, 100 as the spec says unless configured). */
+export function ratePerMinute(
+  plan: Plan,
+  livemode: boolean,
+  o: PlanOverrides,
+  testRate = TEST_RATE_PER_MINUTE,
+): number | null {
+  if (!livemode) return testRate;
   const base = PLAN_RULES[plan].liveRatePerMinute;
   return base === null ? null : (o.ratePerMinute ?? base);
 }

@@ -7,7 +7,9 @@ import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { Credential } from './credential';
 import { CredentialRegistry } from './credential.registry';
 import { AUTHORIZE, AuthorizeOptions, NO_CREDENTIAL } from './authorize.decorator';
-import { PLAN_RULES, planGives, ratePerMinute, TEST_RATE_PER_MINUTE } from './plans';
+import { PLAN_RULES, planGives, ratePerMinute } from './plans';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
 import { isScope, roleAllows } from './scopes';
 import { modeName } from './tenant';
 
@@ -48,6 +50,7 @@ export class VisitorAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly credentials: CredentialRegistry,
     private readonly rateLimit: RateLimitGuard,
+    @InjectConfig() private readonly config: Config,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -92,7 +95,8 @@ export class VisitorAuthGuard implements CanActivate {
 
     // 5. Rate limit, per organisation and mode, shared by all its credentials. A plan without live API access
     // reaches only the routes that stay open when the plan lapsed; they get the test-mode allowance.
-    const rate = ratePerMinute(org.plan, credential.livemode, org.overrides) ?? TEST_RATE_PER_MINUTE;
+    const testRate = this.config.testModeRatePerMinute;
+    const rate = ratePerMinute(org.plan, credential.livemode, org.overrides, testRate) ?? testRate;
     req.ctx.rateLimit = {
       bucket: `v1:${org.id}:${modeName(credential.livemode)}`,
       limit: rate,

@@ -16,6 +16,15 @@ export class VisitTypesRepository {
     });
   }
 
+  /** One type's row (null for a built-in type never changed, or an unknown key). */
+  async one(tenant: Tenant, key: string): Promise<Pick<VisitTypeRow, 'enabled' | 'preRegistration'> | null> {
+    const rows: { enabled: boolean; pre_registration: boolean }[] = await this.ds.query(
+      `SELECT enabled, pre_registration FROM visitor.visit_type WHERE organisation_id = $1 AND livemode = $2 AND key = $3`,
+      [tenant.organisationId, tenant.livemode, key],
+    );
+    return rows[0] ? { enabled: rows[0].enabled, preRegistration: rows[0].pre_registration } : null;
+  }
+
   async upsert(row: VisitTypeRow): Promise<void> {
     await this.ds
       .getRepository(VisitTypeRow)

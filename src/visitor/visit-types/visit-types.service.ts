@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../platform/tenant';
-import { ApiError } from '../../common/errors/api-error';
+import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { FormsService } from '../forms/forms.service';
 import { publicForm } from '../forms/custom-fields.validator';
@@ -53,20 +53,9 @@ export class VisitTypesService {
   }
 
   /** The type a visit may use: known and on (and open for pre-registration with a publishable key). */
-  async assertUsable(
-    tenant: Tenant,
-    key: string,
-    opts: { publishable?: boolean } = {},
-  ): Promise<VisitTypeResponse> {
-    const t = (await this.list(tenant)).find((x) => x.key === key);
-    if (!t) throw ApiError.validation([{ location: 'body.type', message: `unknown visit type "${key}"` }]);
-    if (!t.enabled)
-      throw ApiError.validation([{ location: 'body.type', message: `visit type "${key}" is turned off` }]);
-    if (opts.publishable && !t.pre_registration)
-      throw ApiError.validation([
-        { location: 'body.type', message: `visit type "${key}" is not open for pre-registration` },
-      ]);
-    return t;
+  async assertUsable(tenant: Tenant, key: string, opts: { publishable?: boolean } = {}): Promise<void> {
+    const errors = typeProblems(key, await this.repo.one(tenant, key), opts.publishable ?? false);
+    if (errors.length) throw ApiError.validation(errors);
   }
 
   /** Admins: create or change a type (display name, on/off, pre-registration). */
@@ -97,4 +86,21 @@ export class VisitTypesService {
     });
     return this.get(tenant, key);
   }
+}
+
+/**
+ * Why a visit cannot use type `key`, given its row (null: never changed — a built-in type is then on and closed
+ * to pre-registration; any other key is unknown). Empty when usable.
+ */
+export function typeProblems(
+  key: string,
+  row: { enabled: boolean; preRegistration: boolean } | null,
+  publishable: boolean,
+): FieldError[] {
+  const t = row ?? (key in BUILT_IN_TYPES ? { enabled: true, preRegistration: false } : null);
+  const at = (message: string) => [{ location: 'body.type', message }];
+  if (!t) return at(`unknown visit type "${key}"`);
+  if (!t.enabled) return at(`visit type "${key}" is turned off`);
+  if (publishable && !t.preRegistration) return at(`visit type "${key}" is not open for pre-registration`);
+  return [];
 }

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
+import type { FormSchema } from '../forms/custom-fields.validator';
 import type { VisitStatus } from './visit-state-machine';
 
 export type { Tenant };
@@ -108,19 +109,52 @@ export class VisitsRepository {
     tenant: Tenant,
     v: { id: string; name: string; phone: string; email: string | null; company: string | null },
     now: Date,
-  ): Promise<string> {
+  ): Promise<Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>> {
     assertTenant(tenant);
-    const rows: { id: string }[] = await m.query(
+    const rows: Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>[] = await m.query(
       `INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, email, company, last_visit_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)
        ON CONFLICT (organisation_id, livemode, phone) WHERE phone IS NOT NULL DO UPDATE
           SET name = EXCLUDED.name, email = COALESCE(EXCLUDED.email, visitor.email),
               company = COALESCE(EXCLUDED.company, visitor.company), last_visit_at = EXCLUDED.last_visit_at,
               updated_at = EXCLUDED.updated_at
-       RETURNING id`,
+       RETURNING id, name, phone, email, company`,
       [v.id, tenant.organisationId, tenant.livemode, v.name, v.phone, v.email, v.company, now],
     );
-    return rows[0].id;
+    return rows[0];
+  }
+
+  /**
+   * Everything a visit write checks, in one round trip (the hot path of POST /v1/visits): the site with its
+   * gates, the host, the type's row, the current visit form. Each is null when absent.
+   */
+  async lookups(
+    tenant: Tenant,
+    q: { siteId: string; hostId: string | null; type: string | null },
+  ): Promise<{
+    site: { id: string; gates: { id: string }[] } | null;
+    host: { active: boolean; can_host: boolean } | null;
+    type: { enabled: boolean; preRegistration: boolean } | null;
+    form: { version: number; schema: FormSchema } | null;
+  }> {
+    assertTenant(tenant);
+    const rows = await preparedQuery<{ site: unknown; host: unknown; type: unknown; form: unknown }>(
+      this.ds,
+      'visit_lookups',
+      `SELECT
+         (SELECT json_build_object('id', s.id, 'gates',
+                   COALESCE((SELECT json_agg(json_build_object('id', g.id)) FROM visitor.gate g WHERE g.site_id = s.id), '[]'::json))
+            FROM visitor.site s WHERE s.id = $3 AND s.organisation_id = $1 AND s.livemode = $2) AS site,
+         (SELECT json_build_object('active', p.active, 'can_host', p.can_host)
+            FROM visitor.person p WHERE p.id = $4 AND p.organisation_id = $1 AND p.livemode = $2) AS host,
+         (SELECT json_build_object('enabled', t.enabled, 'preRegistration', t.pre_registration)
+            FROM visitor.visit_type t WHERE t.key = $5 AND t.organisation_id = $1 AND t.livemode = $2) AS type,
+         (SELECT json_build_object('version', f.version, 'schema', f.schema)
+            FROM visitor.form f WHERE f.kind = 'visit' AND f.organisation_id = $1 AND f.livemode = $2
+           ORDER BY f.version DESC LIMIT 1) AS form`,
+      [tenant.organisationId, tenant.livemode, q.siteId, q.hostId, q.type],
+    );
+    return rows[0] as never;
   }
 
   async insertVisit(m: EntityManager, row: VisitColumns & { id: string }): Promise<void> {

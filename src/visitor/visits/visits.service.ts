@@ -7,11 +7,11 @@ import { newId } from '../../common/ids';
 import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { publicForm, type Form } from '../forms/custom-fields.validator';
-import { FormsService } from '../forms/forms.service';
+import { EMPTY_FORM, FormsService } from '../forms/forms.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { PeopleRepository } from '../people/people.repository';
 import type { Audience } from '../people/people.service';
-import { VisitTypesService } from '../visit-types/visit-types.service';
+import { typeProblems } from '../visit-types/visit-types.service';
 import { DEFAULT_PASS_CHANNELS } from './dto/visit.request';
 import { toVisitorResponse, toVisitResponse, VisitorResponse, VisitResponse } from './dto/visit.response';
 import { PassQueue } from './pass.queue';
@@ -70,7 +70,6 @@ export class VisitsService {
     private readonly repo: VisitsRepository,
     private readonly orgs: OrganisationsRepository,
     private readonly people: PeopleRepository,
-    private readonly visitTypes: VisitTypesService,
     private readonly forms: FormsService,
     private readonly events: EventsService,
     private readonly passes: PassQueue,
@@ -102,7 +101,7 @@ export class VisitsService {
 
   /**
    * Checks the references and answers of a visit as it would be after the change; every problem at once,
-   * each at its field's location.
+   * each at its field's location. The lookups run in parallel. Returns the visit form it checked against.
    */
   private async check(
     caller: VisitCaller,
@@ -116,10 +115,20 @@ export class VisitsService {
       custom_fields: Record<string, unknown>;
     },
     touched: Set<string>,
-  ): Promise<void> {
+  ): Promise<Form> {
     const { tenant } = caller;
+    const found = await this.repo.lookups(tenant, {
+      siteId: v.site_id,
+      hostId: touched.has('host_id') ? v.host_id : null,
+      type: touched.has('type') ? v.type : null,
+    });
+    const { site } = found;
+    const host = touched.has('host_id') ? found.host : undefined;
+    const typeErrors = touched.has('type')
+      ? typeProblems(v.type, found.type, caller.publishable ?? false)
+      : [];
+    const form: Form = found.form ?? EMPTY_FORM;
     const errors: FieldError[] = [];
-    const site = await this.orgs.findSite(tenant, v.site_id);
     if (!site)
       errors.push({
         location: 'body.site_id',
@@ -130,40 +139,31 @@ export class VisitsService {
         location: 'body.gate_id',
         message: `gate ${v.gate_id} is not a gate of site ${v.site_id}`,
       });
-    if (touched.has('host_id')) {
-      const host = await this.people.find(tenant, v.host_id);
-      if (!host || !host.active || !host.canHost)
-        errors.push({
-          location: 'body.host_id',
-          message: host
-            ? `person ${v.host_id} is not an active person who can host`
-            : `no person ${v.host_id}`,
-        });
-    }
+    if (host !== undefined && (!host || !host.active || !host.can_host))
+      errors.push({
+        location: 'body.host_id',
+        message: host ? `person ${v.host_id} is not an active person who can host` : `no person ${v.host_id}`,
+      });
     if (v.expected_until && !v.expected_at)
       errors.push({ location: 'body.expected_at', message: 'is required when expected_until is given' });
     if (v.expected_until && v.expected_at && v.expected_until <= v.expected_at)
       errors.push({ location: 'body.expected_until', message: 'must be after expected_at' });
-    if (touched.has('type')) {
-      try {
-        await this.visitTypes.assertUsable(tenant, v.type, { publishable: caller.publishable });
-      } catch (e) {
-        if (!(e instanceof ApiError)) throw e;
-        errors.push(...e.errors);
-      }
-    }
+    errors.push(...typeErrors);
     if (touched.has('custom_fields') || touched.has('site_id'))
-      errors.push(...(await this.answerProblems(caller, v)));
+      errors.push(...(await this.answerProblems(caller, form, v)));
     if (errors.length) throw ApiError.validation(errors);
+    return form;
   }
 
   /** Problems of the answers: the form (the public form for pre-registration), site-only questions, people. */
   private async answerProblems(
     caller: VisitCaller,
+    full: Form,
     v: { site_id: string; custom_fields: Record<string, unknown> },
   ): Promise<FieldError[]> {
     const { tenant } = caller;
-    const full = await this.forms.current(tenant, 'visit');
+    if (Object.keys(v.custom_fields).length === 0 && !full.schema.required?.length && !full.schema.allOf)
+      return [];
     const form = caller.publishable ? publicForm(full) : full;
     const errors: FieldError[] = [];
     if (caller.publishable)
@@ -202,22 +202,27 @@ export class VisitsService {
     return errors;
   }
 
-  private issuePass(uow: UnitOfWork, tenant: Tenant, visitId: string, channels: string[]): Promise<void> {
+  /** A new pending pass, sent by a job enqueued after commit; a resent pass revokes the earlier ones. */
+  private async issuePass(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    visitId: string,
+    channels: string[],
+    first: boolean,
+  ): Promise<void> {
     const now = this.clock.now();
     const id = newId('pass');
     uow.afterCommit(() => this.passes.enqueue([id]));
-    return this.repo
-      .insertPass(uow.manager, {
-        id,
-        organisation_id: tenant.organisationId,
-        livemode: tenant.livemode,
-        visit_id: visitId,
-        channels,
-        status: 'pending',
-        created_at: now,
-      })
-      .then(() => this.repo.revokePasses(uow.manager, visitId, id, now))
-      .then(() => undefined);
+    await this.repo.insertPass(uow.manager, {
+      id,
+      organisation_id: tenant.organisationId,
+      livemode: tenant.livemode,
+      visit_id: visitId,
+      channels,
+      status: 'pending',
+      created_at: now,
+    });
+    if (!first) await this.repo.revokePasses(uow.manager, visitId, id, now);
   }
 
   async create(
@@ -235,10 +240,10 @@ export class VisitsService {
       expected_until: input.expected_until ? new Date(input.expected_until) : null,
       custom_fields: input.custom_fields ?? {},
     };
-    await this.check(caller, v, new Set(['host_id', 'type', 'custom_fields', 'site_id']));
+    const form = await this.check(caller, v, new Set(['host_id', 'type', 'custom_fields', 'site_id']));
     return this.tx.run(async (uow) => {
       const now = this.clock.now();
-      const visitorId = await this.repo.upsertVisitor(
+      const visitor = await this.repo.upsertVisitor(
         uow.manager,
         tenant,
         {
@@ -252,7 +257,7 @@ export class VisitsService {
       );
       const id = newId('visit');
       const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
-      await this.repo.insertVisit(uow.manager, {
+      const columns = {
         id,
         organisation_id: tenant.organisationId,
         livemode: tenant.livemode,
@@ -262,7 +267,7 @@ export class VisitsService {
         site_id: v.site_id,
         gate_id: v.gate_id,
         host_id: v.host_id,
-        visitor_id: visitorId,
+        visitor_id: visitor.id,
         purpose: input.purpose ?? '',
         expected_at: v.expected_at,
         expected_until: v.expected_until,
@@ -270,10 +275,31 @@ export class VisitsService {
         custom_fields: v.custom_fields,
         created_at: now,
         updated_at: now,
-      });
-      const row = await this.recordEvents(uow, tenant, id, ['visit.created']);
-      await this.issuePass(uow, tenant, id, channels);
-      return this.view(await this.forms.current(tenant, 'visit', uow.manager), row, audience);
+      } satisfies VisitColumns;
+      await this.repo.insertVisit(uow.manager, columns);
+      // The row as a read would return it, built from what was just written (no re-read on the hot path).
+      const row: VisitRow = {
+        ...columns,
+        status: 'expected',
+        source: columns.source as VisitRow['source'],
+        visitor_name: visitor.name,
+        visitor_phone: visitor.phone,
+        visitor_email: visitor.email,
+        visitor_company: visitor.company,
+        checked_in_at: null,
+        checked_out_at: null,
+        cancelled_at: null,
+        cancel_reason: null,
+        decision_outcome: null,
+        decided_at: null,
+        decided_by: null,
+        decision_reason: null,
+        booking_id: null,
+        pass_last_sent_at: null,
+      };
+      await this.events.record(uow, tenant, 'visit.created', this.view(form, row));
+      await this.issuePass(uow, tenant, id, channels, true);
+      return this.view(form, row, audience);
     });
   }
 
@@ -395,7 +421,7 @@ export class VisitsService {
           pass_channels: use,
           updated_at: this.clock.now(),
         });
-      await this.issuePass(uow, caller.tenant, id, use);
+      await this.issuePass(uow, caller.tenant, id, use, false);
       const form = await this.forms.current(caller.tenant, 'visit', uow.manager);
       return this.view(form, (await this.repo.find(caller.tenant, id, uow.manager))!);
     });

@@ -74,9 +74,28 @@ export class WebhooksRepository {
     return preparedQuery<T>(this.ds, name, text, values);
   }
 
-  insertEvent(m: EntityManager, row: EventRow): Promise<unknown> {
+  /**
+   * Records an event and one pending delivery per enabled endpoint of its mode subscribed to its type, in one
+   * statement (every change of the API records events, so this is a hot path); returns the delivery ids.
+   * `*` covers every type except watchlist.matched. Delivery ids are `dlv_` + 122 random bits (base64url-like).
+   */
+  async insertEventWithDeliveries(m: EntityManager, row: EventRow): Promise<string[]> {
     assertTenant(row);
-    return m.getRepository(EventRow).insert(row);
+    const rows: { id: string }[] = await m.query(
+      `WITH ev AS (
+         INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)
+       )
+       INSERT INTO visitor.webhook_delivery (id, organisation_id, livemode, event_id, endpoint_id, status, attempt_count,
+                                             next_attempt_at, created_at, updated_at)
+       SELECT 'dlv_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', ''),
+              $2, $3, $1, e.id, 'pending', 0, $5, $5, $5
+         FROM visitor.webhook_endpoint e
+        WHERE e.organisation_id = $2 AND e.livemode = $3 AND e.status = 'enabled' AND e.deleted_at IS NULL
+          AND ($4 = ANY(e.enabled_events) OR ('*' = ANY(e.enabled_events) AND $4 <> 'watchlist.matched'))
+       RETURNING id`,
+      [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** Enabled endpoints of the tenant subscribed to `type`; `*` covers every type except watchlist.matched. */

@@ -1,0 +1,284 @@
+/**
+ * `npm run bench -- visits`:
+ * 1. `POST /v1/visits` in test mode (secret key through the whole chain, a new Idempotency-Key and a new
+ *    visitor phone per request, pass job enqueued) against the floor `POST /v1/__bench/visits` (two plain
+ *    INSERTs, chain off), in one run.
+ * 2. `GET /v1/visits?limit=100` over 1,000,000 visits: the first page against a deep page (cursor at row
+ *    ~990,000) under load, then a walk through every page, one after another, following `next_cursor`.
+ * Reports requests/s, p50/p99 and the app's peak RSS; writes bench/results/visits.{json,md}.
+ * BENCH_VISITS (default 1,000,000), BENCH_SECONDS, BENCH_CONNECTIONS tune it.
+ */
+import autocannon from 'autocannon';
+import { fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { loadConfig } from '../src/config/config';
+import { newId } from '../src/common/ids';
+import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
+import { createDataSource } from '../src/database/data-source.factory';
+import { CursorCodec } from '../src/visitor/platform/pagination';
+import { platformServices } from '../src/visitor/platform/platform.command';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const VISITS = Number(process.env.BENCH_VISITS ?? 1_000_000);
+const PORT = 39_900 + Math.floor(Math.random() * 500);
+
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+async function load(opts: autocannon.Options, expect2xx = true) {
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
+  if (expect2xx && (r.non2xx > 0 || r.errors > 0))
+    throw new Error(`${opts.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return {
+    rps: Math.round(r.requests.average),
+    mean: Number(r.latency.average.toFixed(2)),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+  };
+}
+
+/** A fresh visitor phone per request (valid Ghanaian mobile numbers; both runs draw from one counter). */
+let phoneSeq = 1_000_000;
+const nextPhone = () => `+23324${phoneSeq++}`;
+
+export async function main(): Promise<void> {
+  const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `gh_bench_visits_${randomBytes(3).toString('hex')}`;
+  const u = new URL(admin);
+  u.pathname = `/${dbName}`;
+  const url = u.toString();
+  await createDatabaseIfMissing(admin, dbName);
+  await runMigrations(url);
+
+  const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
+  const s = platformServices(ds);
+  const operator = { type: 'operator' as const, id: 'bench' };
+  const { organisation, sites } = await s.orgs.create(
+    {
+      name: 'Bench Visits',
+      plan: 'pro',
+      country: 'GH',
+      time_zone: 'Africa/Accra',
+      sites: [{ name: 'HQ', time_zone: 'Africa/Accra', gates: ['Main'] }],
+    },
+    operator,
+  );
+  const site = sites.find((x) => !x.livemode)!.id;
+  const host = newId('person');
+  await ds.query(
+    `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, can_host, active, created_at, updated_at)
+     VALUES ($1, $2, false, 'Bench Host', 'host@bench.test', true, true, now(), now())`,
+    [host, organisation.id],
+  );
+  const key = (
+    await s.keys.create(
+      organisation.id,
+      { name: 'bench', kind: 'secret', mode: 'test', scopes: ['visits:read', 'visits:write'] },
+      operator,
+    )
+  ).key;
+
+  // 1,000,000 visits (100,000 visitors) in bulk, spread over the last ~2 years, every status.
+  const t0 = Date.now();
+  const visitors = Math.max(1, Math.floor(VISITS / 10));
+  await ds.query(
+    `INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, last_visit_at, created_at, updated_at)
+     SELECT 'visitor_seed' || i, $1, false, 'Visitor ' || i, '+23320' || (1000000 + i), now(), now(), now()
+       FROM generate_series(1, $2) i`,
+    [organisation.id, visitors],
+  );
+  const CHUNK = 200_000;
+  for (let from = 1; from <= VISITS; from += CHUNK) {
+    await ds.query(
+      `INSERT INTO visitor.visit (id, organisation_id, livemode, status, type, source, site_id, host_id, visitor_id,
+                                  purpose, pass_channels, created_at, updated_at)
+       SELECT 'visit_seed' || lpad(i::text, 8, '0'), $1, false,
+              (ARRAY['checked_out','checked_out','checked_out','cancelled','no_show','expected','checked_in'])[1 + i % 7],
+              'meeting', 'invitation', $2, $3, 'visitor_seed' || (1 + i % $6), 'Bench visit', '{sms}',
+              now() - (($5 - i) * interval '60 seconds'), now() - (($5 - i) * interval '60 seconds')
+         FROM generate_series($4::int, LEAST($4::int + ${CHUNK - 1}, $5::int)) i`,
+      [organisation.id, site, host, from, VISITS, visitors],
+    );
+  }
+  await ds.query('ANALYZE visitor.visit; ANALYZE visitor.visitor');
+  const seedSeconds = Number(((Date.now() - t0) / 1000).toFixed(1));
+
+  // A cursor deep in the list (row ~99 %), signed as the app signs them (same SESSION_SECRET).
+  const deepRow = (
+    await ds.query(
+      `SELECT created_at, id FROM visitor.visit WHERE organisation_id = $1 AND livemode = false
+        ORDER BY created_at, id OFFSET $2 LIMIT 1`,
+      [organisation.id, Math.floor(VISITS * 0.99)],
+    )
+  )[0] as { created_at: Date; id: string };
+  await ds.destroy();
+  const codec = new CursorCodec(loadConfig().secrets.sessionSecret);
+  const tenant = { organisationId: organisation.id, livemode: false };
+  const deepCursor = codec.encode('visits', tenant, [new Date(deepRow.created_at).toISOString(), deepRow.id]);
+
+  const app = fork(join(__dirname, 'server.js'), [], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(PORT),
+      BENCH_ORG: organisation.id,
+      RUN_WORKER: 'false',
+      SEED_ON_FIRST_START: 'false',
+      LOG_LEVEL: 'error',
+      TEST_MODE_RATE_PER_MINUTE: '100000000',
+      REDIS_KEY_PREFIX: `bench:${dbName}`,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // BENCH_CPU_PROF=<dir>: write a CPU profile of the app (open it in Chrome DevTools).
+    execArgv: process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [],
+  });
+  await new Promise<void>((resolve, reject) => {
+    app.once('message', () => resolve());
+    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
+  });
+  const base = `http://127.0.0.1:${PORT}`;
+  const auth = { authorization: `Bearer ${key}` };
+  const createRequest = (path: string) => ({
+    url: `${base}${path}`,
+    method: 'POST' as const,
+    requests: [
+      {
+        setupRequest: (req: autocannon.Request) => ({
+          ...req,
+          headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          body: JSON.stringify({
+            site_id: site,
+            host_id: host,
+            type: 'meeting',
+            visitor: { name: 'Bench Visitor', phone: nextPhone() },
+          }),
+        }),
+      },
+    ],
+  });
+  try {
+    // Warm both paths.
+    await autocannon({ ...createRequest('/v1/__bench/visits'), connections: 4, duration: 2 });
+    await autocannon({ ...createRequest('/v1/visits'), connections: 4, duration: 2 });
+    const floor = await load(createRequest('/v1/__bench/visits'));
+    const create = await load(createRequest('/v1/visits'));
+
+    const firstPage = `${base}/v1/visits?limit=100`;
+    const deepPage = `${base}/v1/visits?limit=100&cursor=${encodeURIComponent(deepCursor)}`;
+    await autocannon({ url: firstPage, headers: auth, connections: 4, duration: 2 });
+    const first = await load({ url: firstPage, headers: auth });
+    const deep = await load({ url: deepPage, headers: auth });
+    const first1 = await load({ url: firstPage, headers: auth, connections: 1 });
+    const deep1 = await load({ url: deepPage, headers: auth, connections: 1 });
+
+    // The walk: every page, in order, one connection.
+    const times: number[] = [];
+    let cursor: string | null = null;
+    let rows = 0;
+    const walkStart = Date.now();
+    do {
+      const started = performance.now();
+      const res = await fetch(`${firstPage}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        headers: auth,
+      });
+      const page = (await res.json()) as { data: unknown[]; next_cursor: string | null };
+      times.push(performance.now() - started);
+      if (res.status !== 200) throw new Error(`page ${times.length}: ${res.status}`);
+      rows += page.data.length;
+      cursor = page.next_cursor;
+    } while (cursor);
+    const walkSeconds = Number(((Date.now() - walkStart) / 1000).toFixed(1));
+    const sorted = [...times].sort((a, b) => a - b);
+    const firstTen = times.slice(0, Math.ceil(times.length / 10)).sort((a, b) => a - b);
+    const lastTen = times.slice(-Math.ceil(times.length / 10)).sort((a, b) => a - b);
+    const ms = (v: number) => Number(v.toFixed(2));
+    const walk = {
+      pages: times.length,
+      rows,
+      seconds: walkSeconds,
+      p50: ms(quantile(sorted, 0.5)),
+      p99: ms(quantile(sorted, 0.99)),
+      first_tenth_p50: ms(quantile(firstTen, 0.5)),
+      last_tenth_p50: ms(quantile(lastTen, 0.5)),
+    };
+
+    const result = {
+      date: new Date().toISOString(),
+      machine: `${process.platform} ${process.arch}, node ${process.version}`,
+      duration_s: DURATION,
+      connections: CONNECTIONS,
+      visits_seeded: VISITS,
+      seed_seconds: seedSeconds,
+      create_floor: floor,
+      create,
+      create_ratio_to_floor: Number((create.rps / floor.rps).toFixed(3)),
+      list_first_page: first,
+      list_deep_page: deep,
+      list_first_page_1_connection: first1,
+      list_deep_page_1_connection: deep1,
+      deep_to_first_p50_ratio: Number((deep1.mean / first1.mean).toFixed(3)),
+      walk,
+      app_peak_rss_mb: peakRssMb(app.pid as number),
+      targets: {
+        create_rps: '≥ 500',
+        create_p99_ms: '≤ 50',
+        list_p99_ms: '≤ 30',
+        deep_vs_first: 'same cost',
+      },
+    };
+    mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
+    writeFileSync(join(process.cwd(), 'bench/results/visits.json'), `${JSON.stringify(result, null, 2)}\n`);
+    const row = (name: string, r: typeof floor) => `| ${name} | ${r.rps} | ${r.mean} | ${r.p50} | ${r.p99} |`;
+    const md = [
+      `# bench visits (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${DURATION} s each)`,
+      '',
+      `${VISITS.toLocaleString('en')} visits seeded in ${seedSeconds} s. Test mode, secret key, pass jobs enqueued (no worker running).`,
+      '',
+      '| run | requests/s | mean ms | p50 ms | p99 ms |',
+      '|---|---|---|---|---|',
+      row('POST /v1/__bench/visits (floor: 2 INSERTs, chain off)', floor),
+      row('POST /v1/visits (full create)', create),
+      row('GET /v1/visits?limit=100, first page', first),
+      row('GET /v1/visits?limit=100, page at row 990,000', deep),
+      row('first page, 1 connection', first1),
+      row('deep page, 1 connection', deep1),
+      '',
+      `Create: ${create.rps}/s at p99 ${create.p99} ms (targets ≥ 500/s, p99 ≤ 50 ms); ${result.create_ratio_to_floor} of the floor's throughput.`,
+      `Deep page / first page mean latency (1 connection): ${result.deep_to_first_p50_ratio}.`,
+      `Walk through all ${walk.pages} pages (${walk.rows} rows) in ${walk.seconds} s: p50 ${walk.p50} ms, p99 ${walk.p99} ms; first tenth p50 ${walk.first_tenth_p50} ms, last tenth p50 ${walk.last_tenth_p50} ms (target p99 ≤ 30 ms).`,
+      `App peak RSS: ${result.app_peak_rss_mb} MB.`,
+      '',
+    ].join('\n');
+    writeFileSync(join(process.cwd(), 'bench/results/visits.md'), md);
+    console.log(md);
+  } finally {
+    app.kill('SIGTERM');
+    await new Promise((r) => app.once('exit', r));
+    const c = new Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await c.end();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
