@@ -6,43 +6,18 @@
  */
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
 import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/platform/platform.command';
+import { benchDatabase, CONNECTIONS, DURATION, load, peakRssMb, runIfMain } from './support';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PORT = 39_400 + Math.floor(Math.random() * 500);
 
-function peakRssMb(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
-}
-
-async function load(opts: autocannon.Options) {
-  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${opts.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return {
-    rps: Math.round(r.requests.average),
-    mean: Number(r.latency.average.toFixed(2)),
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    requests: r.requests.total,
-  };
-}
-
 export async function main(): Promise<void> {
-  const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `gh_bench_platform_${randomBytes(3).toString('hex')}`;
-  const u = new URL(admin);
-  u.pathname = `/${dbName}`;
-  const url = u.toString();
-  await createDatabaseIfMissing(admin, dbName);
-  await runMigrations(url);
+  const db = await benchDatabase('platform');
+  const { url } = db;
 
   const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
   const s = platformServices(ds);
@@ -81,7 +56,7 @@ export async function main(): Promise<void> {
       RUN_WORKER: 'false',
       SEED_ON_FIRST_START: 'false',
       LOG_LEVEL: 'error',
-      REDIS_KEY_PREFIX: `bench:${dbName}`,
+      REDIS_KEY_PREFIX: `bench:${db.name}`,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -161,19 +136,8 @@ export async function main(): Promise<void> {
   } finally {
     app.kill('SIGTERM');
     await new Promise((r) => app.once('exit', r));
-    const c = new Client({ connectionString: admin });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await c.end();
+    await db.drop();
   }
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(module, main);

@@ -6,12 +6,10 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { createServer, request, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
 import { loadConfig } from '../src/config/config';
-import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
 import { createApp } from '../src/app.factory';
 import { Transactions } from '../src/database/unit-of-work';
 import { EventsService } from '../src/visitor/events/events.service';
@@ -19,6 +17,7 @@ import { SecretBox } from '../src/common/crypto/secret-box';
 import { newId } from '../src/common/ids';
 import { newSigningSecret, signatureHeader } from '../src/visitor/webhooks/delivery/signature';
 import { WebhooksRepository } from '../src/visitor/webhooks/webhooks.repository';
+import { benchDatabase, peakRssMb, runIfMain } from './support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const ENDPOINTS = 4;
@@ -61,11 +60,6 @@ async function receiver() {
     port: (server.address() as AddressInfo).port,
     close: () => new Promise((r) => server.close(r)),
   };
-}
-
-function peakRssMb(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
 async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
@@ -126,13 +120,8 @@ async function baseline(port: number, total: number, concurrency: number): Promi
 }
 
 export async function main(): Promise<void> {
-  const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `gh_bench_${randomBytes(4).toString('hex')}`;
-  await createDatabaseIfMissing(admin, dbName);
-  const u = new URL(admin);
-  u.pathname = `/${dbName}`;
-  const url = u.toString();
-  await runMigrations(url);
+  const db = await benchDatabase('webhooks');
+  const { url } = db;
   const prefix = `ghbench:${randomBytes(4).toString('hex')}`;
   const env = {
     NODE_ENV: 'test',
@@ -248,18 +237,7 @@ export async function main(): Promise<void> {
 
   await rx.close();
   await api.close();
-  const c = new Client({ connectionString: admin });
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await c.end();
+  await db.drop();
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(module, main);

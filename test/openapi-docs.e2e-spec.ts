@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse } from 'yaml';
@@ -43,6 +46,20 @@ describe('OpenAPI documents and /docs', () => {
       new Contract(doc).expectValid(res, 'GET', url);
     },
   );
+
+  it('the public document passes redocly lint with no errors', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' });
+    const dir = mkdtempSync(join(tmpdir(), 'gh-openapi-'));
+    const file = join(dir, 'public.json');
+    writeFileSync(file, res.body);
+    const bin = join(__dirname, '../node_modules/.bin/redocly');
+    // exits non-zero on any error; warnings (e.g. no license) are allowed
+    const out = await run(bin, ['lint', file, '--format', 'stylish'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    expect(`${out.stdout}${out.stderr}`).toMatch(/valid/i);
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
 
   it('serves the visitor contract as YAML at {docs_url}/openapi.yaml', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/openapi.yaml' });

@@ -1,6 +1,37 @@
 import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { CampaignsController } from './campaigns/campaigns.controller';
+import { CampaignsRepository } from './campaigns/campaigns.repository';
 import { PublicOpenApiController } from './openapi/public-openapi.controller';
+import { PetitionsController } from './petitions/petitions.controller';
+import { PetitionsRepository } from './petitions/petitions.repository';
+import { PublicAuthGuard } from './platform/public-auth.guard';
+import { PublicHttpCache } from './platform/http-cache';
+import { PublicKeysRepository } from './platform/public-keys.repository';
+import { PublicKeysService } from './platform/public-keys.service';
+import { ProfilesController } from './profiles/profiles.controller';
+import { ProfilesRepository } from './profiles/profiles.repository';
+import { StatsController } from './stats/stats.controller';
+import { StatsRepository } from './stats/stats.repository';
 
-/** The public content API (/public/v1). Domain modules are imported here. */
-@Module({ controllers: [PublicOpenApiController] })
+/** The public content API (/public/v1): optional x-api-key, IP/key rate limits, HTTP caching, domain routes. */
+@Module({
+  controllers: [
+    PublicOpenApiController,
+    CampaignsController,
+    PetitionsController,
+    ProfilesController,
+    StatsController,
+  ],
+  providers: [
+    { provide: APP_GUARD, useClass: PublicAuthGuard },
+    PublicHttpCache,
+    PublicKeysRepository,
+    PublicKeysService,
+    CampaignsRepository,
+    PetitionsRepository,
+    ProfilesRepository,
+    StatsRepository,
+  ],
+})
 export class ContentModule {}

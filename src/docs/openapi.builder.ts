@@ -75,6 +75,17 @@ export function buildOpenApiDocuments(
     errorName: 'Error',
     errorSchema: PUBLIC_ERROR_SCHEMA,
     errorMediaType: 'application/json',
+    // The statuses a public call can meet, each with the envelope (the spec's 400, 404 and 429, and 401 for a
+    // bad key): lists take query parameters, details a path parameter.
+    errorStatuses: (path, op) => {
+      const params = (op.parameters as { in: string }[] | undefined) ?? [];
+      return [
+        ...(params.some((x) => x.in === 'query') ? ['400'] : []),
+        '401',
+        ...(params.some((x) => x.in === 'path') ? ['404'] : []),
+        '429',
+      ];
+    },
   });
   const visitorDoc = split(all, PREFIX.visitor, {
     info: {
@@ -107,7 +118,16 @@ interface SplitOptions {
   errorName: string;
   errorSchema: Json;
   errorMediaType: string;
+  /** Error statuses documented explicitly on an operation (beside `default`). */
+  errorStatuses?: (path: string, op: Json) => string[];
 }
+
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  '400': 'VALIDATION_FAILED: a query parameter is invalid; the message names it',
+  '401': 'UNAUTHORIZED: the x-api-key header holds an unknown or revoked key',
+  '404': 'NOT_FOUND: unknown, not public, or not in a returnable state',
+  '429': 'RATE_LIMITED: the minute allowance is used; see Retry-After',
+};
 
 function split(all: OpenApiDocument, prefix: string, o: SplitOptions): OpenApiDocument {
   const paths: Record<string, Record<string, Json>> = {};
@@ -116,10 +136,13 @@ function split(all: OpenApiDocument, prefix: string, o: SplitOptions): OpenApiDo
     const ops: Record<string, Json> = {};
     for (const [method, op] of Object.entries(item)) {
       const responses = { ...((op.responses as Json) ?? {}) };
-      responses.default = {
-        description: 'Error',
+      const errorResponse = (description: string) => ({
+        description,
         content: { [o.errorMediaType]: { schema: { $ref: `#/components/schemas/${o.errorName}` } } },
-      };
+      });
+      for (const status of o.errorStatuses?.(path, op) ?? [])
+        responses[status] ??= errorResponse(ERROR_DESCRIPTIONS[status] ?? 'Error');
+      responses.default = errorResponse('Error');
       ops[method] = { ...op, responses, ...(path === `${prefix}/openapi.json` ? { security: [] } : {}) };
     }
     paths[path.slice(prefix.length) || '/'] = ops;

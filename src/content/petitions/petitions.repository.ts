@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** The public columns of a petition; the creator and every signature stay inside. */
+export interface PetitionRow {
+  id: string;
+  slug: string;
+  title: string;
+  description: string;
+  category: string;
+  status: string;
+  petition_target: number | null;
+  signatures_count: number;
+  image_url: string | null;
+  country: string | null;
+  target_country: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = `p.id, p.slug, p.title, p.description, p.category, p.status, p.petition_target, p.signatures_count,
+  p.image_url, p.country, p.target_country, p.created_at`;
+const PUBLIC = `p.status = 'active'`;
+
+/** Petitions as the public API sees them: only active ones; signatures only as counts. */
+@Injectable()
+export class PetitionsRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  async list(
+    f: { category?: string; country?: string },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: PetitionRow[]; total: number }> {
+    const params: unknown[] = [];
+    const where = [PUBLIC];
+    if (f.category) where.push(`p.category = $${params.push(f.category)}`);
+    if (f.country) where.push(`p.target_country = $${params.push(f.country.toUpperCase())}`);
+    const w = where.join(' AND ');
+    const [rows, count] = await Promise.all([
+      this.ds.query(
+        `SELECT ${COLUMNS} FROM content.petition p WHERE ${w} ORDER BY p.created_at DESC, p.id DESC
+          LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, limit, offset],
+      ) as Promise<PetitionRow[]>,
+      this.ds.query(`SELECT count(*)::int AS n FROM content.petition p WHERE ${w}`, params) as Promise<
+        { n: number }[]
+      >,
+    ]);
+    return { rows, total: count[0].n };
+  }
+
+  async bySlug(slug: string): Promise<PetitionRow | null> {
+    const rows: PetitionRow[] = await this.ds.query(
+      `SELECT ${COLUMNS} FROM content.petition p WHERE p.slug = $1 AND ${PUBLIC}`,
+      [slug],
+    );
+    return rows[0] ?? null;
+  }
+
+  async signaturesSince(petitionId: string, since: Date): Promise<number> {
+    const rows: { n: number }[] = await this.ds.query(
+      `SELECT count(*)::int AS n FROM content.signature WHERE petition_id = $1 AND created_at >= $2`,
+      [petitionId, since],
+    );
+    return rows[0].n;
+  }
+}

@@ -1,0 +1,43 @@
+import { Clock } from '../../common/clock';
+import { CliCommand, requiredFlag, UsageError } from '../../cli/cli-command';
+import { PublicKeysRepository } from './public-keys.repository';
+import { PublicKeysService } from './public-keys.service';
+
+/** `npm run cli -- public-keys create --name <partner> | list | revoke <pubkey_id> | usage <pubkey_id>` */
+export const publicKeysCommand: CliCommand = {
+  name: 'public-keys',
+  usage: 'public-keys create --name <partner> | list | revoke <pubkey_id> | usage <pubkey_id>',
+  summary: 'Issue, list and revoke public content API keys (x-api-key); the key is printed once',
+  async run(args, ctx) {
+    const ds = await ctx.dataSource();
+    const repo = new PublicKeysRepository(ds);
+    const keys = new PublicKeysService(repo, new Clock());
+    const [sub, id] = args;
+    switch (sub) {
+      case 'create': {
+        const name = requiredFlag(args, '--name').trim();
+        if (!name || name.length > 200) throw new UsageError('--name must be 1 to 200 characters');
+        const created = await keys.create(name);
+        ctx.log('the key is shown only now; it is stored as a hash');
+        return created;
+      }
+      case 'list':
+        return { data: await keys.list() };
+      case 'revoke': {
+        if (!id) throw new UsageError('revoke needs the key id (pubkey_…)');
+        const revoked = await keys.revoke(id);
+        if (!revoked) throw new UsageError(`no public key ${id}`);
+        return revoked;
+      }
+      case 'usage': {
+        if (!id) throw new UsageError('usage needs the key id (pubkey_…)');
+        return {
+          key_id: id,
+          days: (await repo.usage(id)).map((u) => ({ day: u.day, requests: Number(u.requests) })),
+        };
+      }
+      default:
+        throw new UsageError(this.usage);
+    }
+  },
+};

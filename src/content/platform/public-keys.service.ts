@@ -1,0 +1,121 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { newId, randomBase62 } from '../../common/ids';
+import { PublicKeyRow, PublicKeysRepository } from './public-keys.repository';
+
+/** `ghpub_` + 12 lookup characters + 32 secret characters (base62, about 262 bits). */
+export const PUBLIC_KEY_PREFIX = 'ghpub_';
+const KEY = /^ghpub_([0-9A-Za-z]{12})[0-9A-Za-z]{32}$/;
+const hash = (key: string) => createHash('sha256').update(key).digest();
+
+export interface PublicKeyView {
+  id: string;
+  name: string;
+  last4: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export const toPublicKeyView = (r: PublicKeyRow): PublicKeyView => ({
+  id: r.id,
+  name: r.name,
+  last4: r.last4,
+  created_at: new Date(r.created_at).toISOString(),
+  last_used_at: r.last_used_at ? new Date(r.last_used_at).toISOString() : null,
+  revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+});
+
+/**
+ * Public API keys, issued by operators to partners: shown once, stored as a SHA-256 hash with a lookup part,
+ * revocation immediate. Each request with a key is counted per key and day (attribution), in memory and
+ * written every few seconds in one statement.
+ */
+@Injectable()
+export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('PublicKeys');
+  private pending = new Map<string, { keyId: string; day: string; requests: number; lastUsedAt: Date }>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly repo: PublicKeysRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), 5_000);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+
+  async create(name: string): Promise<PublicKeyView & { key: string }> {
+    const lookup = randomBase62(12);
+    const key = `${PUBLIC_KEY_PREFIX}${lookup}${randomBase62(32)}`;
+    const row = {
+      id: newId('pubkey'),
+      name,
+      lookup,
+      key_hash: hash(key),
+      last4: key.slice(-4),
+      created_at: this.clock.now(),
+    };
+    await this.repo.insert(row);
+    return { ...toPublicKeyView({ ...row, last_used_at: null, revoked_at: null }), key };
+  }
+
+  async list(): Promise<PublicKeyView[]> {
+    return (await this.repo.list()).map(toPublicKeyView);
+  }
+
+  async revoke(id: string): Promise<PublicKeyView | null> {
+    const row = await this.repo.revoke(id, this.clock.now());
+    return row ? toPublicKeyView(row) : null;
+  }
+
+  /** The key's id, 'revoked', or null when the value is not a key of ours. */
+  async resolve(value: string): Promise<string | 'revoked' | null> {
+    const m = KEY.exec(value);
+    if (!m) return null;
+    const row = await this.repo.byLookup(m[1]);
+    if (!row) return null;
+    const h = hash(value);
+    const stored = Buffer.from(row.key_hash);
+    if (stored.length !== h.length || !timingSafeEqual(stored, h)) return null;
+    return row.revoked_at ? 'revoked' : row.id;
+  }
+
+  /** Counts one request of the key (written by the next flush). */
+  countUse(keyId: string): void {
+    const now = this.clock.now();
+    const day = now.toISOString().slice(0, 10);
+    const k = `${keyId}|${day}`;
+    const entry = this.pending.get(k);
+    if (entry) {
+      entry.requests += 1;
+      entry.lastUsedAt = now;
+    } else this.pending.set(k, { keyId, day, requests: 1, lastUsedAt: now });
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    try {
+      await this.repo.recordUse(batch);
+    } catch (e) {
+      // Put the counts back for the next flush rather than lose them.
+      for (const u of batch) {
+        const k = `${u.keyId}|${u.day}`;
+        const entry = this.pending.get(k);
+        if (entry) entry.requests += u.requests;
+        else this.pending.set(k, u);
+      }
+      this.logger.warn(`could not record key usage: ${(e as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+
+/** `page` and `limit` of every /public/v1 list; list DTOs extend it with their filters. */
+export class PublicListQuery {
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer of 1 or more' })
+  @Min(1, { message: 'must be an integer of 1 or more' })
+  @Max(1_000_000, { message: 'must be at most 1000000' })
+  page?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer from 1 to 50' })
+  @Min(1, { message: 'must be an integer from 1 to 50' })
+  @Max(50, { message: 'must be an integer from 1 to 50' })
+  limit?: number;
+}
+
+export const pageOf = (q: PublicListQuery) => {
+  const page = q.page ?? 1;
+  const limit = q.limit ?? 20;
+  return { page, limit, offset: (page - 1) * limit };
+};
+
+export interface PublicPage<T> {
+  data: T[];
+  page: number;
+  limit: number;
+  total: number;
+}
+
+/** `true`/`false` only (anything else fails `IsBoolean` with the parameter named). */
+export const BooleanParam = () =>
+  Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value));
+export const IsBooleanParam = () => IsBoolean({ message: 'must be true or false' });
+
+type Class = new (...args: never[]) => unknown;
+const pages = new Map<Class, Class>();
+
+/** The OpenAPI shape `{data, page, limit, total}` of a list of `item`. */
+export function PublicPageOf(item: Class): Class {
+  let cls = pages.get(item);
+  if (!cls) {
+    class PublicPageResponse {
+      @ApiProperty({ type: [item] }) data: unknown[];
+      @ApiProperty() page: number;
+      @ApiProperty() limit: number;
+      @ApiProperty({ description: 'Items matching the filters, over all pages' }) total: number;
+    }
+    Object.defineProperty(PublicPageResponse, 'name', { value: `${item.name.replace(/Response$/, '')}List` });
+    cls = PublicPageResponse;
+    pages.set(item, cls);
+  }
+  return cls;
+}

@@ -1,0 +1,379 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { bootTestApp, TestApp } from '../harness';
+import { Contract } from '../support/openapi-contract';
+import { contentSeeder } from '../../src/content/content.seeder';
+import { PublicKeysService } from '../../src/content/platform/public-keys.service';
+
+/** Campaigns, petitions, profiles, stats; keys, rate limits, caching and privacy of /public/v1. */
+describe('public content API: campaigns, petitions, profiles, stats, keys, limits', () => {
+  let t: TestApp;
+  let pg: Client;
+  let contract: Contract;
+  let key: string;
+  let ipSeq = 0;
+
+  beforeAll(async () => {
+    t = await bootTestApp({ env: { RUN_WORKER: 'false' } });
+    pg = new Client({ connectionString: t.db.url });
+    await pg.connect();
+    await contentSeeder.run(t.app.get(DataSource), { scale: 1, log: () => undefined });
+    contract = await Contract.fetch(t.app, '/public/v1/openapi.json');
+    key = (await t.app.get(PublicKeysService).create('Test partner')).key;
+  });
+  afterAll(async () => {
+    await pg.end();
+    await t.close();
+  });
+
+  /** A GET with the partner key (600/min) unless `opts.key` is null (keyless, from its own address). */
+  const get = (
+    url: string,
+    opts: { key?: string | null; ip?: string; headers?: Record<string, string> } = {},
+  ) => {
+    const k = opts.key === undefined ? key : opts.key;
+    return t.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...(k ? { 'x-api-key': k } : {}), ...(opts.headers ?? {}) },
+      remoteAddress: opts.ip ?? `10.9.0.${++ipSeq}`,
+    });
+  };
+  const ok = async (url: string) => {
+    const res = await get(url);
+    expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
+    contract.expectValid(res, 'GET', url);
+    return res.json();
+  };
+  const error = async (url: string, status: number, code: string) => {
+    const res = await get(url);
+    expect({ url, status: res.statusCode, code: res.json().error?.code }).toEqual({ url, status, code });
+    expect(res.json()).toEqual({
+      ok: false,
+      error: { code, message: expect.any(String), ref: expect.stringMatching(/^ERR-/) },
+    });
+    contract.expectValid(res, 'GET', url);
+    return res.json().error.message as string;
+  };
+  const keysOf = (o: object) => Object.keys(o).sort();
+
+  const CAMPAIGN_KEYS = [
+    'id',
+    'slug',
+    'title',
+    'description',
+    'category',
+    'status',
+    'goal_amount',
+    'raised_amount',
+    'image_url',
+    'country',
+    'target_country',
+    'target_country_name',
+    'progress',
+    'goal_reached_at',
+    'deadline',
+    'created_at',
+  ].sort();
+  const PETITION_KEYS = [
+    'id',
+    'slug',
+    'title',
+    'description',
+    'category',
+    'status',
+    'petition_target',
+    'signatures_count',
+    'target_country',
+    'target_country_name',
+    'country',
+    'image_url',
+    'progress',
+    'created_at',
+  ].sort();
+
+  describe('campaigns', () => {
+    it('lists only active and won campaigns, newest first, with the exact field set', async () => {
+      const { rows } = await pg.query(
+        `SELECT slug FROM content.campaign WHERE status IN ('active','won') ORDER BY created_at DESC, id DESC`,
+      );
+      const body = await ok('/public/v1/campaigns?limit=50');
+      expect(keysOf(body)).toEqual(['data', 'limit', 'page', 'total']);
+      expect(body).toMatchObject({ page: 1, limit: 50, total: rows.length });
+      expect(body.data.map((c: { slug: string }) => c.slug)).toEqual(rows.map((r) => r.slug));
+      for (const c of body.data) {
+        expect(keysOf(c)).toEqual(CAMPAIGN_KEYS);
+        expect(['active', 'won']).toContain(c.status);
+        expect(keysOf(c.progress)).toEqual(['goal_amount', 'percent', 'raised_amount']);
+        expect(c.progress.raised_amount).toBe(c.raised_amount);
+      }
+    });
+
+    it('filters by category and target country; pages never repeat or skip', async () => {
+      const all = await ok('/public/v1/campaigns?limit=50');
+      const cat = all.data[0].category;
+      const byCat = await ok(`/public/v1/campaigns?category=${cat}`);
+      expect(byCat.data.length).toBeGreaterThan(0);
+      expect(byCat.data.every((c: { category: string }) => c.category === cat)).toBe(true);
+      const cc = all.data.find((c: { target_country: string | null }) => c.target_country).target_country;
+      const byCountry = await ok(`/public/v1/campaigns?country=${cc.toLowerCase()}`);
+      expect(byCountry.data.every((c: { target_country: string }) => c.target_country === cc)).toBe(true);
+      const seen: string[] = [];
+      for (let page = 1; page <= Math.ceil(all.total / 7) + 1; page++)
+        seen.push(
+          ...(await ok(`/public/v1/campaigns?limit=7&page=${page}`)).data.map((c: { id: string }) => c.id),
+        );
+      expect(seen).toEqual(all.data.map((c: { id: string }) => c.id));
+    });
+
+    it('a detail carries sanitized updates; other states and unknown slugs are 404', async () => {
+      const slug = (await pg.query(`SELECT slug FROM content.campaign WHERE status = 'active' LIMIT 1`))
+        .rows[0].slug;
+      const c = await ok(`/public/v1/campaigns/${slug}`);
+      expect(keysOf(c)).toEqual([...CAMPAIGN_KEYS, 'updates'].sort());
+      expect(c.updates.length).toBeGreaterThan(0);
+      for (const u of c.updates) {
+        expect(keysOf(u)).toEqual(['content', 'created_at', 'id', 'media_urls', 'title']);
+        expect(u.content).toContain('<strong>');
+        expect(u.content).not.toMatch(/<script|onerror|onclick|javascript:|<iframe|style=/i);
+      }
+      for (const status of ['draft', 'pending_review', 'paused', 'closed', 'rejected']) {
+        const hidden = (
+          await pg.query(`SELECT slug FROM content.campaign WHERE status = $1 LIMIT 1`, [status])
+        ).rows[0];
+        await error(`/public/v1/campaigns/${hidden.slug}`, 404, 'NOT_FOUND');
+      }
+      await error('/public/v1/campaigns/no-such-campaign', 404, 'NOT_FOUND');
+    });
+
+    it('refuses bad query parameters with 400 naming the parameter', async () => {
+      expect(await error('/public/v1/campaigns?limit=51', 400, 'VALIDATION_FAILED')).toContain('query.limit');
+      expect(await error('/public/v1/campaigns?limit=0', 400, 'VALIDATION_FAILED')).toContain('query.limit');
+      expect(await error('/public/v1/campaigns?page=0', 400, 'VALIDATION_FAILED')).toContain('query.page');
+      expect(await error('/public/v1/campaigns?page=abc', 400, 'VALIDATION_FAILED')).toContain('query.page');
+      expect(await error('/public/v1/campaigns?country=GHA', 400, 'VALIDATION_FAILED')).toContain(
+        'query.country',
+      );
+      expect(await error('/public/v1/campaigns?colour=red', 400, 'VALIDATION_FAILED')).toContain(
+        'query.colour',
+      );
+      const beyond = await ok('/public/v1/campaigns?page=999');
+      expect(beyond.data).toEqual([]);
+      expect(beyond.total).toBeGreaterThan(0);
+    });
+  });
+
+  describe('petitions, profiles, stats', () => {
+    it('lists only active petitions; a detail adds momentum; others are 404', async () => {
+      const body = await ok('/public/v1/petitions?limit=50');
+      const { rows } = await pg.query(
+        `SELECT count(*)::int AS n FROM content.petition WHERE status = 'active'`,
+      );
+      expect(body.total).toBe(rows[0].n);
+      for (const p of body.data) {
+        expect(keysOf(p)).toEqual(PETITION_KEYS);
+        expect(p.status).toBe('active');
+        expect(p.progress).toEqual({
+          signatures_count: p.signatures_count,
+          petition_target: p.petition_target,
+          percent: expect.any(Number),
+        });
+      }
+      const top = body.data.reduce((a: { signatures_count: number }, b: { signatures_count: number }) =>
+        b.signatures_count > a.signatures_count ? b : a,
+      );
+      const detail = await ok(`/public/v1/petitions/${top.slug}`);
+      expect(keysOf(detail)).toEqual([...PETITION_KEYS, 'momentum'].sort());
+      const recent = await pg.query(
+        `SELECT count(*)::int AS n FROM content.signature s JOIN content.petition p ON p.id = s.petition_id
+          WHERE p.slug = $1 AND s.created_at >= now() - interval '7 days'`,
+        [top.slug],
+      );
+      expect(detail.momentum).toEqual({ signatures_last_7_days: recent.rows[0].n });
+      const closed = (await pg.query(`SELECT slug FROM content.petition WHERE status <> 'active' LIMIT 1`))
+        .rows[0];
+      await error(`/public/v1/petitions/${closed.slug}`, 404, 'NOT_FOUND');
+    });
+
+    it('shows public profiles only, without e-mail, phone or internal id', async () => {
+      const pub = (
+        await pg.query(`SELECT username FROM content.account WHERE public_profile ORDER BY username LIMIT 1`)
+      ).rows[0];
+      const p = await ok(`/public/v1/profiles/${pub.username}`);
+      expect(keysOf(p)).toEqual([
+        'account_type',
+        'avatar_url',
+        'bio',
+        'country',
+        'full_name',
+        'signatures_count',
+        'username',
+      ]);
+      const priv = (await pg.query(`SELECT username FROM content.account WHERE NOT public_profile LIMIT 1`))
+        .rows[0];
+      await error(`/public/v1/profiles/${priv.username}`, 404, 'NOT_FOUND');
+    });
+
+    it('stats are totals over public content', async () => {
+      const s = await ok('/public/v1/stats');
+      const { rows } = await pg.query(
+        `SELECT (SELECT count(*)::int FROM content.campaign WHERE status = 'active') AS a,
+                (SELECT sum(signatures_count)::int FROM content.petition WHERE status = 'active') AS sig`,
+      );
+      expect(s).toEqual({
+        total_active_campaigns: rows[0].a,
+        total_campaigns: expect.any(Number),
+        countries_reached: expect.any(Number),
+        total_funds_raised: expect.any(Number),
+        total_signatures: rows[0].sig,
+      });
+    });
+  });
+
+  it('privacy: no seeded private value appears in any list or detail body', async () => {
+    const bodies: string[] = [];
+    const grab = async (url: string) => {
+      const res = await get(url);
+      expect(res.statusCode).toBe(200);
+      bodies.push(res.body);
+      return res.json();
+    };
+    for (const list of ['campaigns', 'petitions']) {
+      const first = await grab(`/public/v1/${list}?limit=50`);
+      for (let page = 2; page <= Math.ceil(first.total / 50); page++)
+        await grab(`/public/v1/${list}?limit=50&page=${page}`);
+      for (const item of first.data) await grab(`/public/v1/${list}/${item.slug}`);
+    }
+    for (const { username } of (await pg.query(`SELECT username FROM content.account WHERE public_profile`))
+      .rows)
+      await grab(`/public/v1/profiles/${username}`);
+    await grab('/public/v1/stats');
+    const all = bodies.join('\n');
+    const privateValues = [
+      ...(await pg.query(`SELECT email, phone, id FROM content.account`)).rows.flatMap((r) => [
+        r.email,
+        r.phone,
+        r.id,
+      ]),
+      ...(await pg.query(`SELECT donor_name, donor_email, message FROM content.donation`)).rows.flatMap(
+        (r) => [r.donor_name, r.donor_email, r.message],
+      ),
+      ...(await pg.query(`SELECT signer_name, signer_email, comment FROM content.signature`)).rows.flatMap(
+        (r) => [r.signer_name, r.signer_email, r.comment],
+      ),
+      ...(await pg.query(`SELECT internal_notes FROM content.campaign`)).rows.map((r) => r.internal_notes),
+    ].filter((v): v is string => typeof v === 'string' && v.length > 0);
+    expect(privateValues.length).toBeGreaterThan(1000);
+    const leaked = privateValues.filter((v) => all.includes(v));
+    expect(leaked).toEqual([]);
+    for (const pattern of ['@private.example', 'Private donor', 'Private signer', 'Internal note', 'usr_'])
+      expect(all).not.toContain(pattern);
+  });
+
+  describe('keys, rate limits and HTTP caching', () => {
+    it('keyless: 30 a minute per IP with rate headers; the 31st is 429 RATE_LIMITED with Retry-After', async () => {
+      const ip = '10.77.0.1';
+      for (let i = 1; i <= 30; i++) {
+        const res = await get('/public/v1/stats', { key: null, ip });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['ratelimit-limit']).toBe('30');
+        expect(res.headers['ratelimit-remaining']).toBe(String(30 - i));
+        expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThan(0);
+      }
+      const limited = await get('/public/v1/stats', { key: null, ip });
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json().error.code).toBe('RATE_LIMITED');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      // another address is not affected; a keyed client from the same address is not limited at 31
+      expect((await get('/public/v1/stats', { key: null, ip: '10.77.0.2' })).statusCode).toBe(200);
+      const keyed = await get('/public/v1/stats', { ip });
+      expect(keyed.statusCode).toBe(200);
+      expect(keyed.headers['ratelimit-limit']).toBe('600');
+    });
+
+    it('two app instances share the keyless counter', async () => {
+      const other = await bootTestApp({
+        db: t.db,
+        env: { RUN_WORKER: 'false', REDIS_KEY_PREFIX: t.config.redisKeyPrefix },
+      });
+      try {
+        const ip = '10.78.0.1';
+        for (let i = 0; i < 15; i++) {
+          expect((await get('/public/v1/stats', { key: null, ip })).statusCode).toBe(200);
+          const res = await other.app.inject({ method: 'GET', url: '/public/v1/stats', remoteAddress: ip });
+          expect(res.statusCode).toBe(200);
+        }
+        expect(
+          (await other.app.inject({ method: 'GET', url: '/public/v1/stats', remoteAddress: ip })).statusCode,
+        ).toBe(429);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('an unknown or revoked key is UNAUTHORIZED, never downgraded; usage is recorded per key', async () => {
+      const bad = await get('/public/v1/stats', { key: 'ghpub_nonsense' });
+      expect(bad.statusCode).toBe(401);
+      expect(bad.json().error.code).toBe('UNAUTHORIZED');
+      const svc = t.app.get(PublicKeysService);
+      const created = await svc.create('Short-lived partner');
+      expect((await get('/public/v1/stats', { key: created.key })).statusCode).toBe(200);
+      expect((await get('/public/v1/stats', { key: created.key })).statusCode).toBe(200);
+      await svc.flush();
+      const use = await pg.query(`SELECT requests::int FROM content.api_key_use_day WHERE key_id = $1`, [
+        created.id,
+      ]);
+      expect(use.rows).toEqual([{ requests: 2 }]);
+      await svc.revoke(created.id);
+      const revoked = await get('/public/v1/stats', { key: created.key });
+      expect(revoked.statusCode).toBe(401);
+      expect(revoked.json().error.message).toContain('revoked');
+    });
+
+    it('the CLI issues a key once (stored hashed) and revokes it', async () => {
+      const cli = (...args: string[]) =>
+        JSON.parse(
+          execFileSync(process.execPath, [join(__dirname, '../../dist/src/cli.js'), ...args], {
+            env: { ...process.env, DATABASE_URL: t.db.url, NODE_ENV: 'test' },
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }),
+        );
+      const created = cli('public-keys', 'create', '--name', 'Civic Data Co');
+      expect(created).toMatchObject({
+        id: expect.stringMatching(/^pubkey_/),
+        name: 'Civic Data Co',
+        key: expect.stringMatching(/^ghpub_/),
+      });
+      const stored = await pg.query(`SELECT * FROM content.api_key WHERE id = $1`, [created.id]);
+      expect(JSON.stringify(stored.rows[0])).not.toContain(created.key.slice(18));
+      expect((await get('/public/v1/stats', { key: created.key })).statusCode).toBe(200);
+      expect(cli('public-keys', 'list').data.map((k: { id: string }) => k.id)).toContain(created.id);
+      expect(cli('public-keys', 'revoke', created.id)).toMatchObject({ revoked_at: expect.any(String) });
+      expect((await get('/public/v1/stats', { key: created.key })).statusCode).toBe(401);
+    });
+
+    it('strong ETag on 200, If-None-Match gives 304; Cache-Control public without a key, private with one; CORS exposes headers', async () => {
+      const first = await get('/public/v1/campaigns', { key: null });
+      const etag = first.headers.etag as string;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      expect(first.headers['cache-control']).toBe('public, max-age=60');
+      const again = await get('/public/v1/campaigns', { key: null, headers: { 'if-none-match': etag } });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe('');
+      const changed = await get('/public/v1/campaigns', {
+        key: null,
+        headers: { 'if-none-match': '"other"' },
+      });
+      expect(changed.statusCode).toBe(200);
+      expect((await get('/public/v1/campaigns')).headers['cache-control']).toBe('private, max-age=60');
+      const cors = await get('/public/v1/stats', { key: null, headers: { origin: 'https://news.example' } });
+      expect(cors.headers['access-control-allow-origin']).toBe('*');
+      const exposed = String(cors.headers['access-control-expose-headers']);
+      for (const h of ['ETag', 'Svc-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+        expect(exposed).toContain(h);
+    });
+  });
+});
