@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { bootTestApp, TestApp } from '../harness';
 import { Contract } from '../support/openapi-contract';
+import { runCli } from '../support/cli';
 import { contentSeeder } from '../../src/content/content.seeder';
 import { PublicKeysService } from '../../src/content/platform/public-keys.service';
 
@@ -333,14 +332,7 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
     });
 
     it('the CLI issues a key once (stored hashed) and revokes it', async () => {
-      const cli = (...args: string[]) =>
-        JSON.parse(
-          execFileSync(process.execPath, [join(__dirname, '../../dist/src/cli.js'), ...args], {
-            env: { ...process.env, DATABASE_URL: t.db.url, NODE_ENV: 'test' },
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'pipe'],
-          }),
-        );
+      const cli = (...args: string[]) => runCli(t.db.url, ...args);
       const created = cli('public-keys', 'create', '--name', 'Civic Data Co');
       expect(created).toMatchObject({
         id: expect.stringMatching(/^pubkey_/),

@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { bootTestApp, TestApp } from '../harness';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
+import { runCli } from '../support/cli';
 import { AccountsService } from '../../src/console/auth/accounts.service';
 
 const PASSWORD = 'correct horse battery staple';
@@ -138,14 +137,7 @@ describe('operator CLI (org, sites, keys)', () => {
   });
   afterAll(() => t.close());
 
-  const cli = (...args: string[]) =>
-    JSON.parse(
-      execFileSync(process.execPath, [join(__dirname, '../../dist/src/cli.js'), ...args], {
-        env: { ...process.env, DATABASE_URL: t.db.url, NODE_ENV: 'test' },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
+  const cli = (...args: string[]) => runCli(t.db.url, ...args);
 
   it('creates an organisation with its sandbox, a site, and keys that work; prints JSON', async () => {
     const created = cli(

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a campaign; organizer, notes and donations are never selected. */
 export interface CampaignRow {
@@ -36,27 +37,20 @@ const PUBLIC = `c.status IN ('active', 'won')`;
 export class CampaignsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  async list(
+  list(
     f: { category?: string; country?: string },
     limit: number,
     offset: number,
   ): Promise<{ rows: CampaignRow[]; total: number }> {
-    const params: unknown[] = [];
-    const where = [PUBLIC];
-    if (f.category) where.push(`c.category = $${params.push(f.category)}`);
-    if (f.country) where.push(`c.target_country = $${params.push(f.country.toUpperCase())}`);
-    const w = where.join(' AND ');
-    const [rows, count] = await Promise.all([
-      this.ds.query(
-        `SELECT ${COLUMNS} FROM content.campaign c WHERE ${w} ORDER BY c.created_at DESC, c.id DESC
-          LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        [...params, limit, offset],
-      ) as Promise<CampaignRow[]>,
-      this.ds.query(`SELECT count(*)::int AS n FROM content.campaign c WHERE ${w}`, params) as Promise<
-        { n: number }[]
-      >,
-    ]);
-    return { rows, total: count[0].n };
+    return new PublicQuery(PUBLIC)
+      .filter(f.category, (v) => `c.category = ${v}`)
+      .filter(f.country?.toUpperCase(), (v) => `c.target_country = ${v}`)
+      .page<CampaignRow>(
+        this.ds,
+        { select: COLUMNS, from: 'content.campaign c', orderBy: 'c.created_at DESC, c.id DESC' },
+        limit,
+        offset,
+      );
   }
 
   async bySlug(slug: string): Promise<CampaignRow | null> {

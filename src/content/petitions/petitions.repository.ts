@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a petition; the creator and every signature stay inside. */
 export interface PetitionRow {
@@ -26,27 +27,20 @@ const PUBLIC = `p.status = 'active'`;
 export class PetitionsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  async list(
+  list(
     f: { category?: string; country?: string },
     limit: number,
     offset: number,
   ): Promise<{ rows: PetitionRow[]; total: number }> {
-    const params: unknown[] = [];
-    const where = [PUBLIC];
-    if (f.category) where.push(`p.category = $${params.push(f.category)}`);
-    if (f.country) where.push(`p.target_country = $${params.push(f.country.toUpperCase())}`);
-    const w = where.join(' AND ');
-    const [rows, count] = await Promise.all([
-      this.ds.query(
-        `SELECT ${COLUMNS} FROM content.petition p WHERE ${w} ORDER BY p.created_at DESC, p.id DESC
-          LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        [...params, limit, offset],
-      ) as Promise<PetitionRow[]>,
-      this.ds.query(`SELECT count(*)::int AS n FROM content.petition p WHERE ${w}`, params) as Promise<
-        { n: number }[]
-      >,
-    ]);
-    return { rows, total: count[0].n };
+    return new PublicQuery(PUBLIC)
+      .filter(f.category, (v) => `p.category = ${v}`)
+      .filter(f.country?.toUpperCase(), (v) => `p.target_country = ${v}`)
+      .page<PetitionRow>(
+        this.ds,
+        { select: COLUMNS, from: 'content.petition p', orderBy: 'p.created_at DESC, p.id DESC' },
+        limit,
+        offset,
+      );
   }
 
   async bySlug(slug: string): Promise<PetitionRow | null> {
