@@ -2,6 +2,10 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { CampaignsController } from './campaigns/campaigns.controller';
 import { CampaignsRepository } from './campaigns/campaigns.repository';
+import { EventsController } from './events/events.controller';
+import { EventsRepository } from './events/events.repository';
+import { JobsController } from './jobs/jobs.controller';
+import { JobsRepository } from './jobs/jobs.repository';
 import { PublicOpenApiController } from './openapi/public-openapi.controller';
 import { PetitionsController } from './petitions/petitions.controller';
 import { PetitionsRepository } from './petitions/petitions.repository';
@@ -22,6 +26,8 @@ import { StatsRepository } from './stats/stats.repository';
     PetitionsController,
     ProfilesController,
     StatsController,
+    EventsController,
+    JobsController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: PublicAuthGuard },
@@ -32,6 +38,8 @@ import { StatsRepository } from './stats/stats.repository';
     PetitionsRepository,
     ProfilesRepository,
     StatsRepository,
+    EventsRepository,
+    JobsRepository,
   ],
 })
 export class ContentModule {}

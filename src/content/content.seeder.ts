@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Seeder } from '../seed/seeder';
 import { COUNTRY_NAMES } from './common/countries';
+import { EVENT_TYPES } from './events/dto/events.query';
 
 /**
  * Deterministic demo data of the public content API, public and private side, generated in PostgreSQL with
@@ -10,6 +11,9 @@ import { COUNTRY_NAMES } from './common/countries';
  *
  * Per scale unit: 100 accounts (30 % with a public profile), 50 campaigns in every state with 2 updates of
  * hostile HTML each and 4 donations, 20 petitions in every state, 500 signatures.
+ * Per unit also 30 events (published, draft, cancelled; paid with tiers, one sold out; agenda, speakers, sponsors,
+ * gallery; private promo codes, RSVPs and joining links), 10 employers and 30 jobs (open, closed, draft; hidden
+ * salaries; private applications with screening answers, interviews, offers and fees).
  * Private values follow recognisable patterns (`@private.example`, "Private … comment") for privacy tests.
  */
 export const CONTENT_SEED = {
@@ -18,6 +22,9 @@ export const CONTENT_SEED = {
   petitions: 20,
   donations: 200,
   signatures: 500,
+  events: 30,
+  employers: 10,
+  jobs: 30,
 };
 
 const CODES = Object.keys(COUNTRY_NAMES);
@@ -169,10 +176,128 @@ export const contentSeeder: Seeder = {
           WHERE s.petition_id = p.id AND p.signatures_count <> s.n`,
       );
     }
+    await seedEventsAndJobs(ds, n);
     await ds.query(
-      `ANALYZE content.campaign; ANALYZE content.petition; ANALYZE content.signature; ANALYZE content.account`,
+      `ANALYZE content.campaign; ANALYZE content.petition; ANALYZE content.signature; ANALYZE content.account; ANALYZE content.event; ANALYZE content.job`,
     );
     opts.log(`content seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return { ...n };
   },
 };
+
+const CITIES = [
+  'Accra',
+  'Kumasi',
+  'Tamale',
+  'Lagos',
+  'Abuja',
+  'Nairobi',
+  'Mombasa',
+  'Cape Town',
+  'Kigali',
+  'Dakar',
+];
+
+async function seedEventsAndJobs(ds: DataSource, n: typeof CONTENT_SEED): Promise<void> {
+  await ds.query(
+    `INSERT INTO content.event (id, slug, title, description, event_type, category, start_date, end_date, timezone, location, is_online,
+                                online_join_url, image_url, is_paid, currency, tags, is_featured, status, organizer_id, created_at)
+     SELECT ${id('evt', 'event')}, 'event-' || i || '-' || lower(replace(city, ' ', '-')), title,
+            CASE WHEN i % 5 = 0 THEN NULL ELSE 'Join us for ' || lower(title) || ' with talks, music and food.' END,
+            et, CASE WHEN i % 4 = 0 THEN NULL ELSE ${pick(CATEGORIES, 'ec')} END,
+            start_at, CASE WHEN i % 3 = 0 THEN NULL ELSE start_at + interval '3 hours' END, 'Africa/Accra',
+            CASE WHEN i % 6 = 0 THEN NULL ELSE city || ' Conference Centre' END, i % 6 = 0,
+            CASE WHEN i % 6 = 0 THEN 'https://meet.private.example/join/' || i END,
+            CASE WHEN i % 5 = 1 THEN NULL ELSE 'https://cdn.example/events/' || i || '.jpg' END,
+            i % 2 = 0, (ARRAY['GHS','NGN','KES','USD'])[1 + i % 4], ARRAY[lower(et), lower(city)], i % 10 = 0,
+            (ARRAY['published','published','published','published','published','published','published','draft','cancelled','published'])[1 + i % 10],
+            ${id('usr', 'account', `(1 + i % ${n.accounts})`)}, now() - ((i % 200) || ' days')::interval
+       FROM (SELECT i, ${pick(EVENT_TYPES, 'et')} AS et, ${pick(CITIES, 'ey')} AS city,
+                    initcap(${pick(['tech summit', 'book fair', 'health walk', 'jazz night', 'startup pitch', 'coding bootcamp', 'food festival'], 'en')}) || ' ' || ${pick(CITIES, 'ey')} AS title,
+                    date_trunc('hour', now()) + ((((i * 7) % 120) - 40) || ' days')::interval AS start_at
+               FROM generate_series(1, $1) i) e
+     ON CONFLICT (id) DO NOTHING`,
+    [n.events],
+  );
+  // Tiers for paid events (even i): 1 to 3 each; the first tier of every 4th paid event is sold out.
+  await ds.query(
+    `INSERT INTO content.event_ticket_tier (id, event_id, name, description, price_minor, currency, inventory, sold, sales_end, position)
+     SELECT ${id('tier', 'tier', `(e * 10 + t)`)}, ${id('evt', 'event', 'e')}, (ARRAY['Regular','VIP','Student'])[t],
+            CASE WHEN t = 2 THEN 'Front rows and a signed programme' END, 2000 * t + (e % 7) * 100,
+            (ARRAY['GHS','NGN','KES','USD'])[1 + e % 4], 100 * t, CASE WHEN t = 1 AND e % 8 = 0 THEN 100 ELSE 10 * t END, NULL, t
+       FROM generate_series(2, $1, 2) e, generate_series(1, 1 + (e / 2) % 3) t
+     ON CONFLICT (id) DO NOTHING`,
+    [n.events],
+  );
+  await ds.query(
+    `INSERT INTO content.event_block (id, event_id, kind, position, data)
+     SELECT ${id('blk', 'block', `(e * 10 + b)`)}, ${id('evt', 'event', 'e')}, kind, b,
+            CASE kind
+              WHEN 'agenda' THEN jsonb_build_object('starts_at', to_char(now() + (b || ' hours')::interval, 'YYYY-MM-DD"T"HH24:00:00"Z"'), 'title', 'Session ' || b, 'description', 'Talk and questions', 'internal_note', 'Speaker fee agreed privately ' || e)
+              WHEN 'speaker' THEN jsonb_build_object('name', ${pick(FIRST, 'bf', 'e + b')} || ' ' || ${pick(LAST, 'bl', 'e + b')}, 'title', 'Founder', 'photo_url', 'https://cdn.example/speakers/' || e || '-' || b || '.jpg', 'email', 'speaker' || e || '-' || b || '@private.example', 'phone', '+23321' || lpad((e * 10 + b)::text, 7, '0'))
+              WHEN 'sponsor' THEN jsonb_build_object('name', 'Sponsor ' || e, 'logo_url', 'https://cdn.example/sponsors/' || e || '.png', 'url', 'https://sponsor' || e || '.example', 'contract_value', 5000)
+              ELSE jsonb_build_object('image_url', 'https://cdn.example/gallery/' || e || '-' || b || '.jpg', 'caption', CASE WHEN b % 2 = 0 THEN 'Last year' END)
+            END
+       FROM generate_series(1, $1) e,
+            (VALUES (1, 'agenda'), (2, 'agenda'), (3, 'speaker'), (4, 'speaker'), (5, 'sponsor'), (6, 'gallery'), (7, 'gallery')) AS k(b, kind)
+     ON CONFLICT (id) DO NOTHING`,
+    [n.events],
+  );
+  await ds.query(
+    `INSERT INTO content.event_promo_code (event_id, code, percent)
+     SELECT ${id('evt', 'event', 'e')}, 'SECRET-PROMO-' || e, 20 FROM generate_series(2, $1, 2) e ON CONFLICT DO NOTHING`,
+    [n.events],
+  );
+  const [{ rsvps }] = (await ds.query(`SELECT count(*)::int AS rsvps FROM content.event_rsvp`)) as {
+    rsvps: number;
+  }[];
+  await ds.query(
+    `INSERT INTO content.event_rsvp (event_id, name, email, created_at)
+     SELECT ${id('evt', 'event', `(1 + i % ${n.events})`)}, 'Guest ' || ${pick(FIRST, 'rf')} || ' ' || i, 'rsvp' || i || '@private.example', now()
+       FROM generate_series($1::int + 1, $2::int) i`,
+    [rsvps, n.events * 5],
+  );
+
+  await ds.query(
+    `INSERT INTO content.employer (id, slug, name, logo_url, industry, location, is_verified, contact_email, billing_notes)
+     SELECT ${id('emp', 'employer')}, 'employer-' || i, ${pick(['Asante', 'Volta', 'Savanna', 'Coastal', 'Harmattan', 'Baobab'], 'mn')} || ' ' || ${pick(['Labs', 'Health', 'Foods', 'Energy', 'Logistics', 'Bank'], 'mk')},
+            CASE WHEN i % 3 = 0 THEN NULL ELSE 'https://cdn.example/employers/' || i || '.png' END,
+            ${pick(['technology', 'healthcare', 'agriculture', 'energy', 'finance'], 'mi')}, ${pick(CITIES, 'ml')}, i % 2 = 0,
+            'hr' || i || '@private.example', 'Private billing note ' || i
+       FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
+    [n.employers],
+  );
+  await ds.query(
+    `INSERT INTO content.job (id, slug, title, description, employment_type, workplace_type, seniority, location, category,
+                              salary_min_minor, salary_max_minor, salary_currency, salary_period, salary_hidden, skills,
+                              responsibilities, requirements, benefits, application_deadline, is_featured, status, employer_id,
+                              published_at, created_at)
+     SELECT ${id('job', 'job')}, 'job-' || i || '-' || lower(replace(role, ' ', '-')), role,
+            'We are hiring a ' || lower(role) || ' to join our team in ' || city || '.',
+            ${pick(['full_time', 'full_time', 'part_time', 'contract', 'internship'], 'jt')}, (ARRAY['onsite','hybrid','remote'])[1 + i % 3],
+            ${pick(['entry', 'junior', 'mid', 'senior', 'lead'], 'js')}, city, ${pick(['engineering', 'health', 'finance', 'operations', 'design'], 'jc')},
+            300000 + ${num('jm', 20)} * 50000, 600000 + ${num('jm', 20)} * 80000, (ARRAY['GHS','NGN','KES','USD'])[1 + i % 4], 'month', i % 10 < 3,
+            ARRAY[${pick(['typescript', 'sql', 'excel', 'nursing', 'accounting', 'figma'], 'k1')}, ${pick(['postgresql', 'communication', 'leadership', 'python'], 'k2')}],
+            ARRAY['Own the ' || lower(role) || ' work', 'Work with the team'], ARRAY['Two years of experience'], ARRAY['Health insurance', 'Training budget'],
+            CASE WHEN i % 4 = 0 THEN NULL ELSE now() + ((i % 60) || ' days')::interval END, i % 5 = 0,
+            (ARRAY['open','open','open','open','open','open','open','closed','draft','open'])[1 + i % 10],
+            ${id('emp', 'employer', `(1 + i % ${n.employers})`)}, now() - ((i % 90) || ' days')::interval - (i || ' seconds')::interval,
+            now() - ((i % 90) || ' days')::interval - (i || ' seconds')::interval
+       FROM (SELECT i, ${pick(['Backend Engineer', 'Nurse', 'Accountant', 'Product Designer', 'Data Analyst', 'Operations Lead'], 'jr')} AS role,
+                    ${pick(CITIES, 'jl')} AS city
+               FROM generate_series(1, $1) i) j
+     ON CONFLICT (id) DO NOTHING`,
+    [n.jobs],
+  );
+  await ds.query(
+    `INSERT INTO content.job_application (id, job_id, applicant_name, applicant_email, applicant_phone, cover_letter, screening_answers,
+                                          status, interview_at, offer_amount, placement_fee, created_at)
+     SELECT ${id('app', 'application')}, ${id('job', 'job', `(1 + i % ${n.jobs})`)}, 'Applicant ' || ${pick(FIRST, 'pf')} || ' ' || i,
+            'applicant' || i || '@private.example', '+23322' || lpad(i::text, 7, '0'), 'Private cover letter ' || i,
+            jsonb_build_object('expected_salary', 'Private answer ' || i), (ARRAY['received','interview','offer','rejected'])[1 + i % 4],
+            CASE WHEN i % 4 = 1 THEN now() + interval '3 days' END, CASE WHEN i % 4 = 2 THEN 900000 + i END,
+            CASE WHEN i % 4 = 2 THEN 77700 + i END, now()
+       FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
+    [n.jobs * 3],
+  );
+}

@@ -1,9 +1,8 @@
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { bootTestApp, TestApp } from '../harness';
-import { Contract } from '../support/openapi-contract';
+import type { Contract } from '../support/openapi-contract';
+import { bootContentApp, ContentTestApp } from '../support/content-fixtures';
 import { runCli } from '../support/cli';
-import { contentSeeder } from '../../src/content/content.seeder';
 import { PublicKeysService } from '../../src/content/platform/public-keys.service';
 
 /** Campaigns, petitions, profiles, stats; keys, rate limits, caching and privacy of /public/v1. */
@@ -14,18 +13,12 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
   let key: string;
   let ipSeq = 0;
 
+  let app: ContentTestApp;
   beforeAll(async () => {
-    t = await bootTestApp({ env: { RUN_WORKER: 'false' } });
-    pg = new Client({ connectionString: t.db.url });
-    await pg.connect();
-    await contentSeeder.run(t.app.get(DataSource), { scale: 1, log: () => undefined });
-    contract = await Contract.fetch(t.app, '/public/v1/openapi.json');
-    key = (await t.app.get(PublicKeysService).create('Test partner')).key;
+    app = await bootContentApp();
+    ({ t, pg, contract, key } = app);
   });
-  afterAll(async () => {
-    await pg.end();
-    await t.close();
-  });
+  afterAll(() => app.close());
 
   /** A GET with the partner key (600/min) unless `opts.key` is null (keyless, from its own address). */
   const get = (

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
 /** `page` and `limit` of every /public/v1 list; list DTOs extend it with their filters. */
 export class PublicListQuery {
@@ -58,3 +58,7 @@ export function PublicPageOf(item: Class): Class {
   }
   return cls;
 }
+
+/** `YYYY-MM-DD`, a real calendar date. */
+export const IsIsoDate = () =>
+  Matches(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { message: 'must be a date such as 2026-12-31' });

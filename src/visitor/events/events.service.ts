@@ -28,8 +28,14 @@ export class EventsService {
     private readonly clock: Clock,
   ) {}
 
+  /** The last `created_at` this process gave an event (see `record`). */
+  private last = 0;
+
   async record(uow: UnitOfWork, tenant: Tenant, type: string, object: unknown): Promise<EventEnvelope> {
-    const now = this.clock.now();
+    // Strictly increasing per process, so events recorded one after the other (visit.approved, then
+    // visit.checked_in, in one transaction) keep their order when sorted by created_at.
+    const now = new Date(Math.max(this.clock.now().getTime(), this.last + 1));
+    this.last = now.getTime();
     const envelope: EventEnvelope = {
       id: newId('evt'),
       type,
