@@ -5,6 +5,10 @@ import { CampaignsRepository } from './campaigns/campaigns.repository';
 import { EventsController } from './events/events.controller';
 import { EventsRepository } from './events/events.repository';
 import { JobsController } from './jobs/jobs.controller';
+import { SurveysController } from './surveys/surveys.controller';
+import { SurveysRepository } from './surveys/surveys.repository';
+import { DurbarsController } from './durbars/durbars.controller';
+import { DurbarsRepository } from './durbars/durbars.repository';
 import { JobsRepository } from './jobs/jobs.repository';
 import { PublicOpenApiController } from './openapi/public-openapi.controller';
 import { PetitionsController } from './petitions/petitions.controller';
@@ -28,6 +32,8 @@ import { StatsRepository } from './stats/stats.repository';
     StatsController,
     EventsController,
     JobsController,
+    SurveysController,
+    DurbarsController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: PublicAuthGuard },
@@ -40,6 +46,8 @@ import { StatsRepository } from './stats/stats.repository';
     StatsRepository,
     EventsRepository,
     JobsRepository,
+    SurveysRepository,
+    DurbarsRepository,
   ],
 })
 export class ContentModule {}

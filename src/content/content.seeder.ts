@@ -14,6 +14,10 @@ import { EVENT_TYPES } from './events/dto/events.query';
  * Per unit also 30 events (published, draft, cancelled; paid with tiers, one sold out; agenda, speakers, sponsors,
  * gallery; private promo codes, RSVPs and joining links), 10 employers and 30 jobs (open, closed, draft; hidden
  * salaries; private applications with screening answers, interviews, offers and fees).
+ * Surveys: 24 per unit over every result-visibility mode and state, some unlisted or attached to an event, job
+ * or community, with choice, matrix and text questions and private responses. Durbars: 20 per unit in every
+ * status and visibility, with speakers, replays (uploaded or still uploading), transcripts (completed or
+ * processing) whose segments include moderated ones, and private listeners, raised hands and playlists.
  * Private values follow recognisable patterns (`@private.example`, "Private … comment") for privacy tests.
  */
 export const CONTENT_SEED = {
@@ -25,6 +29,8 @@ export const CONTENT_SEED = {
   events: 30,
   employers: 10,
   jobs: 30,
+  surveys: 24,
+  durbars: 20,
 };
 
 const CODES = Object.keys(COUNTRY_NAMES);
@@ -177,6 +183,7 @@ export const contentSeeder: Seeder = {
       );
     }
     await seedEventsAndJobs(ds, n);
+    await seedSurveysAndDurbars(ds, n);
     await ds.query(
       `ANALYZE content.campaign; ANALYZE content.petition; ANALYZE content.signature; ANALYZE content.account; ANALYZE content.event; ANALYZE content.job`,
     );
@@ -299,5 +306,121 @@ async function seedEventsAndJobs(ds: DataSource, n: typeof CONTENT_SEED): Promis
             CASE WHEN i % 4 = 2 THEN 77700 + i END, now()
        FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
     [n.jobs * 3],
+  );
+}
+
+async function seedSurveysAndDurbars(ds: DataSource, n: typeof CONTENT_SEED): Promise<void> {
+  await ds.query(
+    `INSERT INTO content.survey (id, slug, title, description, purpose, is_anonymous, guests_allowed, result_visibility, status, visibility,
+                                 attached_to_type, attached_to_id, opens_at, closes_at, category_slug, creator_id, published_at, created_at)
+     SELECT ${id('srv', 'survey')}, 'survey-' || i, 'How should ' || ${pick(CITIES, 'sc')} || ' spend its ' || ${pick(['budget', 'parks', 'roads', 'schools'], 'sb')} || '?',
+            'Tell us what matters to you.', ${pick(['poll', 'feedback', 'research'], 'su')}, i % 2 = 0, i % 3 <> 0,
+            (ARRAY['public_live','after_close','after_respond'])[1 + i % 3], (ARRAY['open','closed','draft'])[1 + (i / 3) % 3],
+            CASE WHEN i % 8 = 5 THEN 'unlisted' ELSE 'public' END,
+            CASE WHEN i % 8 = 6 THEN (ARRAY['event','job','community'])[1 + (i / 8) % 3] END,
+            CASE WHEN i % 8 = 6 THEN 'attached_' || i END,
+            now() - interval '30 days', CASE WHEN (i / 3) % 3 = 1 THEN now() - interval '1 day' ELSE now() + interval '30 days' END,
+            ${pick(CATEGORIES, 'sg')}, ${id('usr', 'account', `(1 + i % ${n.accounts})`)},
+            now() - ((i % 60) || ' days')::interval - (i || ' seconds')::interval, now() - ((i % 60) || ' days')::interval - (i || ' seconds')::interval
+       FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
+    [n.surveys],
+  );
+  // Per survey: q1 single choice (3 options), q2 multiple choice (4), q3 matrix (2 rows, 3 columns), q4 text.
+  await ds.query(
+    `INSERT INTO content.survey_question (id, survey_id, question_key, input_kind, label, help_text, required, position)
+     SELECT ${id('sq', 'question', `(s * 10 + k)`)}, ${id('srv', 'survey', 's')}, 'q' || k,
+            (ARRAY['single_choice','multiple_choice','matrix','text'])[k], (ARRAY['Pick one','Pick any','Rate each','Anything else?'])[k],
+            CASE WHEN k = 2 THEN 'Choose as many as apply' END, k = 1, k
+       FROM generate_series(1, $1) s, generate_series(1, 4) k ON CONFLICT (id) DO NOTHING`,
+    [n.surveys],
+  );
+  await ds.query(
+    `INSERT INTO content.survey_option (id, question_id, option_key, label, kind, position)
+     SELECT ${id('so', 'option', `(s * 100 + k * 10 + o)`)}, ${id('sq', 'question', `(s * 10 + k)`)},
+            CASE WHEN k = 3 AND o <= 2 THEN 'row' || o WHEN k = 3 THEN 'col' || (o - 2) ELSE 'o' || o END,
+            CASE WHEN k = 3 AND o <= 2 THEN 'Matrix row ' || o WHEN k = 3 THEN 'Matrix column ' || (o - 2) ELSE 'Option ' || o END,
+            CASE WHEN k = 3 AND o <= 2 THEN 'matrix_row' WHEN k = 3 THEN 'matrix_column' ELSE 'option' END, o
+       FROM generate_series(1, $1) s, (VALUES (1, 3), (2, 4), (3, 5)) AS q(k, n), generate_series(1, q.n) o
+     ON CONFLICT (id) DO NOTHING`,
+    [n.surveys],
+  );
+  // 10 responses per survey (none for every 4th, so a revealed count can be a true 0).
+  await ds.query(
+    `INSERT INTO content.survey_response (id, survey_id, respondent_id, respondent_email, free_text, submitted_at)
+     SELECT ${id('sr', 'response', `(s * 100 + r)`)}, ${id('srv', 'survey', 's')},
+            CASE WHEN r % 2 = 0 THEN ${id('usr', 'account', `(1 + (s * 10 + r) % ${n.accounts})`)} END,
+            'respondent' || s || '-' || r || '@private.example', 'Private survey answer ' || s || '-' || r, now()
+       FROM generate_series(1, $1) s, generate_series(1, 10) r WHERE s % 4 <> 0
+     ON CONFLICT (id) DO NOTHING`,
+    [n.surveys],
+  );
+  await ds.query(
+    `INSERT INTO content.survey_response_choice (response_id, option_id)
+     SELECT ${id('sr', 'response', `(s * 100 + r)`)}, ${id('so', 'option', `(s * 100 + 10 + 1 + (r % 3))`)}
+       FROM generate_series(1, $1) s, generate_series(1, 10) r WHERE s % 4 <> 0
+     UNION ALL
+     SELECT ${id('sr', 'response', `(s * 100 + r)`)}, ${id('so', 'option', `(s * 100 + 20 + o)`)}
+       FROM generate_series(1, $1) s, generate_series(1, 10) r, generate_series(1, 4) o WHERE s % 4 <> 0 AND (r + o) % 3 = 0
+     ON CONFLICT DO NOTHING`,
+    [n.surveys],
+  );
+
+  await ds.query(
+    `INSERT INTO content.durbar (id, slug, title, description, status, visibility, scheduled_for, started_at, ended_at, is_recorded, language,
+                                 peak_listener_count, total_listeners, host_handle, host_name, host_avatar_url, host_kind, host_verified,
+                                 stream_playlist_url, created_at)
+     SELECT ${id('dbr', 'durbar')}, 'durbar-' || i, ${pick(['Town hall on', 'Ask me anything about', 'Live debate:', 'Weekly chat on'], 'dt')} || ' ' || ${pick(['water', 'jobs', 'health', 'elections', 'farming'], 'dx')},
+            'A live audio conversation.', st, CASE WHEN i % 7 = 3 THEN 'unlisted' ELSE 'public' END,
+            now() + ((i % 10) - 3 || ' days')::interval,
+            CASE WHEN st IN ('live','ended') THEN now() - ((i % 10) || ' days')::interval - interval '1 hour' END,
+            CASE WHEN st = 'ended' THEN now() - ((i % 10) || ' days')::interval END,
+            i % 2 = 0, (ARRAY['en','en','fr','tw'])[1 + i % 4], 50 + i, 200 + i * 3,
+            'host_' || i, ${pick(['Civic Voices', 'Ama Mensah', 'Youth Forum', 'Kofi Boateng'], 'dh')},
+            CASE WHEN i % 3 = 0 THEN NULL ELSE 'https://cdn.example/hosts/' || i || '.jpg' END,
+            (ARRAY['organization','person'])[1 + i % 2], i % 2 = 1, 'https://stream.private.example/live/' || i || '.m3u8',
+            now() - ((i % 30) || ' days')::interval
+       FROM (SELECT i, (ARRAY['scheduled','live','ended','ended','cancelled'])[1 + i % 5] AS st FROM generate_series(1, $1) i) d
+     ON CONFLICT (id) DO NOTHING`,
+    [n.durbars],
+  );
+  await ds.query(
+    `INSERT INTO content.durbar_speaker (durbar_id, handle, name, avatar_url, kind, verified, role, speaking_minutes, position)
+     SELECT ${id('dbr', 'durbar', 'i')}, CASE WHEN k = 1 THEN 'host_' || i ELSE 'guest_' || i END,
+            CASE WHEN k = 1 THEN 'Host ' || i ELSE ${pick(FIRST, 'dg')} || ' ' || ${pick(LAST, 'dl')} END, NULL,
+            CASE WHEN k = 1 THEN 'organization' ELSE 'person' END, k = 1, CASE WHEN k = 1 THEN 'host' ELSE 'speaker' END, 10 * k, k
+       FROM generate_series(1, $1) i, generate_series(1, 2) k ON CONFLICT DO NOTHING`,
+    [n.durbars],
+  );
+  // Recorded ended rooms: replays (ready for i % 4 = 2, still uploading otherwise) and transcripts (completed for
+  // i % 4 = 2, processing otherwise).
+  const recordedEnded = `FROM generate_series(1, $1) i WHERE i % 2 = 0 AND (1 + i % 5) IN (3, 4)`;
+  await ds.query(
+    `INSERT INTO content.durbar_replay (durbar_id, url, duration_seconds, mime_type, upload_status)
+     SELECT ${id('dbr', 'durbar', 'i')}, 'https://cdn.example/replays/' || i || '.mp3', 3600, 'audio/mpeg',
+            CASE WHEN i % 4 = 2 THEN 'ready' ELSE 'uploading' END ${recordedEnded} ON CONFLICT DO NOTHING`,
+    [n.durbars],
+  );
+  await ds.query(
+    `INSERT INTO content.durbar_transcript (durbar_id, language, duration_seconds, status, completed_at)
+     SELECT ${id('dbr', 'durbar', 'i')}, 'en', 3600, CASE WHEN i % 4 = 2 THEN 'completed' ELSE 'processing' END,
+            CASE WHEN i % 4 = 2 THEN now() - interval '1 hour' END ${recordedEnded} ON CONFLICT DO NOTHING`,
+    [n.durbars],
+  );
+  const [{ segs }] = (await ds.query(
+    `SELECT count(*)::int AS segs FROM content.durbar_transcript_segment`,
+  )) as { segs: number }[];
+  if (segs === 0)
+    await ds.query(
+      `INSERT INTO content.durbar_transcript_segment (durbar_id, start_ms, end_ms, text, lang, confidence, speaker_handle, flagged)
+       SELECT t.durbar_id, (k - 1) * 5000, k * 5000 - 1,
+              CASE WHEN k = 4 THEN 'Flagged segment private ' || t.durbar_id ELSE 'We discussed point number ' || k || '.' END,
+              'en', 0.8 + k * 0.02, 'speaker_private_' || k, k = 4
+         FROM content.durbar_transcript t, generate_series(1, 6) k`,
+    );
+  await ds.query(
+    `INSERT INTO content.durbar_listener (durbar_id, handle, joined_at, hand_raised)
+     SELECT ${id('dbr', 'durbar', 'i')}, 'listener_private_' || i || '_' || l, now(), l = 1
+       FROM generate_series(1, $1) i, generate_series(1, 5) l ON CONFLICT DO NOTHING`,
+    [n.durbars],
   );
 }

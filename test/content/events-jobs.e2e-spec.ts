@@ -1,31 +1,21 @@
 import { Client } from 'pg';
-import type { TestApp } from '../harness';
 import type { Contract } from '../support/openapi-contract';
 import { bootContentApp, ContentTestApp } from '../support/content-fixtures';
 
 /** /public/v1/events and /public/v1/jobs: fields, filters, full text, orders, visibility, privacy. */
 describe('public content API: events and jobs', () => {
-  let t: TestApp;
   let pg: Client;
   let contract: Contract;
-  let key: string;
-  const bodies: string[] = [];
 
   let app: ContentTestApp;
   beforeAll(async () => {
     app = await bootContentApp();
-    ({ t, pg, contract, key } = app);
+    ({ pg, contract } = app);
   });
   afterAll(() => app.close());
 
-  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
-  const ok = async (url: string) => {
-    const res = await get(url);
-    expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
-    contract.expectValid(res, 'GET', url);
-    bodies.push(res.body);
-    return res.json();
-  };
+  const get = (url: string) => app.get(url);
+  const ok = (url: string) => app.ok(url);
   const bad = async (url: string, status: number) => {
     const res = await get(url);
     expect({ url, status: res.statusCode }).toEqual({ url, status });
@@ -256,7 +246,7 @@ describe('public content API: events and jobs', () => {
       const first = await ok(`/public/v1/${list}?limit=50`);
       for (const item of first.data) await ok(`/public/v1/${list}/${item.slug}`);
     }
-    const all = bodies.join('\n');
+    const all = app.bodies.join('\n');
     const privateValues = [
       ...(await pg.query(`SELECT code FROM content.event_promo_code`)).rows.map((r) => r.code),
       ...(await pg.query(`SELECT name, email FROM content.event_rsvp`)).rows.flatMap((r) => [
