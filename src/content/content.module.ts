@@ -9,6 +9,14 @@ import { MarketplaceController } from './marketplace/marketplace.controller';
 import { MarketplaceRepository } from './marketplace/marketplace.repository';
 import { BlogController } from './blog/blog.controller';
 import { BlogRepository } from './blog/blog.repository';
+import {
+  ActorsController,
+  GroupsController,
+  HazardsController,
+  PostsController,
+  ReviewEntitiesController,
+} from './community/community.controller';
+import { CommunityRepository } from './community/community.repository';
 import { SurveysController } from './surveys/surveys.controller';
 import { SurveysRepository } from './surveys/surveys.repository';
 import { DurbarsController } from './durbars/durbars.controller';
@@ -40,6 +48,11 @@ import { StatsRepository } from './stats/stats.repository';
     DurbarsController,
     MarketplaceController,
     BlogController,
+    ReviewEntitiesController,
+    HazardsController,
+    ActorsController,
+    PostsController,
+    GroupsController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: PublicAuthGuard },
@@ -56,6 +69,7 @@ import { StatsRepository } from './stats/stats.repository';
     DurbarsRepository,
     MarketplaceRepository,
     BlogRepository,
+    CommunityRepository,
   ],
 })
 export class ContentModule {}

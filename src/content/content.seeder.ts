@@ -20,6 +20,9 @@ import { EVENT_TYPES } from './events/dto/events.query';
  * processing) whose segments include moderated ones, and private listeners, raised hands and playlists.
  * Marketplace: 12 categories, 40 listings per unit (active, draft, suspended; services and goods) with packages
  * and private provider contacts. Blog: 5 categories, 15 posts per unit (published, draft, archived) with hostile HTML.
+ * Community: 30 actors (some not public), 8 groups (public, private, secret) with members, 60 posts (published,
+ * hidden, in private groups) with attachments of every type, 20 reviewed entities with private reviews and owner
+ * contacts, 20 safety hazards (every status) with private reporters.
  * Private values follow recognisable patterns (`@private.example`, "Private … comment") for privacy tests.
  */
 export const CONTENT_SEED = {
@@ -35,6 +38,11 @@ export const CONTENT_SEED = {
   durbars: 20,
   listings: 40,
   posts: 15,
+  actors: 30,
+  groups: 8,
+  feed: 60,
+  entities: 20,
+  hazards: 20,
 };
 
 const CODES = Object.keys(COUNTRY_NAMES);
@@ -189,6 +197,7 @@ export const contentSeeder: Seeder = {
     await seedEventsAndJobs(ds, n);
     await seedSurveysAndDurbars(ds, n);
     await seedMarketplaceAndBlog(ds, n);
+    await seedCommunity(ds, n);
     await ds.query(
       `ANALYZE content.campaign; ANALYZE content.petition; ANALYZE content.signature; ANALYZE content.account; ANALYZE content.event; ANALYZE content.job`,
     );
@@ -512,5 +521,104 @@ async function seedMarketplaceAndBlog(ds: DataSource, n: typeof CONTENT_SEED): P
             ${id('usr', 'account', `(1 + i % ${n.accounts})`)}, 'Editor note private ' || i, now()
        FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
     [n.posts],
+  );
+}
+
+const ATTACHMENT_TYPES = [
+  'campaign',
+  'petition',
+  'event',
+  'job',
+  'listing',
+  'business',
+  'review',
+  'survey',
+  'poll',
+];
+
+async function seedCommunity(ds: DataSource, n: typeof CONTENT_SEED): Promise<void> {
+  await ds.query(
+    `INSERT INTO content.actor (handle, display_name, kind, bio, avatar_url, verified, country, is_public, email, phone, created_at)
+     SELECT 'actor_' || i, ${pick(FIRST, 'xf')} || ' ' || ${pick(LAST, 'xl')}, (ARRAY['person','organization','government','business'])[1 + i % 4],
+            CASE WHEN i % 3 = 0 THEN NULL ELSE 'Working for a better ' || ${pick(CITIES, 'xc')} || '.' END,
+            CASE WHEN i % 4 = 0 THEN NULL ELSE 'https://cdn.example/actors/' || i || '.jpg' END, i % 5 = 0,
+            ${pick(CODES, 'xo')}, i % 6 <> 0, 'actor' || i || '@private.example', '+23325' || lpad(i::text, 7, '0'),
+            now() - ((i % 300) || ' days')::interval
+       FROM generate_series(1, $1) i ON CONFLICT DO NOTHING`,
+    [n.actors],
+  );
+  await ds.query(
+    `INSERT INTO content.community_group (slug, name, description, category, avatar_url, member_count, visibility, created_at)
+     SELECT 'group-' || i, ${pick(CITIES, 'gc')} || ' ' || ${pick(['Farmers', 'Parents', 'Cyclists', 'Traders', 'Coders'], 'gn')},
+            CASE WHEN i % 3 = 0 THEN NULL ELSE 'A place to share and organise.' END, ${pick(CATEGORIES, 'gk')},
+            NULL, 10 + i * 7, (ARRAY['public','public','private','secret'])[1 + i % 4], now() - ((i % 200) || ' days')::interval
+       FROM generate_series(1, $1) i ON CONFLICT DO NOTHING`,
+    [n.groups],
+  );
+  await ds.query(
+    `INSERT INTO content.group_member (group_slug, actor_handle, role)
+     SELECT 'group-' || (1 + i % $2), 'actor_' || i, CASE WHEN i % 7 = 0 THEN 'admin' ELSE 'member' END
+       FROM generate_series(1, $1) i ON CONFLICT DO NOTHING`,
+    [n.actors, n.groups],
+  );
+  await ds.query(
+    `INSERT INTO content.post (id, author_handle, body, status, group_slug, like_count, comment_count, moderation_notes, created_at)
+     SELECT ${id('pst', 'post')}, 'actor_' || (1 + i % ${n.actors}), 'Update number ' || i || ' from ' || ${pick(CITIES, 'pc')} || '.',
+            (ARRAY['published','published','published','published','hidden','deleted'])[1 + i % 6],
+            CASE WHEN i % 3 = 0 THEN 'group-' || (1 + i % ${n.groups}) END, i % 50, i % 9,
+            'Moderation note private ' || i, now() - ((i % 100) || ' days')::interval - (i || ' seconds')::interval
+       FROM generate_series(1, $1) i ON CONFLICT DO NOTHING`,
+    [n.feed],
+  );
+  await ds.query(
+    `INSERT INTO content.post_attachment (post_id, position, type, title, url)
+     SELECT ${id('pst', 'post')}, 1, (ARRAY[${ATTACHMENT_TYPES.map((x) => `'${x}'`).join(',')}])[1 + i % ${ATTACHMENT_TYPES.length}],
+            'See this ' || (ARRAY[${ATTACHMENT_TYPES.map((x) => `'${x}'`).join(',')}])[1 + i % ${ATTACHMENT_TYPES.length}],
+            'https://platform.example/' || (ARRAY[${ATTACHMENT_TYPES.map((x) => `'${x}'`).join(',')}])[1 + i % ${ATTACHMENT_TYPES.length}] || 's/' || i
+       FROM generate_series(1, $1) i WHERE i % 2 = 0 ON CONFLICT DO NOTHING`,
+    [n.feed],
+  );
+  await ds.query(
+    `INSERT INTO content.review_entity (slug, name, kind, category, location, country, rating, review_count, is_claimed, is_verified, status,
+                                        owner_id, owner_email, created_at)
+     SELECT 'entity-' || i, ${pick(['Mama', 'Golden', 'Unity', 'Star', 'Royal'], 'rn')} || ' ' || ${pick(['Clinic', 'School', 'Chop Bar', 'Pharmacy', 'Garage'], 'rk')},
+            (ARRAY['business','clinic','school','government_office'])[1 + i % 4], ${pick(CATEGORIES, 'rc')},
+            ${pick(CITIES, 'rl')}, ${pick(CODES, 'ro')}, NULL, 0, i % 3 = 0, i % 4 = 0,
+            CASE WHEN i % 7 = 0 THEN 'hidden' ELSE 'published' END,
+            CASE WHEN i % 3 = 0 THEN ${id('usr', 'account', `(1 + i % ${n.accounts})`)} END,
+            CASE WHEN i % 3 = 0 THEN 'owner' || i || '@private.example' END, now() - ((i % 300) || ' days')::interval
+       FROM generate_series(1, $1) i ON CONFLICT DO NOTHING`,
+    [n.entities],
+  );
+  const [{ reviews }] = (await ds.query(`SELECT count(*)::int AS reviews FROM content.review`)) as {
+    reviews: number;
+  }[];
+  if (reviews === 0) {
+    await ds.query(
+      `INSERT INTO content.review (entity_slug, reviewer_name, reviewer_email, stars, body, created_at)
+       SELECT 'entity-' || (1 + i % $2), 'Reviewer ' || ${pick(FIRST, 'vf')} || ' ' || i, 'reviewer' || i || '@private.example',
+              1 + i % 5, 'Private review text ' || i, now()
+         FROM generate_series(1, $1) i WHERE (1 + i % $2) % 5 <> 0`,
+      [n.entities * 6, n.entities],
+    );
+    await ds.query(
+      `UPDATE content.review_entity e SET rating = r.avg, review_count = r.n
+         FROM (SELECT entity_slug, round(avg(stars), 2) AS avg, count(*)::int AS n FROM content.review GROUP BY entity_slug) r
+        WHERE r.entity_slug = e.slug`,
+    );
+  }
+  await ds.query(
+    `INSERT INTO content.safety_hazard (case_number, title, description, hazard_type, severity, status, location, country, reported_at,
+                                        resolved_at, reporter_id, reporter_phone)
+     SELECT 'HZ-' || to_char(now(), 'YYYY') || '-' || lpad(i::text, 6, '0'), initcap(ht) || ' reported near ' || city,
+            'Residents reported a ' || ht || ' hazard.', ht, (ARRAY['low','medium','high','critical'])[1 + i % 4],
+            st, city, ${pick(CODES, 'hc')}, now() - ((i % 60) || ' days')::interval - (i || ' seconds')::interval,
+            CASE WHEN st = 'resolved' THEN now() - ((i % 30) || ' days')::interval END,
+            ${id('usr', 'account', `(1 + i % ${n.accounts})`)}, '+23326' || lpad(i::text, 7, '0')
+       FROM (SELECT i, ${pick(['flood', 'road', 'fire', 'crime', 'health', 'infrastructure'], 'ht')} AS ht,
+                    (ARRAY['verified','verified','resolved','reported','rejected'])[1 + i % 5] AS st, ${pick(CITIES, 'hl')} AS city
+               FROM generate_series(1, $1) i) h
+     ON CONFLICT DO NOTHING`,
+    [n.hazards],
   );
 }

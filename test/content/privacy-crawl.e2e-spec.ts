@@ -1,0 +1,109 @@
+import type { Client } from 'pg';
+import { bootContentApp, ContentTestApp } from '../support/content-fixtures';
+
+/**
+ * The privacy rule of the whole public API: after seeding both sides, crawl every list (every page) and every
+ * detail, and find no private value of any table anywhere in any body.
+ */
+describe('public content API: privacy crawl of every endpoint', () => {
+  let app: ContentTestApp;
+  let pg: Client;
+  beforeAll(async () => {
+    app = await bootContentApp();
+    ({ pg } = app);
+  });
+  afterAll(() => app.close());
+
+  /** list path → how a list item names its detail (null: no detail route). */
+  const LISTS: [string, ((item: Record<string, unknown>) => string) | null][] = [
+    ['campaigns', (i) => `campaigns/${i.slug}`],
+    ['petitions', (i) => `petitions/${i.slug}`],
+    ['events', (i) => `events/${i.slug}`],
+    ['marketplace/services', (i) => `marketplace/services/${i.id}`],
+    ['blog', (i) => `blog/${i.slug}`],
+    ['jobs', (i) => `jobs/${i.slug}`],
+    ['surveys', (i) => `surveys/${i.slug}`],
+    ['durbars', (i) => `durbars/${i.slug}`],
+    ['reviews/entities', (i) => `reviews/entities/${i.slug}`],
+    ['safety/hazards', (i) => `safety/hazards/${i.case_number}`],
+    ['actors', (i) => `actors/${i.handle}`],
+    ['posts', (i) => `posts/${i.id}`],
+    ['groups', (i) => `groups/${i.slug}`],
+  ];
+
+  it('crawls everything and finds no private value', async () => {
+    let requests = 0;
+    for (const [list, detail] of LISTS) {
+      let page = 1;
+      for (;;) {
+        const body = await app.ok(`/public/v1/${list}?limit=50&page=${page}`);
+        requests++;
+        for (const item of body.data) {
+          if (!detail) continue;
+          await app.ok(`/public/v1/${detail(item)}`);
+          requests++;
+          if (list === 'durbars') {
+            const tr = await app.get(`/public/v1/durbars/${item.slug}/transcript`);
+            if (tr.statusCode === 200) app.bodies.push(tr.body);
+          }
+        }
+        if (page * 50 >= body.total) break;
+        page++;
+      }
+    }
+    for (const extra of ['marketplace/categories', 'stats']) await app.ok(`/public/v1/${extra}`);
+    for (const { username } of (await pg.query(`SELECT username FROM content.account WHERE public_profile`))
+      .rows)
+      await app.ok(`/public/v1/profiles/${username}`);
+    expect(requests).toBeGreaterThan(200);
+
+    const q = async (sql: string) => (await pg.query(sql)).rows.flatMap((r) => Object.values(r));
+    const privateValues = (
+      await Promise.all([
+        q(`SELECT id, email, phone FROM content.account`),
+        q(`SELECT donor_name, donor_email, message FROM content.donation`),
+        q(`SELECT signer_name, signer_email, comment FROM content.signature LIMIT 2000`),
+        q(`SELECT internal_notes, organizer_id FROM content.campaign`),
+        q(`SELECT creator_id FROM content.petition`),
+        q(`SELECT online_join_url, organizer_id FROM content.event`),
+        q(`SELECT code FROM content.event_promo_code`),
+        q(`SELECT name, email FROM content.event_rsvp`),
+        q(`SELECT contact_email, billing_notes FROM content.employer`),
+        q(
+          `SELECT applicant_name, applicant_email, applicant_phone, cover_letter FROM content.job_application`,
+        ),
+        q(`SELECT respondent_email, free_text FROM content.survey_response`),
+        q(`SELECT handle FROM content.durbar_listener`),
+        q(`SELECT stream_playlist_url FROM content.durbar`),
+        q(`SELECT text, speaker_handle FROM content.durbar_transcript_segment WHERE flagged`),
+        q(`SELECT provider_phone, provider_email, provider_whatsapp, provider_id FROM content.listing`),
+        q(`SELECT editor_notes, author_id FROM content.blog_post`),
+        q(`SELECT email, phone FROM content.actor`),
+        q(`SELECT moderation_notes FROM content.post`),
+        q(`SELECT reviewer_name, reviewer_email, body FROM content.review`),
+        q(`SELECT owner_email, owner_id FROM content.review_entity`),
+        q(`SELECT reporter_id, reporter_phone FROM content.safety_hazard`),
+        q(`SELECT id, slug FROM content.campaign WHERE status NOT IN ('active','won')`),
+        q(
+          `SELECT slug FROM content.survey WHERE visibility = 'unlisted' OR attached_to_type IS NOT NULL OR status = 'draft'`,
+        ),
+      ])
+    )
+      .flat()
+      .filter((v): v is string => typeof v === 'string' && v.length > 3);
+    expect(privateValues.length).toBeGreaterThan(3000);
+    const all = app.bodies.join('\n');
+    const leaked = [...new Set(privateValues)].filter((v) => all.includes(v));
+    expect(leaked).toEqual([]);
+    for (const pattern of [
+      '@private.example',
+      'private.example/',
+      'Private ',
+      'usr_',
+      'SECRET-PROMO',
+      'listener_private',
+      'speaker_private',
+    ])
+      expect(all).not.toContain(pattern);
+  });
+});
