@@ -42,6 +42,7 @@ export interface Config {
   };
   visits: { noShowGraceMinutes: number };
   testModeRatePerMinute: number;
+  publicRates: { keylessPerMinute: number; keyedPerMinute: number };
   seedOnFirstStart: boolean;
 }
 
@@ -200,6 +201,18 @@ export const CONFIG_SPEC: VarSpec[] = [
     default: '100',
   },
   {
+    name: 'PUBLIC_KEYLESS_RATE_PER_MINUTE',
+    description:
+      'Public API requests a minute per client IP without a key (published value 30; raise only for load tests)',
+    default: '30',
+  },
+  {
+    name: 'PUBLIC_KEYED_RATE_PER_MINUTE',
+    description:
+      'Public API requests a minute per x-api-key (published value 600; raise only for load tests)',
+    default: '600',
+  },
+  {
     name: 'SEED_ON_FIRST_START',
     description: 'Seed demo data the first time the database is migrated',
     default: 'true (false in production)',
@@ -344,6 +357,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     visits: { noShowGraceMinutes: r.int('VISIT_NO_SHOW_GRACE_MINUTES', 120, 0, 7 * 24 * 60) },
     testModeRatePerMinute: r.int('TEST_MODE_RATE_PER_MINUTE', 100, 1, 100_000_000),
+    publicRates: {
+      keylessPerMinute: r.int('PUBLIC_KEYLESS_RATE_PER_MINUTE', 30, 1, 100_000_000),
+      keyedPerMinute: r.int('PUBLIC_KEYED_RATE_PER_MINUTE', 600, 1, 100_000_000),
+    },
     seedOnFirstStart: r.bool('SEED_ON_FIRST_START', !production),
   };
   if (production && config.webhooks.allowLocalTargets) {

@@ -3,20 +3,21 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import { PublicKeysService } from './public-keys.service';
-
-export const KEYLESS_PER_MINUTE = 30;
-export const KEYED_PER_MINUTE = 600;
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
 
 /**
  * The public surface's credential step, for every /public/v1 route: an optional `x-api-key` (unknown or revoked
  * → UNAUTHORIZED, never silently downgraded), then the rate limit — 30 a minute per client IP without a key,
- * 600 a minute per key — counted in Redis so instances share it. Keyed requests are counted for attribution.
+ * 600 a minute per key (PUBLIC_KEYLESS_RATE_PER_MINUTE, PUBLIC_KEYED_RATE_PER_MINUTE) — counted in Redis so
+ * instances share it. Keyed requests are counted for attribution.
  */
 @Injectable()
 export class PublicAuthGuard implements CanActivate {
   constructor(
     private readonly keys: PublicKeysService,
     private readonly rateLimit: RateLimitGuard,
+    @InjectConfig() private readonly config: Config,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,10 +38,18 @@ export class PublicAuthGuard implements CanActivate {
           'The x-api-key header holds a revoked key. Omit it to use the keyless tier.',
         );
       req.ctx.credentialId = keyId;
-      req.ctx.rateLimit = { bucket: `pub:key:${keyId}`, limit: KEYED_PER_MINUTE, windowMs: 60_000 };
+      req.ctx.rateLimit = {
+        bucket: `pub:key:${keyId}`,
+        limit: this.config.publicRates.keyedPerMinute,
+        windowMs: 60_000,
+      };
       this.keys.countUse(keyId);
     } else {
-      req.ctx.rateLimit = { bucket: `pub:ip:${req.ip}`, limit: KEYLESS_PER_MINUTE, windowMs: 60_000 };
+      req.ctx.rateLimit = {
+        bucket: `pub:ip:${req.ip}`,
+        limit: this.config.publicRates.keylessPerMinute,
+        windowMs: 60_000,
+      };
     }
     return this.rateLimit.canActivate(context);
   }

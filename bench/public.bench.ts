@@ -1,0 +1,171 @@
+/**
+ * `npm run bench -- public`: the public content API at scale (BENCH_SCALE, default 2000: 100,000 campaigns,
+ * 1,000,000 signatures) against its baseline in the same run — bare Fastify calling the same controller method
+ * (same SQL, same mapping) — for every list and detail endpoint at 32 connections; then the same endpoints on a
+ * 1 % data set, to show cost does not grow with the data. Writes bench/results/public.{json,md}.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { createDataSource } from '../src/database/data-source.factory';
+import { contentSeeder } from '../src/content/content.seeder';
+import { PublicKeysRepository } from '../src/content/platform/public-keys.repository';
+import { PublicKeysService } from '../src/content/platform/public-keys.service';
+import { Clock } from '../src/common/clock';
+import { ENDPOINTS, samples, Samples } from './public-endpoints';
+import { benchDatabase, BenchDatabase, DURATION, load, LoadResult, peakRssMb, runIfMain } from './support';
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 2000);
+const CONNECTIONS = Number(process.env.BENCH_PUBLIC_CONNECTIONS ?? 32);
+const SECONDS = Number(process.env.BENCH_PUBLIC_SECONDS ?? Math.min(DURATION, 5));
+
+async function seeded(
+  scale: number,
+): Promise<{ db: BenchDatabase; samples: Samples; key: string; seconds: number }> {
+  const db = await benchDatabase(`public_${scale}`);
+  const ds: DataSource = await createDataSource({
+    url: db.url,
+    poolSize: 2,
+    applicationName: 'bench',
+  }).initialize();
+  const t0 = Date.now();
+  await contentSeeder.run(ds, { scale, log: () => undefined });
+  const seconds = Number(((Date.now() - t0) / 1000).toFixed(1));
+  const key = (await new PublicKeysService(new PublicKeysRepository(ds), new Clock()).create('bench')).key;
+  const s = await samples(ds);
+  await ds.destroy();
+  return { db, samples: s, key, seconds };
+}
+
+async function start(script: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = fork(join(__dirname, script), [], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+  });
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
+const appEnv = (url: string, port: number) => ({
+  DATABASE_URL: url,
+  PORT: String(port),
+  RUN_WORKER: 'false',
+  SEED_ON_FIRST_START: 'false',
+  LOG_LEVEL: 'error',
+  PUBLIC_KEYED_RATE_PER_MINUTE: '100000000',
+  REDIS_KEY_PREFIX: `bench:public:${port}`,
+});
+
+export async function main(): Promise<void> {
+  const port = 40_400 + Math.floor(Math.random() * 400);
+  const full = await seeded(SCALE);
+  const small = await seeded(Math.max(1, Math.round(SCALE / 100)));
+  const opts = (url: string, key?: string) => ({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: key ? { 'x-api-key': key } : {},
+  });
+  const rows: {
+    name: string;
+    gatehouse: LoadResult;
+    baseline: LoadResult;
+    ratio: number;
+    small: LoadResult;
+    growth: number;
+  }[] = [];
+  let appRss: number;
+  let baselineRss: number;
+  try {
+    const app = await start('server.js', appEnv(full.db.url, port));
+    const baseline = await start('public-baseline.js', {
+      DATABASE_URL: full.db.url,
+      PORT: String(port + 1),
+      BENCH_SAMPLES: JSON.stringify(full.samples),
+    });
+    const measured: Record<string, { gatehouse: LoadResult; baseline: LoadResult }> = {};
+    try {
+      for (const [i, e] of ENDPOINTS.entries()) {
+        const url = `http://127.0.0.1:${port}${e.path(full.samples)}`;
+        const check = await fetch(url, { headers: { 'x-api-key': full.key } });
+        if (check.status !== 200) throw new Error(`${e.name}: ${url} answered ${check.status}`);
+        await load({ ...opts(url, full.key), duration: 1 });
+        const gatehouse = await load(opts(url, full.key));
+        const base = await load(opts(`http://127.0.0.1:${port + 1}/b/${i}`));
+        measured[e.name] = { gatehouse, baseline: base };
+        console.log(`${e.name}: ${gatehouse.rps}/s p99 ${gatehouse.p99} ms (baseline ${base.rps}/s)`);
+      }
+      appRss = peakRssMb(app.pid!);
+      baselineRss = peakRssMb(baseline.pid!);
+    } finally {
+      await stop(app);
+      await stop(baseline);
+    }
+    const smallApp = await start('server.js', appEnv(small.db.url, port + 2));
+    try {
+      for (const e of ENDPOINTS) {
+        const url = `http://127.0.0.1:${port + 2}${e.path(small.samples)}`;
+        await load({ ...opts(url, small.key), duration: 1 });
+        const s = await load(opts(url, small.key));
+        const m = measured[e.name];
+        rows.push({
+          name: e.name,
+          ...m,
+          ratio: Number((m.gatehouse.rps / m.baseline.rps).toFixed(2)),
+          small: s,
+          growth: Number((m.gatehouse.mean / s.mean).toFixed(2)),
+        });
+      }
+    } finally {
+      await stop(smallApp);
+    }
+  } finally {
+    await full.db.drop();
+    await small.db.drop();
+  }
+
+  const result = {
+    date: new Date().toISOString(),
+    machine: `${process.platform} ${process.arch}, node ${process.version}`,
+    scale: SCALE,
+    seed_seconds: full.seconds,
+    connections: CONNECTIONS,
+    seconds_each: SECONDS,
+    app_peak_rss_mb: appRss,
+    baseline_peak_rss_mb: baselineRss,
+    endpoints: rows,
+    targets: {
+      ratio: '≥ 0.70',
+      p99_ms: '≤ 50 at 32 connections',
+      growth: '≤ 1.5 (full scale / 1 % scale mean latency)',
+    },
+  };
+  mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
+  writeFileSync(join(process.cwd(), 'bench/results/public.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const md = [
+    `# bench public (${result.date}, ${result.machine}; scale ${SCALE} seeded in ${full.seconds} s; ${CONNECTIONS} connections, ${SECONDS} s each)`,
+    '',
+    '| endpoint | req/s | p50 ms | p99 ms | baseline req/s | baseline p99 ms | ratio | 1 % scale p50 ms | growth |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.gatehouse.rps} | ${r.gatehouse.p50} | ${r.gatehouse.p99} | ${r.baseline.rps} | ${r.baseline.p99} | ${r.ratio} | ${r.small.p50} | ${r.growth} |`,
+    ),
+    '',
+    `App peak RSS ${appRss} MB; baseline ${baselineRss} MB. Targets: ratio ≥ 0.70, p99 ≤ 50 ms, growth ≤ 1.5.`,
+    '',
+  ].join('\n');
+  writeFileSync(join(process.cwd(), 'bench/results/public.md'), md);
+  console.log(md);
+}
+
+runIfMain(module, main);
