@@ -1,8 +1,30 @@
 import type { DataSource } from 'typeorm';
 
 /**
+ * Totals of public lists, kept TOTAL_TTL_MS per query and filters: counting every matching row on every request
+ * costs as much as the data is large (100,000 campaigns), while a page is an index range. Public responses are
+ * cacheable for 60 s anyway; a total may lag writes by up to TOTAL_TTL_MS. Concurrent misses share one count.
+ */
+export const TOTAL_TTL_MS = 30_000;
+const TOTAL_CACHE_MAX = 10_000;
+const cache = new WeakMap<DataSource, Map<string, { at: number; n: Promise<number> }>>();
+
+function cachedTotal(ds: DataSource, key: string, count: () => Promise<number>): Promise<number> {
+  let totals = cache.get(ds);
+  if (!totals) cache.set(ds, (totals = new Map()));
+  const now = Date.now();
+  const hit = totals.get(key);
+  if (hit && now - hit.at < TOTAL_TTL_MS) return hit.n;
+  if (totals.size >= TOTAL_CACHE_MAX) totals.delete(totals.keys().next().value as string);
+  const n = count();
+  totals.set(key, { at: now, n });
+  n.catch(() => totals.delete(key));
+  return n;
+}
+
+/**
  * A public list query: the visibility rule and filters as a WHERE clause with numbered parameters, then one
- * page of rows and the total, run in parallel. Every public list repository builds its lists with it.
+ * page of rows and the total (cached, see TOTAL_TTL_MS), in parallel. Every public list repository uses it.
  */
 export class PublicQuery {
   private readonly params: unknown[] = [];
@@ -38,10 +60,13 @@ export class PublicQuery {
         `SELECT ${q.select} FROM ${q.from} WHERE ${w} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...this.params, limit, offset],
       ) as Promise<T[]>,
-      ds.query(`SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`, this.params) as Promise<
-        { n: number }[]
-      >,
+      cachedTotal(ds, `${q.from}|${w}|${JSON.stringify(this.params)}`, async () => {
+        const r = (await ds.query(`SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`, this.params)) as {
+          n: number;
+        }[];
+        return r[0].n;
+      }),
     ]);
-    return { rows, total: count[0].n };
+    return { rows, total: count };
   }
 }

@@ -28,14 +28,9 @@ export class EventsService {
     private readonly clock: Clock,
   ) {}
 
-  /** The last `created_at` this process gave an event (see `record`). */
-  private last = 0;
-
   async record(uow: UnitOfWork, tenant: Tenant, type: string, object: unknown): Promise<EventEnvelope> {
-    // Strictly increasing per process, so events recorded one after the other (visit.approved, then
-    // visit.checked_in, in one transaction) keep their order when sorted by created_at.
-    const now = new Date(Math.max(this.clock.now().getTime(), this.last + 1));
-    this.last = now.getTime();
+    // Events recorded one after the other (visit.approved, then visit.checked_in) keep their order.
+    const now = this.clock.tick();
     const envelope: EventEnvelope = {
       id: newId('evt'),
       type,

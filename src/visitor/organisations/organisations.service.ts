@@ -136,7 +136,7 @@ export class OrganisationsService {
     s: SiteInput,
     modes: boolean[],
   ): Promise<SiteRow[]> {
-    const now = this.clock.now();
+    const now = this.clock.tick();
     const out: SiteRow[] = [];
     for (const livemode of modes) {
       const row: SiteRow = {

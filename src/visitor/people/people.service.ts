@@ -66,7 +66,7 @@ export class PeopleService {
     return this.tx.run(async (uow) => {
       const form = await this.forms.current(tenant, 'person', uow.manager);
       this.forms.check(tenant, form, 'person', input.custom_fields ?? {});
-      const now = this.clock.now();
+      const now = this.clock.tick();
       const row: PersonRow = {
         id: newId('person'),
         ...tenant,

@@ -43,7 +43,7 @@ export class AuditService {
       ip: e.request?.ip ?? null,
       request_id: e.request ? String(e.request.id) : null,
       data: e.data ?? {},
-      created_at: this.clock.now(),
+      created_at: this.clock.tick(),
     });
   }
 }

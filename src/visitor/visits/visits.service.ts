@@ -242,7 +242,7 @@ export class VisitsService {
     };
     const form = await this.check(caller, v, new Set(['host_id', 'type', 'custom_fields', 'site_id']));
     return this.tx.run(async (uow) => {
-      const now = this.clock.now();
+      const now = this.clock.tick();
       const visitor = await this.repo.upsertVisitor(
         uow.manager,
         tenant,

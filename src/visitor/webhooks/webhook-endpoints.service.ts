@@ -75,7 +75,7 @@ export class WebhookEndpointsService {
   ): Promise<WebhookEndpointWithSecretResponse> {
     this.checkEvents(input.enabled_events);
     await this.checkUrl(input.url);
-    const now = this.clock.now();
+    const now = this.clock.tick();
     const secret = newSigningSecret();
     const row: WebhookEndpointRow = {
       id: newId('whep'),
