@@ -1,71 +1,71 @@
 import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
+import { ThrottlerGuard } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
-import { RateLimitStoreUnavailable } from './redis-throttler.storage';
+import type { RateLimitBucket } from '../http/request-context';
+import { LocalWindowCounter } from './local-window';
+import { RateLimitStoreUnavailable, ThrottlerStorageRecord } from './redis-throttler.storage';
+
+/**
+ * What a limit does while Redis is down: `open` lets requests through (the /v1 and public API allowances: an
+ * outage of the counter store must not fail requests); `local` counts in this process's memory instead (limits
+ * against guessing, such as console sign-in, which must never be unlimited).
+ */
+export type WhenStoreDown = 'open' | 'local';
 
 /**
  * The one rate limiter of every surface. A surface's credential guard runs first and puts the allowance on
  * `req.ctx.rateLimit` (bucket, limit, window); this guard counts the request in Redis and sets
  * `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` on every limited response, plus `Retry-After`
  * on a 429 (rendered `rate_limited` / `RATE_LIMITED` by the surface's error format). When Redis is down it
- * fails open and says so once in the log.
+ * fails open (or counts locally, see WhenStoreDown) and says so once in the log.
  *
  * Use it after the credential guard: `@UseGuards(CredentialGuard, RateLimitGuard)`.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   private readonly log = new Logger('RateLimit');
-  private failingOpen = false;
-  protected override headerPrefix = 'RateLimit';
+  private readonly local = new LocalWindowCounter();
+  private storeDown = false;
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<FastifyRequest>();
-    const allowance = req.ctx?.rateLimit;
-    if (!allowance) return true;
-    return this.handleRequest({
-      context,
-      limit: allowance.limit,
-      ttl: allowance.windowMs,
-      blockDuration: allowance.windowMs,
-      throttler: { name: 'default', limit: allowance.limit, ttl: allowance.windowMs },
-      getTracker: async () => allowance.bucket,
-      generateKey: (_ctx, tracker) => tracker,
-    });
+    const allowance = context.switchToHttp().getRequest<FastifyRequest>().ctx?.rateLimit;
+    if (allowance) await this.enforce(context, allowance, 'open');
+    return true;
   }
 
-  protected override async handleRequest(p: ThrottlerRequest): Promise<boolean> {
-    const reply = p.context.switchToHttp().getResponse<FastifyReply>();
-    const key = p.generateKey(
-      p.context,
-      await p.getTracker(p.context.switchToHttp().getRequest(), p.context),
-      'default',
-    );
-    let record;
+  /** Counts one request against `allowance`; throws `rate_limited` when it is used up. */
+  async enforce(
+    context: ExecutionContext,
+    allowance: RateLimitBucket,
+    whenStoreDown: WhenStoreDown,
+  ): Promise<void> {
+    const { bucket, limit, windowMs } = allowance;
+    let record: ThrottlerStorageRecord;
     try {
-      record = await this.storageService.increment(key, p.ttl, p.limit, p.blockDuration, 'default');
+      record = await this.storageService.increment(bucket, windowMs, limit, windowMs, 'default');
+      if (this.storeDown) this.log.log('Redis is back: rate limits are shared and enforced again');
+      this.storeDown = false;
     } catch (e) {
       if (!(e instanceof RateLimitStoreUnavailable)) throw e;
-      if (!this.failingOpen)
-        this.log.warn(`rate limits are not enforced while Redis is unavailable (${e.message})`);
-      this.failingOpen = true;
-      return true;
+      if (!this.storeDown)
+        this.log.warn(
+          `Redis is unavailable (${e.message}): API rate limits are not enforced; console sign-in limits are counted per process`,
+        );
+      this.storeDown = true;
+      if (whenStoreDown === 'open') return;
+      record = this.local.increment(bucket, windowMs, limit);
     }
-    if (this.failingOpen) this.log.log('rate limits are enforced again');
-    this.failingOpen = false;
-    void reply.header('RateLimit-Limit', String(p.limit));
-    void reply.header('RateLimit-Remaining', String(Math.max(0, p.limit - record.totalHits)));
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    void reply.header('RateLimit-Limit', String(limit));
+    void reply.header('RateLimit-Remaining', String(Math.max(0, limit - record.totalHits)));
     void reply.header('RateLimit-Reset', String(record.timeToExpire));
-    if (record.isBlocked) {
+    if (record.isBlocked)
       throw new ApiError(
         'rate_limited',
-        `The allowance of ${p.limit} requests per minute is used; retry after ${record.timeToBlockExpire} seconds.`,
+        `The allowance of ${limit} requests per ${windowMs >= 120_000 ? `${windowMs / 60_000} minutes` : 'minute'} is used; retry after ${record.timeToBlockExpire} seconds.`,
         [],
-        {
-          'Retry-After': String(record.timeToBlockExpire),
-        },
+        { 'Retry-After': String(record.timeToBlockExpire) },
       );
-    }
-    return true;
   }
 }

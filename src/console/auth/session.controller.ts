@@ -43,7 +43,8 @@ const toAccountResponse = (a: AccountRow): ConsoleAccountResponse => ({
 
 /**
  * Sign-in is limited against guessing: 20 attempts a minute per client address and 10 per 15 minutes per
- * e-mail address (shared by all instances through Redis), on top of argon2id's cost.
+ * e-mail address (shared by all instances through Redis), on top of argon2id's cost. While Redis is down the
+ * limits are counted in each process's memory instead of failing open: guessing is never unlimited.
  */
 @Injectable()
 export class SignInLimitGuard implements CanActivate {
@@ -51,13 +52,18 @@ export class SignInLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
-    req.ctx.rateLimit = { bucket: `signin-ip:${req.ip}`, limit: 20, windowMs: 60_000 };
-    await this.limiter.canActivate(context);
+    await this.limiter.enforce(
+      context,
+      { bucket: `signin-ip:${req.ip}`, limit: 20, windowMs: 60_000 },
+      'local',
+    );
     const email = (req.body as { email?: unknown } | undefined)?.email;
-    if (typeof email === 'string') {
-      req.ctx.rateLimit = { bucket: `signin-email:${email.toLowerCase()}`, limit: 10, windowMs: 15 * 60_000 };
-      await this.limiter.canActivate(context);
-    }
+    if (typeof email === 'string')
+      await this.limiter.enforce(
+        context,
+        { bucket: `signin-email:${email.toLowerCase()}`, limit: 10, windowMs: 15 * 60_000 },
+        'local',
+      );
     return true;
   }
 }
