@@ -76,6 +76,56 @@ describe('custom fields', () => {
     expect(Object.keys(pub.schema.properties)).toEqual(['laptop', 'laptop_serial', 'nda_accepted']);
     expect(pub.schema['x-svc-order']).toEqual(['laptop', 'laptop_serial', 'nda_accepted']);
     expect(pub.schema.required).toEqual(['nda_accepted']);
+    expect(pub.schema.allOf).toEqual(form.schema.allOf);
+  });
+
+  it('keeps in the public form only the conditionals and questions a visitor can answer', () => {
+    const mixed: Form = {
+      version: 4,
+      schema: {
+        ...form.schema,
+        properties: {
+          ...form.schema.properties,
+          car_plate: {
+            type: 'string',
+            'x-svc-public': true,
+            'x-svc-show-if': { field: 'escort', equals: 'x' },
+          },
+        },
+        allOf: [
+          ...form.schema.allOf!,
+          // mentions the staff-only temperature question: left out whole
+          {
+            if: { properties: { laptop: { const: true } }, required: ['laptop'] },
+            then: { required: ['temperature'] },
+          },
+          { dependentRequired: { nda_accepted: ['id_number'] } },
+        ],
+      },
+    };
+    const pub = publicForm(mixed);
+    expect(Object.keys(pub.schema.properties)).toEqual(['laptop', 'laptop_serial', 'nda_accepted']);
+    expect(pub.schema.allOf).toEqual([form.schema.allOf![0]]);
+    // the kept clause is enforced on pre-registration answers; the dropped ones are not
+    expect(v.validate(pub, { laptop: true, nda_accepted: true }, 'org1:public')).toEqual([
+      { location: 'body.custom_fields.laptop_serial', message: 'is required' },
+    ]);
+    expect(
+      v.validate(pub, { laptop: true, laptop_serial: 'SN-1', nda_accepted: true }, 'org1:public'),
+    ).toEqual([]);
+    const topLevel = publicForm({
+      version: 5,
+      schema: {
+        type: 'object',
+        properties: {
+          laptop: form.schema.properties.laptop,
+          laptop_serial: form.schema.properties.laptop_serial,
+        },
+        if: { properties: { laptop: { const: true } }, required: ['laptop'] },
+        then: { required: ['laptop_serial'] },
+      },
+    });
+    expect(topLevel.schema).toMatchObject({ if: expect.any(Object), then: { required: ['laptop_serial'] } });
   });
 
   it('reports a broken schema to the admin saving it', () => {

@@ -140,17 +140,69 @@ export function withoutProtectedAnswers(
   return out;
 }
 
-/** The visitor-facing part of a form (the `public_form` of a visit type open for pre-registration). */
+/**
+ * The question keys a schema clause mentions: keys of `properties`, `dependentRequired`, `dependentSchemas`,
+ * entries of `required` and `dependentRequired` lists, and `x-svc-show-if` fields, at any depth. A clause
+ * that can match keys by pattern (`patternProperties`, `propertyNames`, `additionalProperties`) mentions `*`.
+ */
+export function fieldsOf(node: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) {
+    for (const n of node) fieldsOf(n, into);
+    return into;
+  }
+  if (node === null || typeof node !== 'object') return into;
+  const o = node as Record<string, unknown>;
+  for (const [k, v] of Object.entries(o)) {
+    if ((k === 'properties' || k === 'dependentSchemas') && v && typeof v === 'object') {
+      for (const [field, sub] of Object.entries(v)) {
+        into.add(field);
+        fieldsOf(sub, into);
+      }
+    } else if (k === 'dependentRequired' && v && typeof v === 'object') {
+      for (const [field, list] of Object.entries(v)) {
+        into.add(field);
+        for (const f of Array.isArray(list) ? list : []) into.add(String(f));
+      }
+    } else if (k === 'required' && Array.isArray(v)) {
+      for (const f of v) into.add(String(f));
+    } else if (k === 'x-svc-show-if' && v && typeof v === 'object') {
+      into.add(String((v as { field?: unknown }).field));
+    } else if (k === 'patternProperties' || k === 'propertyNames' || k === 'additionalProperties') {
+      into.add('*');
+    } else fieldsOf(v, into);
+  }
+  return into;
+}
+
+/**
+ * The visitor-facing part of a form (the `public_form` of a visit type open for pre-registration): the
+ * questions marked `x-svc-public`, the requirements among them, and the conditional clauses (`allOf` entries,
+ * and a top-level `if`/`then`/`else`) that mention only public questions. A clause that mentions a question the
+ * visitor is not asked is left out whole (staff answer those later, when the full form applies); so is a public
+ * question shown only when a non-public answer holds, since the visitor could never see it.
+ */
 export function publicForm(form: Form): Form {
-  const keys = Object.keys(form.schema.properties).filter((k) => form.schema.properties[k]['x-svc-public']);
-  const properties = Object.fromEntries(keys.map((k) => [k, form.schema.properties[k]]));
-  return {
-    version: form.version,
-    schema: {
-      type: 'object',
-      properties,
-      required: (form.schema.required ?? []).filter((k) => keys.includes(k)),
-      'x-svc-order': (form.schema['x-svc-order'] ?? keys).filter((k) => keys.includes(k)),
-    },
+  const all = form.schema.properties;
+  let keys = Object.keys(all).filter((k) => all[k]['x-svc-public']);
+  for (let before = -1; before !== keys.length;) {
+    before = keys.length;
+    keys = keys.filter((k) => {
+      const cond = all[k]['x-svc-show-if'];
+      return !cond || keys.includes(cond.field);
+    });
+  }
+  const isPublic = (clause: unknown) => [...fieldsOf(clause)].every((f) => keys.includes(f));
+  const properties = Object.fromEntries(keys.map((k) => [k, all[k]]));
+  const schema: FormSchema = {
+    type: 'object',
+    properties,
+    required: (form.schema.required ?? []).filter((k) => keys.includes(k)),
+    'x-svc-order': (form.schema['x-svc-order'] ?? keys).filter((k) => keys.includes(k)),
   };
+  const allOf = (form.schema.allOf ?? []).filter(isPublic);
+  if (allOf.length) schema.allOf = allOf;
+  const top = { if: form.schema.if, then: form.schema.then, else: form.schema.else };
+  if (top.if !== undefined && isPublic(top))
+    for (const [k, v] of Object.entries(top)) if (v !== undefined) schema[k] = v;
+  return { version: form.version, schema };
 }
