@@ -57,6 +57,18 @@ describe('/v1 guard chain', () => {
     expect(problem(res).code).toBe('unauthorized');
   });
 
+  it('the Bearer scheme name is matched case-insensitively (RFC 9110)', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr'])
+      expect(
+        (await call(t.app, 'GET', '/v1/organisation', { headers: { authorization: `${scheme} ${testKey}` } }))
+          .statusCode,
+      ).toBe(200);
+    for (const header of [`Bearer`, `Bearer ${testKey} extra`, `Bearertoken ${testKey}`]) {
+      const res = await call(t.app, 'GET', '/v1/organisation', { headers: { authorization: header } });
+      expect(res.statusCode).toBe(401);
+    }
+  });
+
   it('a key in the query string or a cookie is never read', async () => {
     for (const url of [`/v1/organisation?api_key=${testKey}`, `/v1/organisation?access_token=${testKey}`]) {
       const res = await call(t.app, 'GET', url);
@@ -134,6 +146,23 @@ describe('/v1 guard chain', () => {
     ).toBe(200);
   });
 
+  it('a live publishable key below Pro is plan_required, naming the publishable-key rule; on Pro it works', async () => {
+    const growth = await createOrg(t.app, 'growth');
+    const pk = await growth.key({ mode: 'live', kind: 'publishable', scopes: ['forms:read'] });
+    expect(pk).toMatch(/^svc_pk_live_/);
+    const res = await call(t.app, 'GET', '/v1/visit-types', { key: pk });
+    expect(res.statusCode).toBe(403);
+    expect(problem(res)).toMatchObject({
+      code: 'plan_required',
+      detail: expect.stringMatching(/publishable keys .* need the Pro or Enterprise plan; .* growth/),
+    });
+    // Its test-mode twin works on Growth, and a live publishable key works on Pro.
+    const testPk = await growth.key({ mode: 'test', kind: 'publishable', scopes: ['forms:read'] });
+    expect((await call(t.app, 'GET', '/v1/visit-types', { key: testPk })).statusCode).toBe(200);
+    const proPk = await pro.key({ mode: 'live', kind: 'publishable', scopes: ['forms:read'] });
+    expect((await call(t.app, 'GET', '/v1/visit-types', { key: proPk })).statusCode).toBe(200);
+  });
+
   it('a key without the scope is scope_missing, and detail names the scope', async () => {
     const key = await pro.key({ scopes: ['people:write'] });
     const res = await call(t.app, 'GET', '/v1/people', { key });
@@ -161,9 +190,12 @@ describe('/v1 guard chain', () => {
     const outside = await call(t.app, 'GET', '/v1/organisation', { key, remoteAddress: '203.0.113.9' });
     expect(outside.statusCode).toBe(403);
     expect(problem(outside).code).toBe('forbidden');
-    expect(
-      (await call(t.app, 'GET', '/v1/organisation', { key, remoteAddress: '10.1.2.3' })).statusCode,
-    ).toBe(200);
+    // A refused address is not counted against the organisation's allowance and gets no RateLimit headers
+    // (as for an unknown key): a leaked key used from elsewhere cannot use up the allowance.
+    expect(outside.headers['ratelimit-limit']).toBeUndefined();
+    const inside = await call(t.app, 'GET', '/v1/organisation', { key, remoteAddress: '10.1.2.3' });
+    expect(inside.statusCode).toBe(200);
+    expect(inside.headers['ratelimit-remaining']).toBe('2999');
     expect(
       (await call(t.app, 'GET', '/v1/organisation', { key, remoteAddress: '2001:db8::7' })).statusCode,
     ).toBe(200);

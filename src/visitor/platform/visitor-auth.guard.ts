@@ -64,11 +64,11 @@ export class VisitorAuthGuard implements CanActivate {
       throw new ApiError('forbidden', 'This endpoint is not available to any credential.');
     }
 
-    // 1. Header: Bearer only.
+    // 1. Header: Bearer only (the scheme name is case-insensitive, RFC 9110 §11.1).
     const header = req.headers.authorization;
     if (header === undefined)
       throw unauthorized('Send the credential as Authorization: Bearer <key or token>.');
-    const m = /^Bearer ([\x21-\x7e]+)$/.exec(header);
+    const m = /^bearer +([\x21-\x7e]+)$/i.exec(header);
     if (!m)
       throw unauthorized('The Authorization header must use the Bearer scheme: Authorization: Bearer <key>.');
 
@@ -104,7 +104,13 @@ export class VisitorAuthGuard implements CanActivate {
     };
     await this.rateLimit.canActivate(context);
 
-    // 6. Plan access table (live mode only; test mode has every endpoint on every plan).
+    // 6. Plan access table (live mode only; test mode has every endpoint on every plan). A live publishable key
+    // is checked first, so its refusal names the rule that applies to it.
+    if (credential.publishable && credential.livemode && !PLAN_RULES[org.plan].livePublishable)
+      throw new ApiError(
+        'plan_required',
+        `Live publishable keys calling the API directly need the Pro or Enterprise plan; this organisation is on ${org.plan}.`,
+      );
     const feature = need.plan ?? 'rest';
     if (!planGives(credential, feature) && !need.whenPlanLapsed)
       throw new ApiError(
@@ -112,11 +118,6 @@ export class VisitorAuthGuard implements CanActivate {
         feature === 'webhooks'
           ? `Live webhook endpoints and events need the Growth plan or higher; this organisation is on ${org.plan}.`
           : `The live REST API needs the Pro plan or higher; this organisation is on ${org.plan}. Test mode works on every plan.`,
-      );
-    if (credential.publishable && credential.livemode && !PLAN_RULES[org.plan].livePublishable)
-      throw new ApiError(
-        'plan_required',
-        'Live publishable keys calling the API directly need the Pro or Enterprise plan.',
       );
 
     // 7. Publishable keys: only the routes that allow them.
