@@ -13,7 +13,7 @@ describe('console sign-in and API keys', () => {
     t = await bootTestApp({ env: { RUN_WORKER: 'false' } });
     org = await createOrg(t.app, 'pro');
     const accounts = t.app.get(AccountsService);
-    for (const role of ['owner', 'admin', 'member'])
+    for (const role of ['owner', 'admin', 'member', 'support'])
       await accounts.create(
         org.id,
         { email: `${role}@acme.test`, name: role, role, password: PASSWORD },
@@ -22,8 +22,13 @@ describe('console sign-in and API keys', () => {
   });
   afterAll(() => t.close());
 
-  const signIn = async (email: string, password = PASSWORD) => {
-    const res = await t.app.inject({ method: 'POST', url: '/console/session', payload: { email, password } });
+  const signIn = async (email: string, password = PASSWORD, remoteAddress?: string) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/console/session',
+      payload: { email, password },
+      remoteAddress,
+    });
     const cookie = String(res.headers['set-cookie'] ?? '').split(';')[0];
     return { res, cookie };
   };
@@ -110,13 +115,93 @@ describe('console sign-in and API keys', () => {
     expect((await consoleCall('GET', '/console/api-keys', cookie)).statusCode).toBe(403);
   });
 
+  it('support staff cannot create, list or revoke keys', async () => {
+    const { res, cookie } = await signIn('support@acme.test');
+    expect(res.json()).toMatchObject({ role: 'support' });
+    const owner = (await signIn('owner@acme.test')).cookie;
+    const made = await consoleCall('POST', '/console/api-keys', owner, {
+      name: 'x',
+      kind: 'secret',
+      mode: 'test',
+      scopes: ['sites:read'],
+    });
+    const attempts = [
+      await consoleCall('POST', '/console/api-keys', cookie, {
+        name: 'x',
+        kind: 'secret',
+        mode: 'test',
+        scopes: ['sites:read'],
+      }),
+      await consoleCall('GET', '/console/api-keys', cookie),
+      await consoleCall('POST', `/console/api-keys/${made.json().id}/revoke`, cookie),
+    ];
+    for (const r of attempts) {
+      expect(r.statusCode).toBe(403);
+      expect(r.json()).toMatchObject({ code: 'forbidden', detail: expect.stringContaining('support role') });
+    }
+    // The refused revocation changed nothing: the key still works.
+    expect((await call(t.app, 'GET', '/v1/sites', { key: made.json().key })).statusCode).toBe(200);
+  });
+
+  it('a key may expire: expires_at must be a future RFC 3339 moment; after it the key is unauthorized', async () => {
+    const { cookie } = await signIn('owner@acme.test');
+    const body = { name: 'temp', kind: 'secret', mode: 'test', scopes: ['organisation:read'] };
+    for (const [expires_at, message] of [
+      ['tomorrow', /RFC 3339/],
+      ['2001-01-01T00:00:00Z', /in the future/],
+    ]) {
+      const bad = await consoleCall('POST', '/console/api-keys', cookie, { ...body, expires_at });
+      expect(bad.statusCode).toBe(422);
+      expect(bad.json().errors).toEqual([
+        { location: 'body.expires_at', message: expect.stringMatching(message) },
+      ]);
+    }
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const created = await consoleCall('POST', '/console/api-keys', cookie, { ...body, expires_at: soon });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ expires_at: soon });
+    const key = created.json().key as string;
+    expect((await call(t.app, 'GET', '/v1/organisation', { key })).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, Date.parse(soon) - Date.now() + 50));
+    const res = await call(t.app, 'GET', '/v1/organisation', { key });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ code: 'unauthorized', detail: expect.stringMatching(/expired/) });
+    const unlimited = await consoleCall('POST', '/console/api-keys', cookie, body);
+    expect(unlimited.json().expires_at).toBeNull();
+  });
+
+  it('sign-in is limited to 20 attempts a minute per client address, whatever the e-mail', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++)
+      statuses.push(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/console/session',
+            payload: { email: `someone-${i}@acme.test`, password: 'guess' },
+            remoteAddress: '192.0.2.44',
+          })
+        ).statusCode,
+      );
+    expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
+    expect(statuses[20]).toBe(429);
+    // Another address is not affected.
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/console/session',
+      payload: { email: 'owner@acme.test', password: PASSWORD },
+      remoteAddress: '192.0.2.45',
+    });
+    expect(other.statusCode).toBe(200);
+  });
+
   it('sign-in is rate limited against guessing (10 attempts per 15 minutes per e-mail)', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++)
-      statuses.push((await signIn('target@acme.test', `guess-${i}`)).res.statusCode);
+      statuses.push((await signIn('target@acme.test', `guess-${i}`, `203.0.113.${i + 1}`)).res.statusCode);
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     expect(statuses[10]).toBe(429);
-    const blocked = await signIn('target@acme.test');
+    const blocked = await signIn('target@acme.test', PASSWORD, '203.0.113.99'); // from anywhere
     expect(blocked.res.statusCode).toBe(429);
     expect(Number(blocked.res.headers['retry-after'])).toBeGreaterThan(0);
   });

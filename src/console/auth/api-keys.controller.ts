@@ -1,6 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsTimestamp } from '../../common/validation/timestamp';
 import {
   ApiKeyResponse,
   ApiKeysService,
@@ -17,6 +25,15 @@ export class CreateApiKeyBody {
   @ApiProperty({ enum: ['secret', 'publishable'] }) @IsIn(['secret', 'publishable']) kind: string;
   @ApiProperty({ enum: ['live', 'test'] }) @IsIn(['live', 'test']) mode: string;
   @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) scopes: string[];
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the key stops working (in the future); omit for a key that works until revoked',
+  })
+  @IsOptional()
+  @IsTimestamp()
+  expires_at?: string | null;
 }
 
 /** API keys, for Owners and Admins: create (the key is shown once), list, revoke. */

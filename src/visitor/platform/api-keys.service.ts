@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
+import { isTimestamp } from '../../common/validation/timestamp';
 import { Transactions } from '../../database/unit-of-work';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { generateKey, hashKey, KEY_PREFIXES, keyMatches, KeyKind, parseKey } from './api-key-format';
@@ -23,6 +24,13 @@ export class ApiKeyResponse {
   @ApiProperty({ type: [String] }) scopes: string[];
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_used_at: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'After this moment the key is `unauthorized`; null: until revoked',
+  })
+  expires_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) revoked_at: string | null;
 }
 
@@ -41,6 +49,7 @@ export function toApiKeyResponse(k: ApiKeyRow): ApiKeyResponse {
     scopes: k.scopes,
     created_at: new Date(k.created_at).toISOString(),
     last_used_at: k.last_used_at ? new Date(k.last_used_at).toISOString() : null,
+    expires_at: k.expires_at ? new Date(k.expires_at).toISOString() : null,
     revoked_at: k.revoked_at ? new Date(k.revoked_at).toISOString() : null,
   };
 }
@@ -50,6 +59,8 @@ export interface CreateKeyInput {
   kind: string;
   mode: string;
   scopes: string[];
+  /** Optional RFC 3339 moment after which the key stops working. */
+  expires_at?: string | null;
 }
 
 /** API keys: created with fixed name, kind, mode and scopes; shown once; stored as a SHA-256 hash + lookup. */
@@ -85,6 +96,17 @@ export class ApiKeysService implements CredentialResolver {
       errors.push({ location: `${at}.mode`, message: 'must be live or test' });
     if (!Array.isArray(input.scopes) || input.scopes.length === 0)
       errors.push({ location: `${at}.scopes`, message: 'must list at least one scope' });
+    const now = this.clock.now();
+    let expiresAt: Date | null = null;
+    if (input.expires_at !== undefined && input.expires_at !== null) {
+      if (!isTimestamp(input.expires_at))
+        errors.push({
+          location: `${at}.expires_at`,
+          message: 'must be an RFC 3339 timestamp such as 2026-11-22T09:30:00Z',
+        });
+      else if ((expiresAt = new Date(input.expires_at)) <= now)
+        errors.push({ location: `${at}.expires_at`, message: 'must be in the future' });
+    }
     const custom = await this.repo.customScopeNames(organisationId);
     let needsEnterprise = false;
     for (const [i, s] of (Array.isArray(input.scopes) ? input.scopes : []).entries()) {
@@ -118,8 +140,8 @@ export class ApiKeysService implements CredentialResolver {
       last4,
       scopes: [...new Set(input.scopes)],
       created_by: `${actor.type}:${actor.id ?? ''}`,
-      created_at: this.clock.now(),
-      expires_at: null,
+      created_at: now,
+      expires_at: expiresAt,
       last_used_at: null,
       revoked_at: null,
     };
@@ -132,12 +154,74 @@ export class ApiKeysService implements CredentialResolver {
           action: 'api_key.created',
           actor,
           target: { type: 'api_key', id: row.id },
-          data: { name: row.name, kind, mode: input.mode, scopes: row.scopes },
+          data: {
+            name: row.name,
+            kind,
+            mode: input.mode,
+            scopes: row.scopes,
+            expires_at: expiresAt?.toISOString() ?? null,
+          },
         },
         uow.manager,
       );
     });
     return { ...toApiKeyResponse(row), key };
+  }
+
+  /**
+   * Defines (or redefines) an Enterprise custom scope: a named bundle of built-in scopes. Keys name it at
+   * creation; the guard chain expands it to its bundle while the organisation is on Enterprise. An admin action,
+   * audited.
+   */
+  async defineCustomScope(
+    organisationId: string,
+    input: { name: string; grants: string[]; description?: string },
+    actor: Actor,
+    at = 'body',
+  ): Promise<{ organisation_id: string; name: string; grants: string[]; description: string }> {
+    const org = await this.orgs.findOrganisation(organisationId);
+    if (!org) throw ApiError.notFound('The organisation');
+    const errors: FieldError[] = [];
+    if (typeof input.name !== 'string' || !CUSTOM_SCOPE_PATTERN.test(input.name))
+      errors.push({
+        location: `${at}.name`,
+        message:
+          'must be custom: and a lowercase name (letters, digits, underscores), e.g. custom:front_desk',
+      });
+    if (!Array.isArray(input.grants) || input.grants.length === 0)
+      errors.push({ location: `${at}.grants`, message: 'must list at least one built-in scope' });
+    for (const [i, g] of (Array.isArray(input.grants) ? input.grants : []).entries())
+      if (!isScope(g)) errors.push({ location: `${at}.grants.${i}`, message: `unknown scope ${String(g)}` });
+    if (errors.length) throw ApiError.validation(errors);
+    if (!PLAN_RULES[org.plan].customScopes)
+      throw new ApiError(
+        'plan_required',
+        `Custom scopes need the Enterprise plan; this organisation is on ${org.plan}.`,
+      );
+    const grants = [...new Set(input.grants)];
+    const description = input.description ?? '';
+    await this.tx.run(async (uow) => {
+      await this.repo.upsertCustomScope(
+        uow.manager,
+        organisationId,
+        input.name,
+        description,
+        grants,
+        this.clock.now(),
+      );
+      await this.audit.record(
+        {
+          organisationId,
+          livemode: null,
+          action: 'custom_scope.defined',
+          actor,
+          target: { type: 'custom_scope', id: input.name },
+          data: { grants, description },
+        },
+        uow.manager,
+      );
+    });
+    return { organisation_id: organisationId, name: input.name, grants, description };
   }
 
   async list(

@@ -12,7 +12,6 @@ import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService, toApiKeyResponse } from './api-keys.service';
 import { AuditRepository } from './audit.repository';
 import { Actor, AuditService } from './audit.service';
-import { CUSTOM_SCOPE_PATTERN, isScope } from './scopes';
 
 const OPERATOR: Actor = { type: 'operator', id: 'cli' };
 
@@ -62,7 +61,7 @@ async function organisationId(ds: DataSource, ref: string): Promise<string> {
 export const orgCommand: CliCommand = {
   name: 'org',
   usage:
-    'org create --name N --plan P --country CC --time-zone TZ [--slug S] [--site NAME --gates "A,B"] | org list | org update <org> [--plan P] [--rate-limit N] [--ip-allow-list "cidr,…"] [--history-days N] [--audit-days N] | org custom-scope <org> --name custom:x --grants "visits:read,…"',
+    'org create --name N --plan P --country CC --time-zone TZ [--slug S] [--site NAME --gates "A,B"] | org list | org update <org> [--plan P] [--rate-limit N] [--ip-allow-list "cidr,…"] [--history-days N] [--audit-days N] | org custom-scope <org> --name custom:x --grants "visits:read,…" [--description D]',
   summary: 'Create, list and change organisations (creating one creates its test-mode sandbox copy)',
   async run(args, ctx) {
     const ds = await ctx.dataSource();
@@ -127,24 +126,18 @@ export const orgCommand: CliCommand = {
       };
     }
     if (sub === 'custom-scope' && ref) {
-      const name = requiredFlag(args, '--name');
-      if (!CUSTOM_SCOPE_PATTERN.test(name)) throw new UsageError('--name must look like custom:front_desk');
-      const grants = list(requiredFlag(args, '--grants'));
-      const bad = grants.filter((g) => !isScope(g));
-      if (bad.length || grants.length === 0)
-        throw new UsageError(`--grants must list built-in scopes (unknown: ${bad.join(', ')})`);
       const id = await organisationId(ds, ref);
-      await s.tx.run((uow) =>
-        s.keyRepo.upsertCustomScope(
-          uow.manager,
+      return cli(() =>
+        s.keys.defineCustomScope(
           id,
-          name,
-          flag(args, '--description') ?? '',
-          grants,
-          s.clock.now(),
+          {
+            name: requiredFlag(args, '--name'),
+            grants: list(requiredFlag(args, '--grants')),
+            description: flag(args, '--description'),
+          },
+          OPERATOR,
         ),
       );
-      return { organisation_id: id, name, grants };
     }
     throw new UsageError(`usage: gatehouse ${this.usage}`);
   },
@@ -153,7 +146,7 @@ export const orgCommand: CliCommand = {
 export const keysCommand: CliCommand = {
   name: 'keys',
   usage:
-    'keys create --org <org> --name N --kind secret|publishable --mode live|test --scopes "a,b" | keys list --org <org> | keys revoke --org <org> <key_id>',
+    'keys create --org <org> --name N --kind secret|publishable --mode live|test --scopes "a,b" [--expires-at 2027-01-31T00:00:00Z] | keys list --org <org> | keys revoke --org <org> <key_id>',
   summary: 'Create (prints the key once), list and revoke API keys',
   async run(args, ctx) {
     const ds = await ctx.dataSource();
@@ -168,6 +161,7 @@ export const keysCommand: CliCommand = {
             kind: requiredFlag(args, '--kind'),
             mode: requiredFlag(args, '--mode'),
             scopes: list(requiredFlag(args, '--scopes')),
+            expires_at: flag(args, '--expires-at'),
           },
           OPERATOR,
         ),
