@@ -26,7 +26,7 @@ export class FormsRepository {
       .getOne();
   }
 
-  async save(row: FormRow): Promise<void> {
-    await this.ds.getRepository(FormRow).insert(row as Parameters<Repository<FormRow>['insert']>[0]);
+  async save(m: EntityManager, row: FormRow): Promise<void> {
+    await m.getRepository(FormRow).insert(row as Parameters<Repository<FormRow>['insert']>[0]);
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../platform/tenant';
 import type { EntityManager } from 'typeorm';
-import { ApiError } from '../../common/errors/api-error';
+import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
+import { Transactions } from '../../database/unit-of-work';
 import { CustomFieldsValidator, Form, FormSchema, withoutProtectedAnswers } from './custom-fields.validator';
 import { FormsRepository } from './forms.repository';
 
@@ -16,6 +17,7 @@ export class FormsService {
   constructor(
     private readonly repo: FormsRepository,
     private readonly clock: Clock,
+    private readonly tx: Transactions,
   ) {}
 
   async current(tenant: Tenant, kind: 'visit' | 'person', m?: EntityManager): Promise<Form> {
@@ -25,22 +27,71 @@ export class FormsService {
 
   /** Saves a new version (admins). A schema that does not compile is `validation_failed` at body.schema. */
   async publish(tenant: Tenant, kind: 'visit' | 'person', schema: FormSchema): Promise<Form> {
+    return this.tx.run((uow) => this.publishIn(uow.manager, tenant, kind, schema));
+  }
+
+  /** Admins in the console: a new version in live mode and in its test copy, in one transaction. */
+  async publishInBothModes(
+    organisationId: string,
+    kind: 'visit' | 'person',
+    schema: FormSchema,
+  ): Promise<Form> {
+    return this.tx.run(async (uow) => {
+      await this.publishIn(uow.manager, { organisationId, livemode: false }, kind, schema);
+      return this.publishIn(uow.manager, { organisationId, livemode: true }, kind, schema);
+    });
+  }
+
+  private async publishIn(
+    m: EntityManager,
+    tenant: Tenant,
+    kind: 'visit' | 'person',
+    schema: FormSchema,
+  ): Promise<Form> {
     const problems = this.validator.schemaProblems(schema);
     if (problems.length)
       throw ApiError.validation(problems.map((message) => ({ location: 'body.schema', message })));
-    const version = (await this.current(tenant, kind)).version + 1;
-    await this.repo.save({ ...tenant, kind, version, schema, createdAt: this.clock.now() });
+    const version = (await this.current(tenant, kind, m)).version + 1;
+    await this.repo.save(m, { ...tenant, kind, version, schema, createdAt: this.clock.now() });
     return { version, schema };
   }
 
-  /** Throws `validation_failed` at body.custom_fields.<key> for every answer that does not fit the form. */
-  check(tenant: Tenant, form: Form, kind: string, answers: Record<string, unknown>): void {
+  /**
+   * Every problem of a set of answers, each at body.custom_fields.<key>: the form (Ajv, `x-svc-show-if`), the
+   * questions asked only at other sites (when `siteId` is given), and Person answers (`x-svc-type: person`)
+   * naming no person of the tenant. `existingPeople` looks ids up (in the caller's transaction, if any).
+   */
+  async answerProblems(
+    tenant: Tenant,
+    form: Form,
+    kind: string,
+    answers: Record<string, unknown>,
+    o: { siteId?: string; existingPeople: (ids: string[]) => Promise<Set<string>> },
+  ): Promise<FieldError[]> {
     const errors = this.validator.validate(
       form,
       answers,
       `${tenant.organisationId}:${tenant.livemode}:${kind}`,
     );
-    if (errors.length) throw ApiError.validation(errors);
+    const people: { key: string; id: string }[] = [];
+    for (const [key, def] of Object.entries(form.schema.properties)) {
+      if (!(key in answers)) continue;
+      const sites = def['x-svc-sites'];
+      if (o.siteId !== undefined && sites && !sites.includes(o.siteId))
+        errors.push({
+          location: `body.custom_fields.${key}`,
+          message: `is asked only at sites ${sites.join(', ')}`,
+        });
+      if (def['x-svc-type'] === 'person' && typeof answers[key] === 'string')
+        people.push({ key, id: answers[key] as string });
+    }
+    if (people.length) {
+      const found = await o.existingPeople(people.map((p) => p.id));
+      for (const p of people)
+        if (!found.has(p.id))
+          errors.push({ location: `body.custom_fields.${p.key}`, message: `no person ${p.id}` });
+    }
+    return errors;
   }
 
   protectedOmitted(form: Form, answers: Record<string, unknown>): Record<string, unknown> {

@@ -3,15 +3,12 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { ApiError } from '../../common/errors/api-error';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
-import type { Credential } from '../platform/credential';
-import { CurrentCredential, CurrentTenant } from '../platform/current';
+import { CurrentTenant } from '../platform/current';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import { Page, PageOf } from '../platform/pagination';
-import { PLAN_RULES } from '../platform/plans';
 import type { Tenant } from '../platform/tenant';
 import { CreatePersonBody, PeopleQuery, UpdatePersonBody } from './dto/person.request';
 import { PersonResponse } from './dto/person.response';
-import { PeopleRepository } from './people.repository';
 import { PeopleService } from './people.service';
 
 @ApiTags('People')
@@ -19,7 +16,6 @@ import { PeopleService } from './people.service';
 export class PeopleController {
   constructor(
     private readonly people: PeopleService,
-    private readonly repo: PeopleRepository,
     private readonly orgs: OrganisationsRepository,
     private readonly cursors: CursorCodecProvider,
   ) {}
@@ -35,17 +31,6 @@ export class PeopleController {
         message: `no site ${id} in this organisation and mode`,
       }));
     if (errors.length) throw ApiError.validation(errors);
-  }
-
-  /** Plan limit on hosts (live mode): adding one more host beyond it is `plan_required`. */
-  private async checkHostLimit(c: Credential, tenant: Tenant): Promise<void> {
-    const max = PLAN_RULES[c.organisation.plan].maxHosts;
-    if (!c.livemode || max === null) return;
-    if ((await this.repo.countHosts(tenant)) >= max)
-      throw new ApiError(
-        'plan_required',
-        `The ${c.organisation.plan} plan allows ${max} hosts; upgrade to add more.`,
-      );
   }
 
   @Get()
@@ -85,13 +70,8 @@ export class PeopleController {
   @IdempotentPost()
   @ApiOperation({ summary: 'Create a person; e-mail unique (case-insensitive)', operationId: 'createPerson' })
   @ApiCreatedResponse({ type: PersonResponse })
-  async create(
-    @CurrentCredential() c: Credential,
-    @CurrentTenant() tenant: Tenant,
-    @Body() body: CreatePersonBody,
-  ): Promise<PersonResponse> {
+  async create(@CurrentTenant() tenant: Tenant, @Body() body: CreatePersonBody): Promise<PersonResponse> {
     await this.checkSites(tenant, body.site_ids);
-    if (body.can_host !== false) await this.checkHostLimit(c, tenant);
     return this.people.create(tenant, body);
   }
 

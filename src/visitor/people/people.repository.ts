@@ -79,16 +79,20 @@ export class PeopleRepository {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** Active people who can host (the plan limit counts these). */
-  async countHosts(tenant: Tenant): Promise<number> {
+  /**
+   * Active people who can host (the plan limit counts these), counted under a transaction-scoped advisory lock
+   * of the tenant: concurrent writes that could each add a host take turns, so none counts a stale number.
+   */
+  async countHostsLocked(m: EntityManager, tenant: Tenant): Promise<number> {
     assertTenant(tenant);
-    return this.repo()
-      .createQueryBuilder('p')
-      .where('p.organisationId = :org AND p.livemode = :live AND p.canHost AND p.active', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      })
-      .getCount();
+    await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `visitor.hosts:${tenant.organisationId}:${tenant.livemode}`,
+    ]);
+    const rows: { n: number }[] = await m.query(
+      `SELECT count(*)::int AS n FROM visitor.person WHERE organisation_id = $1 AND livemode = $2 AND can_host AND active`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return rows[0].n;
   }
 
   /** Keyset page in (created_at, id) order; one row more than asked tells whether more exist. */

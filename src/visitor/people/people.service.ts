@@ -6,6 +6,8 @@ import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { FormsService } from '../forms/forms.service';
 import type { Form } from '../forms/custom-fields.validator';
+import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { PLAN_RULES } from '../platform/plans';
 import { PeopleFilter, PeopleRepository, Tenant } from './people.repository';
 import { PersonRow } from './person.entity';
 import { PersonResponse, toPersonResponse } from './dto/person.response';
@@ -36,6 +38,7 @@ export class PeopleService {
   constructor(
     private readonly repo: PeopleRepository,
     private readonly forms: FormsService,
+    private readonly orgs: OrganisationsRepository,
     private readonly events: EventsService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
@@ -58,6 +61,32 @@ export class PeopleService {
     await this.events.record(uow, tenant, type, this.view(form, row, 'integration'));
   }
 
+  /** Throws `validation_failed` at body.custom_fields.<key> for every answer that does not fit the person form. */
+  private async checkAnswers(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    form: Form,
+    answers: Record<string, unknown>,
+  ): Promise<void> {
+    const errors = await this.forms.answerProblems(tenant, form, 'person', answers, {
+      existingPeople: (ids) => this.repo.existingIds(tenant, ids, uow.manager),
+    });
+    if (errors.length) throw ApiError.validation(errors);
+  }
+
+  /**
+   * Live mode: one more active host must fit the plan's host limit (`plan_required` otherwise). Every path that
+   * can make an active host calls this inside its transaction; the count runs under a lock of the tenant.
+   */
+  private async assertRoomForHost(uow: UnitOfWork, tenant: Tenant): Promise<void> {
+    if (!tenant.livemode) return;
+    const org = await this.orgs.findOrganisation(tenant.organisationId, uow.manager);
+    const max = org ? PLAN_RULES[org.plan].maxHosts : null;
+    if (!org || max === null) return;
+    if ((await this.repo.countHostsLocked(uow.manager, tenant)) >= max)
+      throw new ApiError('plan_required', `The ${org.plan} plan allows ${max} hosts; upgrade to add more.`);
+  }
+
   async create(
     tenant: Tenant,
     input: PersonInput & { name: string; email: string },
@@ -65,7 +94,8 @@ export class PeopleService {
   ): Promise<PersonResponse> {
     return this.tx.run(async (uow) => {
       const form = await this.forms.current(tenant, 'person', uow.manager);
-      this.forms.check(tenant, form, 'person', input.custom_fields ?? {});
+      await this.checkAnswers(uow, tenant, form, input.custom_fields ?? {});
+      if (input.can_host !== false) await this.assertRoomForHost(uow, tenant);
       const now = this.clock.tick();
       const row: PersonRow = {
         id: newId('person'),
@@ -124,7 +154,8 @@ export class PeopleService {
         input.custom_fields !== undefined
           ? { ...row.customFields, ...input.custom_fields }
           : row.customFields;
-      if (input.custom_fields !== undefined) this.forms.check(tenant, form, 'person', customFields);
+      if (input.custom_fields !== undefined) await this.checkAnswers(uow, tenant, form, customFields);
+      if (input.can_host === true && row.active && !row.canHost) await this.assertRoomForHost(uow, tenant);
       const changes: Partial<PersonRow> = { updatedAt: this.clock.now(), customFields };
       if (input.name !== undefined) changes.name = input.name.trim();
       if (input.email !== undefined) changes.email = input.email.trim();
@@ -154,6 +185,7 @@ export class PeopleService {
       if (!row) throw ApiError.notFound(`Person ${id}`);
       if (row.active === active)
         throw new ApiError('invalid_state', `Person ${id} is already ${active ? 'active' : 'deactivated'}.`);
+      if (active && row.canHost) await this.assertRoomForHost(uow, tenant);
       const changes = { active, updatedAt: this.clock.now() };
       await this.repo.update(uow.manager, tenant, id, changes);
       const form = await this.forms.current(tenant, 'person', uow.manager);

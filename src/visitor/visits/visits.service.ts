@@ -174,32 +174,16 @@ export class VisitsService {
             message: 'is not a question of the public form',
           });
     if (errors.length) return errors;
-    try {
-      this.forms.check(tenant, form, caller.publishable ? 'visit-public' : 'visit', v.custom_fields);
-    } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
-      errors.push(...e.errors);
-    }
-    const personAnswers: { key: string; id: string }[] = [];
-    for (const [key, def] of Object.entries(form.schema.properties)) {
-      if (!(key in v.custom_fields)) continue;
-      const sites = def['x-svc-sites'];
-      if (sites && !sites.includes(v.site_id))
-        errors.push({
-          location: `body.custom_fields.${key}`,
-          message: `is asked only at sites ${sites.join(', ')}`,
-        });
-      if (def['x-svc-type'] === 'person' && typeof v.custom_fields[key] === 'string')
-        personAnswers.push({ key, id: v.custom_fields[key] as string });
-    }
-    const found = await this.people.existingIds(
+    return this.forms.answerProblems(
       tenant,
-      personAnswers.map((p) => p.id),
+      form,
+      caller.publishable ? 'visit-public' : 'visit',
+      v.custom_fields,
+      {
+        siteId: v.site_id,
+        existingPeople: (ids) => this.people.existingIds(tenant, ids),
+      },
     );
-    for (const p of personAnswers)
-      if (!found.has(p.id))
-        errors.push({ location: `body.custom_fields.${p.key}`, message: `no person ${p.id}` });
-    return errors;
   }
 
   /** A new pending pass, sent by a job enqueued after commit; a resent pass revokes the earlier ones. */
