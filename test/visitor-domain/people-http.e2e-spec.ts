@@ -4,6 +4,9 @@ import { Contract } from '../support/openapi-contract';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 
+/** A parsed JSON body, as `inject` gives it. */
+type Body = ReturnType<typeof JSON.parse>;
+
 /** People over HTTP with real keys; every response is checked against the served OpenAPI document. */
 describe('people over HTTP', () => {
   let t: TestApp;
@@ -33,10 +36,10 @@ describe('people over HTTP', () => {
     url: string,
     body?: unknown,
     k = key,
-  ): Promise<{ status: number; body: Record<string, any> }> {
+  ): Promise<{ status: number; body: Body }> {
     const res = await call(t.app, method, url, { key: k, body });
     contract.expectValid(res, method, url);
-    return { status: res.statusCode, body: res.json() as Record<string, any> };
+    return { status: res.statusCode, body: res.json() as Body };
   }
   const create = (body: Record<string, unknown>, k = key) => api('POST', '/v1/people', body, k);
   const eventsOf = async (id: string) =>
@@ -46,8 +49,7 @@ describe('people over HTTP', () => {
         [id],
       )
     ).rows.map((r) => ({ type: r.type as string, object: JSON.parse(r.body).data.object }));
-  const locations = (body: Record<string, any>) =>
-    (body.errors as { location: string }[]).map((e) => e.location).sort();
+  const locations = (body: Body) => (body.errors as { location: string }[]).map((e) => e.location).sort();
 
   it('PATCH changes the given fields only, records person.updated, and 404s for another organisation', async () => {
     const p = (await create({ name: 'Ama Mensah', email: 'ama@corp.test', department: 'Finance' })).body;
