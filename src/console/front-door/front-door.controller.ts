@@ -1,5 +1,12 @@
-import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
+import {
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ApiError } from '../../common/errors/api-error';
 import type { Form, FormSchema } from '../../visitor/forms/custom-fields.validator';
@@ -59,7 +66,14 @@ const toOutbox = (m: MessageRow): OutboxMessageResponse => ({
   created_at: m.createdAt.toISOString(),
 });
 
-const BOTH_MODES = [true, false];
+const tenantOf = (a: AccountRow, q: ModeQuery) => ({
+  organisationId: a.organisation_id,
+  livemode: q.mode !== 'test',
+});
+
+export class VisitTypeListResponse {
+  @ApiProperty({ type: [VisitTypeResponse] }) data: VisitTypeResponse[];
+}
 
 /**
  * The front door in the console: the test outbox and visits with every answer (any signed-in person), and the
@@ -105,23 +119,57 @@ export class ConsoleFrontDoorController {
     @Param('visit_id') id: string,
     @Query() q: ModeQuery,
   ): Promise<VisitResponse> {
-    const tenant = { organisationId: a.organisation_id, livemode: q.mode !== 'test' };
-    return this.visits.get({ tenant, hiddenBefore: null }, id, 'console');
+    return this.visits.get({ tenant: tenantOf(a, q), hiddenBefore: null }, id, 'console');
+  }
+
+  @Get('visit-types')
+  @ConsoleAuth()
+  @ApiOperation({ summary: 'Visit types of one mode (built-in and organisation-defined), with public forms' })
+  @ApiOkResponse({ type: VisitTypeListResponse })
+  async visitTypeList(
+    @CurrentAccount() a: AccountRow,
+    @Query() q: ModeQuery,
+  ): Promise<VisitTypeListResponse> {
+    return { data: await this.visitTypes.list(tenantOf(a, q)) };
+  }
+
+  @Get('visit-types/:key')
+  @ConsoleAuth()
+  @ApiOperation({ summary: 'One visit type of one mode' })
+  @ApiOkResponse({ type: VisitTypeResponse })
+  visitType(
+    @CurrentAccount() a: AccountRow,
+    @Param('key') key: string,
+    @Query() q: ModeQuery,
+  ): Promise<VisitTypeResponse> {
+    return this.visitTypes.get(tenantOf(a, q), key);
   }
 
   @Put('visit-types/:key')
   @ConsoleAuth('owner', 'admin')
-  @ApiOperation({ summary: 'Create or change a visit type (name, on/off, pre-registration)' })
+  @ApiOperation({
+    summary: 'Create or change a visit type (name, on/off, pre-registration) in live mode and its test copy',
+  })
   @ApiOkResponse({ type: VisitTypeResponse })
-  async saveVisitType(
+  saveVisitType(
     @CurrentAccount() a: AccountRow,
     @Param('key') key: string,
     @Body() body: SaveVisitTypeBody,
+    @Query() q: ModeQuery,
   ): Promise<VisitTypeResponse> {
-    let saved: VisitTypeResponse | null = null;
-    for (const livemode of BOTH_MODES)
-      saved = await this.visitTypes.save({ organisationId: a.organisation_id, livemode }, key, body);
-    return saved!;
+    return this.visitTypes.saveInBothModes(a.organisation_id, key, body, q.mode);
+  }
+
+  @Delete('visit-types/:key')
+  @HttpCode(204)
+  @ConsoleAuth('owner', 'admin')
+  @ApiOperation({
+    summary:
+      'Delete an organisation-defined visit type no visit has (both modes); built-in types are turned off',
+  })
+  @ApiNoContentResponse()
+  async deleteVisitType(@CurrentAccount() a: AccountRow, @Param('key') key: string): Promise<void> {
+    await this.visitTypes.remove(a.organisation_id, key);
   }
 
   @Put('forms/:kind')
@@ -134,9 +182,6 @@ export class ConsoleFrontDoorController {
   ): Promise<Form> {
     if (kind !== 'visit' && kind !== 'person')
       throw ApiError.validation([{ location: 'path.kind', message: 'must be visit or person' }]);
-    let form: Form | null = null;
-    for (const livemode of BOTH_MODES)
-      form = await this.forms.publish({ organisationId: a.organisation_id, livemode }, kind, body.schema);
-    return form!;
+    return this.forms.publishInBothModes(a.organisation_id, kind, body.schema);
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Tenant } from '../platform/tenant';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { VisitTypeRow } from './visit-type.entity';
 
 @Injectable()
@@ -25,13 +25,45 @@ export class VisitTypesRepository {
     return rows[0] ? { enabled: rows[0].enabled, preRegistration: rows[0].pre_registration } : null;
   }
 
-  async upsert(row: VisitTypeRow): Promise<void> {
-    await this.ds
+  /** One type's full row in the caller's transaction, locked for a change (null when absent). */
+  async lockOne(m: EntityManager, tenant: Tenant, key: string): Promise<VisitTypeRow | null> {
+    return m
+      .getRepository(VisitTypeRow)
+      .createQueryBuilder('t')
+      .where('t.organisationId = :org AND t.livemode = :live AND t.key = :key', {
+        org: tenant.organisationId,
+        live: tenant.livemode,
+        key,
+      })
+      .setLock('pessimistic_write')
+      .getOne();
+  }
+
+  async upsert(m: EntityManager, row: VisitTypeRow): Promise<void> {
+    await m
       .getRepository(VisitTypeRow)
       .createQueryBuilder()
       .insert()
       .values(row)
       .orUpdate(['name', 'enabled', 'pre_registration', 'updated_at'], ['organisation_id', 'livemode', 'key'])
       .execute();
+  }
+
+  /** Whether any visit of the organisation, in either mode, has this type. */
+  async inUse(m: EntityManager, organisationId: string, key: string): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `SELECT 1 FROM visitor.visit WHERE organisation_id = $1 AND type = $2 LIMIT 1`,
+      [organisationId, key],
+    );
+    return rows.length > 0;
+  }
+
+  /** Deletes the type's rows in both modes; returns how many there were. */
+  async deleteEverywhere(m: EntityManager, organisationId: string, key: string): Promise<number> {
+    const [, n] = (await m.query(`DELETE FROM visitor.visit_type WHERE organisation_id = $1 AND key = $2`, [
+      organisationId,
+      key,
+    ])) as [unknown, number];
+    return n;
   }
 }

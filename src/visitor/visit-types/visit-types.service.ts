@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '../platform/tenant';
 import { ApiError, FieldError } from '../../common/errors/api-error';
+import type { EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
+import { Transactions } from '../../database/unit-of-work';
 import { FormsService } from '../forms/forms.service';
 import { publicForm } from '../forms/custom-fields.validator';
 import { VisitTypesRepository } from './visit-types.repository';
@@ -24,6 +26,7 @@ export class VisitTypesService {
     private readonly repo: VisitTypesRepository,
     private readonly forms: FormsService,
     private readonly clock: Clock,
+    private readonly tx: Transactions,
   ) {}
 
   async list(tenant: Tenant, opts: { publishable?: boolean } = {}): Promise<VisitTypeResponse[]> {
@@ -58,34 +61,91 @@ export class VisitTypesService {
     if (errors.length) throw ApiError.validation(errors);
   }
 
-  /** Admins: create or change a type (display name, on/off, pre-registration). */
-  async save(
-    tenant: Tenant,
-    key: string,
-    input: { name?: string; enabled?: boolean; pre_registration?: boolean },
-  ): Promise<VisitTypeResponse> {
-    if (!VISIT_TYPE_KEY.test(key)) {
-      throw ApiError.validation([
-        {
-          location: 'path.key',
-          message:
-            'must be lowercase letters, digits and underscores, start with a letter, at most 40 characters',
-        },
-      ]);
-    }
-    const current = (await this.list(tenant)).find((t) => t.key === key);
-    const now = this.clock.now();
-    await this.repo.upsert({
-      ...tenant,
-      key,
-      name: input.name ?? current?.name ?? key,
-      enabled: input.enabled ?? current?.enabled ?? true,
-      preRegistration: input.pre_registration ?? current?.pre_registration ?? false,
-      createdAt: now,
-      updatedAt: now,
-    });
+  /** Admins: create or change a type (display name, on/off, pre-registration) in one mode. */
+  async save(tenant: Tenant, key: string, input: VisitTypeInput): Promise<VisitTypeResponse> {
+    await this.tx.run((uow) => this.upsertIn(uow.manager, tenant, key, input));
     return this.get(tenant, key);
   }
+
+  /**
+   * Admins in the console: the same change to the live type and its test copy, in one transaction (the sandbox
+   * stays a copy). Returns the type as `mode` shows it.
+   */
+  async saveInBothModes(
+    organisationId: string,
+    key: string,
+    input: VisitTypeInput,
+    mode: 'live' | 'test' = 'live',
+  ): Promise<VisitTypeResponse> {
+    await this.tx.run(async (uow) => {
+      for (const livemode of [true, false])
+        await this.upsertIn(uow.manager, { organisationId, livemode }, key, input);
+    });
+    return this.get({ organisationId, livemode: mode === 'live' }, key);
+  }
+
+  /**
+   * Admins: deletes an organisation-defined type in both modes. Built-in types are turned off instead
+   * (`invalid_state`); a type some visit has (either mode) too, so those visits keep a known type (`conflict`).
+   */
+  async remove(organisationId: string, key: string): Promise<void> {
+    assertKey(key);
+    if (key in BUILT_IN_TYPES)
+      throw new ApiError(
+        'invalid_state',
+        `Visit type ${key} is built in; turn it off (enabled: false) instead.`,
+      );
+    await this.tx.run(async (uow) => {
+      const locked = await Promise.all(
+        [true, false].map((livemode) => this.repo.lockOne(uow.manager, { organisationId, livemode }, key)),
+      );
+      if (!locked.some(Boolean)) throw ApiError.notFound(`Visit type ${key}`);
+      if (await this.repo.inUse(uow.manager, organisationId, key))
+        throw new ApiError(
+          'conflict',
+          `Visits have the type ${key}; turn it off (enabled: false) instead of deleting it.`,
+        );
+      await this.repo.deleteEverywhere(uow.manager, organisationId, key);
+    });
+  }
+
+  private async upsertIn(
+    m: EntityManager,
+    tenant: Tenant,
+    key: string,
+    input: VisitTypeInput,
+  ): Promise<void> {
+    assertKey(key);
+    const current = await this.repo.lockOne(m, tenant, key);
+    const now = this.clock.now();
+    await this.repo.upsert(m, {
+      ...tenant,
+      key,
+      name: input.name ?? current?.name ?? BUILT_IN_TYPES[key] ?? key,
+      enabled: input.enabled ?? current?.enabled ?? true,
+      preRegistration: input.pre_registration ?? current?.preRegistration ?? false,
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
+    });
+  }
+}
+
+export interface VisitTypeInput {
+  name?: string;
+  enabled?: boolean;
+  pre_registration?: boolean;
+}
+
+/** A key an organisation may define: `validation_failed` at path.key otherwise. */
+function assertKey(key: string): void {
+  if (!VISIT_TYPE_KEY.test(key))
+    throw ApiError.validation([
+      {
+        location: 'path.key',
+        message:
+          'must be lowercase letters, digits and underscores, start with a letter, at most 40 characters',
+      },
+    ]);
 }
 
 /**
