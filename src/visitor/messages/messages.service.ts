@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { Channel, MessageRow } from './message.entity';
@@ -11,24 +13,73 @@ export interface OutgoingMessage {
   relatedId?: string;
 }
 
-/** A way to deliver a message on one channel. Live mode uses the providers configured per channel. */
+/** A way to deliver a message on one channel. Live mode uses the provider configured for each channel. */
 export interface MessageProvider {
   readonly name: string;
   readonly channel: Channel;
-  send(recipient: string, message: OutgoingMessage): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** The message stays in the outbox (status `outbox`, not `sent`): nothing left the machine. */
+  readonly outboxOnly?: boolean;
+  send(
+    recipient: string,
+    message: OutgoingMessage,
+    meta: { messageId: string },
+  ): Promise<{ ok: true } | { ok: false; error: string }>;
 }
 
-/** Development provider: the message goes to the outbox table and the log, nothing leaves the machine. */
+/**
+ * Development provider: the message is kept in the outbox table (readable in the console) and a line naming its
+ * id goes to the log — never the recipient or the text, which erasure could not reach in a log file.
+ */
 export class LogProvider implements MessageProvider {
   private readonly logger = new Logger('Messages');
   readonly name = 'log';
+  readonly outboxOnly = true;
   constructor(readonly channel: Channel) {}
-  async send(recipient: string, message: OutgoingMessage): Promise<{ ok: true }> {
+  async send(
+    _recipient: string,
+    message: OutgoingMessage,
+    meta: { messageId: string },
+  ): Promise<{ ok: true }> {
     this.logger.log(
-      `[${this.channel}] to ${recipient}: ${message.subject ? `${message.subject} — ` : ''}${message.body.slice(0, 200)}`,
+      `[${this.channel}] message ${meta.messageId}${message.relatedId ? ` about ${message.relatedId}` : ''} kept in the outbox (log provider)`,
     );
     return { ok: true };
   }
+}
+
+/** Makes the provider of one channel. */
+export type ProviderFactory = (channel: Channel) => MessageProvider;
+
+/** Providers by the name configuration uses. A module bringing a real provider registers its factory here. */
+export const MESSAGE_PROVIDERS = new Map<string, ProviderFactory>([['log', (c) => new LogProvider(c)]]);
+
+export const CHANNELS: readonly Channel[] = ['email', 'sms', 'whatsapp'];
+
+/**
+ * What configuration may say about messages: the provider name per channel (`messages.providers`, from
+ * MESSAGE_PROVIDER_EMAIL / _SMS / _WHATSAPP once the config schema has them). Every channel defaults to `log`.
+ */
+export interface MessagesSettings {
+  messages?: { providers?: Partial<Record<Channel, string>> };
+}
+
+/** The provider of each channel as configured; an unknown provider name stops start-up with a clear error. */
+export function configuredProviders(settings: MessagesSettings): Map<Channel, MessageProvider> {
+  const chosen = settings.messages?.providers ?? {};
+  return new Map(
+    CHANNELS.map((channel) => {
+      const name = chosen[channel] ?? 'log';
+      const factory = MESSAGE_PROVIDERS.get(name);
+      if (!factory)
+        throw new Error(
+          `MESSAGE_PROVIDER_${channel.toUpperCase()}: unknown message provider "${name}" (known: ${[...MESSAGE_PROVIDERS.keys()].join(', ')})`,
+        );
+      const provider = factory(channel);
+      if (provider.channel !== channel)
+        throw new Error(`message provider "${name}" made a ${provider.channel} provider for ${channel}`);
+      return [channel, provider];
+    }),
+  );
 }
 
 export interface SendOutcome {
@@ -49,16 +100,22 @@ const RECIPIENT: Record<Channel, (to: OutgoingMessage['to']) => string | null | 
  */
 @Injectable()
 export class MessagesService {
-  private providers = new Map<Channel, MessageProvider>(
-    ['email', 'sms', 'whatsapp'].map((c) => [c as Channel, new LogProvider(c as Channel)]),
-  );
+  private readonly providers: Map<Channel, MessageProvider>;
 
   constructor(
     private readonly repo: MessagesRepository,
     private readonly clock: Clock,
-  ) {}
+    @InjectConfig() config: Config,
+  ) {
+    this.providers = configuredProviders(config as Config & MessagesSettings);
+  }
 
-  /** Replaces the provider of a channel (configuration, tests). */
+  /** The provider each channel uses now. */
+  providerOf(channel: Channel): MessageProvider {
+    return this.providers.get(channel)!;
+  }
+
+  /** Replaces the provider of a channel (tests, or a module wiring a provider at start-up). */
   useProvider(provider: MessageProvider): void {
     this.providers.set(provider.channel, provider);
   }
@@ -91,11 +148,11 @@ export class MessagesService {
       };
       if (tenant.livemode) {
         const result = await provider
-          .send(recipient, message)
+          .send(recipient, message, { messageId: row.id })
           .catch((e: Error) => ({ ok: false as const, error: e.message }));
         row.status = result.ok ? 'sent' : 'failed';
         row.error = result.ok ? null : result.error;
-        if (provider.name === 'log' && result.ok) row.status = 'outbox';
+        if (provider.outboxOnly && result.ok) row.status = 'outbox';
       }
       await this.repo.insert(row);
       if (row.status !== 'failed') return { channel, messageId: row.id, tried };
