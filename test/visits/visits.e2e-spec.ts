@@ -8,6 +8,7 @@ import { AccountsService } from '../../src/console/auth/accounts.service';
 import { MessagesService } from '../../src/visitor/messages/messages.service';
 import { VISIT_STATUSES, VISIT_TRANSITIONS } from '../../src/visitor/visits/visit-state-machine';
 import { VisitsService } from '../../src/visitor/visits/visits.service';
+import { NoShowJob } from '../../src/visitor/visits/visits.jobs';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 const PASSWORD = 'correct horse battery staple';
@@ -48,7 +49,13 @@ describe('visits over HTTP', () => {
     res.json().errors.map((e) => e.location);
 
   beforeAll(async () => {
-    t = await bootTestApp({ env: { WEBHOOK_SWEEP_MS: '200' } });
+    t = await bootTestApp({
+      env: {
+        WEBHOOK_SWEEP_MS: '200',
+        VISIT_NO_SHOW_GRACE_MINUTES: '30',
+        WEBHOOK_ALLOW_LOCAL_TARGETS: 'true',
+      },
+    });
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
     contract = await Contract.fetch(t.app, '/v1/openapi.json');
@@ -102,6 +109,7 @@ describe('visits over HTTP', () => {
             },
             escort: { type: 'string', 'x-svc-type': 'person' },
             id_number: { type: 'string', 'x-svc-sensitive': true, 'x-svc-public': true },
+            badge_code: { type: 'string', 'x-svc-masked': true },
             parking: { type: 'integer', 'x-svc-sites': [site] },
           },
           allOf: [
@@ -289,6 +297,73 @@ describe('visits over HTTP', () => {
       expect((await eventsOf(past)).map((e) => e.type)).toContain('visit.no_show');
     });
 
+    it('cancel racing check-in: exactly one wins, and the visit and its events agree with the winner', async () => {
+      for (let i = 0; i < 4; i++) {
+        const id = (await visit()).json().id;
+        const [cancel, checkIn] = await Promise.all([
+          call(t.app, 'POST', `/v1/visits/${id}/cancel`, { key, body: { reason: 'race' } }),
+          call(t.app, 'POST', `/v1/visits/${id}/check-in`, { key, body: {} }),
+        ]);
+        expect([cancel.statusCode, checkIn.statusCode].sort()).toEqual([200, 409]);
+        const loser = cancel.statusCode === 409 ? cancel : checkIn;
+        expect(loser.json().code).toBe('invalid_state');
+        const status = cancel.statusCode === 200 ? 'cancelled' : 'checked_in';
+        expect((await call(t.app, 'GET', `/v1/visits/${id}`, { key })).json().status).toBe(status);
+        const types = (await eventsOf(id)).map((e) => e.type);
+        expect(types.filter((x) => x === 'visit.cancelled' || x === 'visit.checked_in')).toEqual([
+          status === 'cancelled' ? 'visit.cancelled' : 'visit.checked_in',
+        ]);
+      }
+    });
+
+    it('resend-pass on a visit that has ended is invalid_state and issues no pass', async () => {
+      const passes = async (id: string) =>
+        (await pg.query(`SELECT count(*)::int AS n FROM visitor.visit_pass WHERE visit_id = $1`, [id]))
+          .rows[0].n;
+      for (const status of ['checked_out', 'cancelled', 'denied', 'no_show']) {
+        const id = await visitIn(status);
+        const before = await passes(id);
+        const res = await call(t.app, 'POST', `/v1/visits/${id}/resend-pass`, { key, body: {} });
+        expect({ status, code: res.statusCode, body: res.json().code }).toEqual({
+          status,
+          code: 409,
+          body: 'invalid_state',
+        });
+        contract.expectValid(res, 'POST', `/v1/visits/${id}/resend-pass`);
+        expect(await passes(id)).toBe(before);
+      }
+    });
+
+    it('the no-show job honours the configured grace period (VISIT_NO_SHOW_GRACE_MINUTES=30)', async () => {
+      expect(t.config.visits.noShowGraceMinutes).toBe(30);
+      const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+      const inGrace = (await visit({ expected_at: ago(90), expected_until: ago(29) })).json().id;
+      const pastGrace = (await visit({ expected_at: ago(90), expected_until: ago(31) })).json().id;
+      const startOnly = (await visit({ expected_at: ago(31) })).json().id;
+      const startOnlyInGrace = (await visit({ expected_at: ago(29) })).json().id;
+      const checkedIn = (await visit({ expected_at: ago(90), expected_until: ago(60) })).json().id;
+      await call(t.app, 'POST', `/v1/visits/${checkedIn}/check-in`, { key, body: {} });
+      expect(await t.app.get(NoShowJob).run()).toBeGreaterThanOrEqual(2);
+      const statusOf = async (id: string) =>
+        (await call(t.app, 'GET', `/v1/visits/${id}`, { key })).json().status;
+      expect({
+        inGrace: await statusOf(inGrace),
+        pastGrace: await statusOf(pastGrace),
+        startOnly: await statusOf(startOnly),
+        startOnlyInGrace: await statusOf(startOnlyInGrace),
+        checkedIn: await statusOf(checkedIn),
+      }).toEqual({
+        inGrace: 'expected',
+        pastGrace: 'no_show',
+        startOnly: 'no_show',
+        startOnlyInGrace: 'expected',
+        checkedIn: 'checked_in',
+      });
+      const noShow = (await eventsOf(pastGrace)).filter((e) => e.type === 'visit.no_show');
+      expect(noShow).toHaveLength(1);
+      expect(noShow[0].object).toMatchObject({ id: pastGrace, status: 'no_show' });
+    });
+
     it('two concurrent check-ins of one visit: exactly one succeeds', async () => {
       const id = (await visit()).json().id;
       const results = await Promise.all(
@@ -319,23 +394,62 @@ describe('visits over HTTP', () => {
       body: { expected_until: '2031-05-01T07:00:00Z', type: 'nope' },
     });
     expect(locations(bad).sort()).toEqual(['body.expected_until', 'body.type']);
+    await t.app.inject({
+      method: 'PUT',
+      url: '/console/visit-types/delivery',
+      headers: { cookie: await consoleCookie() },
+      payload: { enabled: false },
+    });
+    const off = await call(t.app, 'PATCH', `/v1/visits/${v.id}`, { key, body: { type: 'delivery' } });
+    expect(off.statusCode).toBe(422);
+    contract.expectValid(off, 'PATCH', `/v1/visits/${v.id}`);
+    expect(off.json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ location: 'body.type', message: 'visit type "delivery" is turned off' }],
+    });
+    expect((await call(t.app, 'GET', `/v1/visits/${v.id}`, { key })).json().type).toBe('meeting');
     await call(t.app, 'POST', `/v1/visits/${v.id}/cancel`, { key, body: {} });
     const late = await call(t.app, 'PATCH', `/v1/visits/${v.id}`, { key, body: { purpose: 'x' } });
     expect(late.json().code).toBe('invalid_state');
   });
 
-  it('lists visits with filters, keyset-paged', async () => {
-    const fresh = await createOrg(t.app, 'pro');
+  it('lists visits with filters (status, site, host, expected window, updated_since), keyset-paged', async () => {
+    const fresh = await createOrg(t.app, 'pro', 2);
     const k = await fresh.key();
-    const s = fresh.sites.find((x) => !x.livemode)!.id;
-    const h = (
-      await call(t.app, 'POST', '/v1/people', { key: k, body: { name: 'H', email: 'h@h.test' } })
-    ).json().id;
+    const [s, s2] = fresh.sites.filter((x) => !x.livemode).map((x) => x.id);
+    const person = async (email: string) =>
+      (await call(t.app, 'POST', '/v1/people', { key: k, body: { name: 'H', email } })).json().id;
+    const h = await person('h@h.test');
+    const h2 = await person('h2@h.test');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
       ids.push(
-        (await visit({ site_id: s, host_id: h, expected_at: `2030-01-0${i + 1}T09:00:00Z` }, k)).json().id,
+        (
+          await visit(
+            {
+              site_id: i === 4 ? s2 : s,
+              host_id: i === 3 ? h2 : h,
+              expected_at: `2030-01-0${i + 1}T09:00:00Z`,
+            },
+            k,
+          )
+        ).json().id,
       );
+    // passes are sent (and touch updated_at) after the creates: wait until every visit has had its pass
+    await until(
+      async () =>
+        (
+          await pg.query(
+            `SELECT count(*)::int AS n FROM visitor.visit WHERE organisation_id = $1 AND pass_last_sent_at IS NOT NULL`,
+            [fresh.id],
+          )
+        ).rows[0].n === 5,
+    );
+    const lastWrite = (
+      await pg.query(`SELECT max(updated_at) AS at FROM visitor.visit WHERE organisation_id = $1`, [fresh.id])
+    ).rows[0].at as Date;
+    const since = new Date(lastWrite.getTime() + 1).toISOString();
+    await new Promise((r) => setTimeout(r, 5));
     await call(t.app, 'POST', `/v1/visits/${ids[1]}/check-in`, { key: k, body: {} });
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -348,19 +462,36 @@ describe('visits over HTTP', () => {
       cursor = res.json().next_cursor;
     } while (cursor);
     expect(seen).toEqual(ids);
-    const checked = (await call(t.app, 'GET', '/v1/visits?status=checked_in', { key: k })).json();
-    expect(checked.data.map((v: { id: string }) => v.id)).toEqual([ids[1]]);
-    const window = (
-      await call(
-        t.app,
-        'GET',
-        '/v1/visits?expected_from=2030-01-02T00:00:00Z&expected_to=2030-01-04T00:00:00Z',
-        { key: k },
-      )
-    ).json();
-    expect(window.data.map((v: { id: string }) => v.id)).toEqual([ids[1], ids[2]]);
+    const list = async (query: string) => {
+      const res = await call(t.app, 'GET', `/v1/visits?${query}`, { key: k });
+      contract.expectValid(res, 'GET', '/v1/visits');
+      return res.json().data.map((v: { id: string }) => v.id);
+    };
+    expect(await list('status=checked_in')).toEqual([ids[1]]);
+    expect(await list(`site_id=${s2}`)).toEqual([ids[4]]);
+    expect(await list(`host_id=${h2}`)).toEqual([ids[3]]);
+    expect(await list(`site_id=${s}&host_id=${h}`)).toEqual([ids[0], ids[1], ids[2]]);
+    expect(await list(`updated_since=${encodeURIComponent(since)}`)).toEqual([ids[1]]);
+    expect(await list(`updated_since=${encodeURIComponent(lastWrite.toISOString())}`)).toEqual([
+      ids[1],
+      ids[4],
+    ]);
+    expect(await list('expected_from=2030-01-02T00:00:00Z&expected_to=2030-01-04T00:00:00Z')).toEqual([
+      ids[1],
+      ids[2],
+    ]);
+    // expected_from is inclusive, expected_to exclusive
+    expect(await list('expected_from=2030-01-02T09:00:00Z&expected_to=2030-01-04T09:00:00Z')).toEqual([
+      ids[1],
+      ids[2],
+    ]);
+    expect(await list(`expected_from=2030-01-04T00:00:00Z&host_id=${h}`)).toEqual([ids[4]]);
     const bad = await call(t.app, 'GET', '/v1/visits?status=gone&limit=500&site_id=nope', { key: k });
     expect(locations(bad).sort()).toEqual(['query.limit', 'query.site_id', 'query.status']);
+    const badDates = await call(t.app, 'GET', '/v1/visits?updated_since=yesterday&expected_from=2030-13-01', {
+      key: k,
+    });
+    expect(locations(badDates).sort()).toEqual(['query.expected_from', 'query.updated_since']);
   });
 
   describe('custom fields, protected answers and the console', () => {
@@ -390,8 +521,10 @@ describe('visits over HTTP', () => {
       expect(ok.statusCode).toBe(201);
     });
 
-    it('sensitive answers are stored, shown in the console, and absent from API responses and events', async () => {
-      const res = await visit({ custom_fields: { laptop: false, id_number: 'GHA-123456789-0' } });
+    it('sensitive and masked answers are stored, shown in the console, and absent from API responses and events', async () => {
+      const res = await visit({
+        custom_fields: { laptop: false, id_number: 'GHA-123456789-0', badge_code: 'MASKED-7731' },
+      });
       const v = res.json();
       expect(v.custom_fields).toEqual({ laptop: false });
       expect((await call(t.app, 'GET', `/v1/visits/${v.id}`, { key })).json().custom_fields).toEqual({
@@ -399,17 +532,26 @@ describe('visits over HTTP', () => {
       });
       const list = (await call(t.app, 'GET', '/v1/visits?limit=100', { key })).json();
       expect(JSON.stringify(list)).not.toContain('GHA-123456789-0');
+      expect(JSON.stringify(list)).not.toContain('MASKED-7731');
+      expect(JSON.stringify(list)).toContain(v.id);
       await call(t.app, 'POST', `/v1/visits/${v.id}/check-in`, { key, body: {} });
-      const events = await pg.query(`SELECT body FROM visitor.event WHERE body LIKE $1`, [
-        '%GHA-123456789-0%',
-      ]);
-      expect(events.rowCount).toBe(0);
+      for (const secret of ['GHA-123456789-0', 'MASKED-7731']) {
+        const events = await pg.query(`SELECT body FROM visitor.event WHERE body LIKE $1`, [`%${secret}%`]);
+        expect({ secret, events: events.rowCount }).toEqual({ secret, events: 0 });
+      }
+      expect((await eventsOf(v.id)).map((e) => e.type)).toEqual(
+        expect.arrayContaining(['visit.created', 'visit.checked_in']),
+      );
       const console = await t.app.inject({
         method: 'GET',
         url: `/console/visits/${v.id}?mode=test`,
         headers: { cookie },
       });
-      expect(console.json().custom_fields).toEqual({ laptop: false, id_number: 'GHA-123456789-0' });
+      expect(console.json().custom_fields).toEqual({
+        laptop: false,
+        id_number: 'GHA-123456789-0',
+        badge_code: 'MASKED-7731',
+      });
     });
   });
 
@@ -546,6 +688,70 @@ describe('visits over HTTP', () => {
         const res = await call(t.app, method, url, { key: pk, body: method === 'POST' ? {} : undefined });
         expect({ url, code: res.json().code }).toEqual({ url, code: 'forbidden' });
       }
+    });
+  });
+
+  describe('pre-registration and conditional requirements', () => {
+    it('the public form keeps if/then among visitor-facing questions; pre-registration enforces them', async () => {
+      const pk = await org.key({ kind: 'publishable' });
+      const cookie = await consoleCookie();
+      await t.app.inject({
+        method: 'PUT',
+        url: '/console/visit-types/interview',
+        headers: { cookie },
+        payload: { pre_registration: true },
+      });
+      const ifLaptop = { if: { properties: { laptop: { const: true } }, required: ['laptop'] } };
+      const published = await t.app.inject({
+        method: 'PUT',
+        url: '/console/forms/visit',
+        headers: { cookie },
+        payload: {
+          schema: {
+            type: 'object',
+            properties: {
+              laptop: { type: 'boolean', 'x-svc-type': 'yes_no', 'x-svc-public': true },
+              laptop_serial: { type: 'string', 'x-svc-public': true },
+              laptop_tagged: { type: 'boolean' },
+            },
+            allOf: [
+              { ...ifLaptop, then: { required: ['laptop_serial'] } },
+              // staff tag the laptop at the desk: not the visitor's question
+              { ...ifLaptop, then: { required: ['laptop_tagged'] } },
+            ],
+          },
+        },
+      });
+      expect(published.statusCode).toBe(200);
+      const type = await call(t.app, 'GET', '/v1/visit-types/interview', { key: pk });
+      contract.expectValid(type, 'GET', '/v1/visit-types/{visit_type}');
+      const schema = type.json().public_form.schema;
+      expect(Object.keys(schema.properties)).toEqual(['laptop', 'laptop_serial']);
+      expect(schema.allOf).toEqual([{ ...ifLaptop, then: { required: ['laptop_serial'] } }]);
+      const listed = (await call(t.app, 'GET', '/v1/visit-types', { key: pk })).json().data[0];
+      expect(listed.public_form.schema.allOf).toEqual(schema.allOf);
+
+      const noSerial = await visit({ type: 'interview', custom_fields: { laptop: true } }, pk);
+      expect(noSerial.statusCode).toBe(422);
+      contract.expectValid(noSerial, 'POST', '/v1/visits');
+      expect(noSerial.json().errors).toEqual([
+        { location: 'body.custom_fields.laptop_serial', message: 'is required' },
+      ]);
+      const pre = await visit(
+        { type: 'interview', custom_fields: { laptop: true, laptop_serial: 'SN-9' } },
+        pk,
+      );
+      expect(pre.statusCode).toBe(201);
+      expect(pre.json()).toMatchObject({
+        source: 'pre_registration',
+        custom_fields: { laptop_serial: 'SN-9' },
+      });
+      // with a secret key the whole form applies, staff questions included
+      const staff = await visit({
+        type: 'interview',
+        custom_fields: { laptop: true, laptop_serial: 'SN-9' },
+      });
+      expect(locations(staff)).toEqual(['body.custom_fields.laptop_tagged']);
     });
   });
 
