@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { until } from '../support/until';
 import { Contract } from '../support/openapi-contract';
+import { createEndpoint } from '../support/webhook-fixtures';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { AccountsService } from '../../src/console/auth/accounts.service';
-import { MessagesService } from '../../src/visitor/messages/messages.service';
+import { LogProvider, MessagesService } from '../../src/visitor/messages/messages.service';
 import { VISIT_STATUSES, VISIT_TRANSITIONS } from '../../src/visitor/visits/visit-state-machine';
 import { VisitsService } from '../../src/visitor/visits/visits.service';
 import { NoShowJob } from '../../src/visitor/visits/visits.jobs';
@@ -755,21 +758,8 @@ describe('visits over HTTP', () => {
     });
   });
 
-  it('erasure removes the visitor from every table, emits visitor.erased, and the visitor is then not_found', async () => {
-    const phone = newPhone();
-    const name = `Erase Me ${randomUUID().slice(0, 8)}`;
-    const email = `erase.${randomUUID().slice(0, 8)}@example.com`;
-    const v1 = (
-      await visit({ visitor: { name, phone, email, company: 'Gone Ltd' }, purpose: `Meeting ${name}` })
-    ).json();
-    const v2 = (await visit({ visitor: { name, phone } })).json();
-    await call(t.app, 'POST', `/v1/visits/${v2.id}/check-in`, { key, body: {} });
-    await until(async () => (await eventsOf(v1.id)).some((e) => e.type === 'pass.sent'));
-    const res = await call(t.app, 'DELETE', `/v1/visitors/${v1.visitor.id}`, { key });
-    expect(res.statusCode).toBe(204);
-    expect((await call(t.app, 'GET', `/v1/visitors/${v1.visitor.id}`, { key })).statusCode).toBe(404);
-    expect((await call(t.app, 'DELETE', `/v1/visitors/${v1.visitor.id}`, { key })).statusCode).toBe(404);
-    // no trace of name, phone or e-mail in any table of the database
+  /** No row of any table of the visitor and ops schemas holds any of the needles. */
+  async function expectNoTrace(needles: string[]): Promise<void> {
     const tables = (
       await pg.query(
         `SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('visitor', 'ops') AND table_type = 'BASE TABLE'`,
@@ -777,7 +767,7 @@ describe('visits over HTTP', () => {
     ).rows;
     expect(tables.length).toBeGreaterThan(10);
     for (const { table_schema, table_name } of tables) {
-      for (const needle of [name, phone, email, phone.slice(1)]) {
+      for (const needle of needles) {
         const hit = await pg.query(
           `SELECT count(*)::int AS n FROM ${table_schema}.${table_name} t WHERE t::text LIKE $1`,
           [`%${needle}%`],
@@ -789,17 +779,148 @@ describe('visits over HTTP', () => {
         });
       }
     }
-    // counts stay: the visits remain, emptied
-    const visits = (await call(t.app, 'GET', `/v1/visits/${v2.id}`, { key })).json();
-    expect(visits).toMatchObject({
-      status: 'checked_in',
-      visitor: { id: v1.visitor.id, name: null, phone: null },
+  }
+
+  it('erasure removes the visitor from every table (answers, reasons, webhook echoes), emits visitor.erased, and the visitor is then not_found', async () => {
+    // a webhook receiver that echoes every payload back: its answers are stored as attempt excerpts
+    const echo = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
     });
-    const erased = await pg.query(
-      `SELECT body FROM visitor.event WHERE type = 'visitor.erased' AND body LIKE $1`,
-      [`%${v1.visitor.id}%`],
-    );
-    expect(erased.rowCount).toBe(1);
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/hook`;
+    try {
+      await createEndpoint(t.app, t.config, { organisationId: org.id, livemode: false }, echoUrl, ['*']);
+      await publishVisitForm(await consoleCookie());
+      const tag = randomUUID().slice(0, 8);
+      const phone = newPhone();
+      const name = `Erase Me ${tag}`;
+      const email = `erase.${tag}@example.com`;
+      const answers = [`SN-${tag}`, `ID-${tag}`, `BADGE-${tag}`];
+      const reasons = [`cancelled-${tag}`, `denied-${tag}`];
+      const v1 = (
+        await visit({
+          visitor: { name, phone, email, company: 'Gone Ltd' },
+          purpose: `Meeting ${name}`,
+          custom_fields: {
+            laptop: true,
+            laptop_serial: answers[0],
+            id_number: answers[1],
+            badge_code: answers[2],
+          },
+        })
+      ).json();
+      expect(v1.id).toMatch(/^visit_/);
+      const v2 = (await visit({ visitor: { name, phone } })).json();
+      await call(t.app, 'POST', `/v1/visits/${v2.id}/check-in`, { key, body: {} });
+      const v3 = (await visit({ visitor: { name, phone }, site_id: approvalSite })).json();
+      await call(t.app, 'POST', `/v1/visits/${v3.id}/check-in`, { key, body: {} });
+      const denied = await call(t.app, 'POST', `/v1/visits/${v3.id}/deny`, {
+        key,
+        body: { reason: reasons[1] },
+      });
+      expect(denied.json()).toMatchObject({ status: 'denied', decision: { reason: reasons[1] } });
+      const v4 = (await visit({ visitor: { name, phone } })).json();
+      const cancelled = await call(t.app, 'POST', `/v1/visits/${v4.id}/cancel`, {
+        key,
+        body: { reason: reasons[0] },
+      });
+      expect(cancelled.json()).toMatchObject({ status: 'cancelled', cancel_reason: reasons[0] });
+      await until(async () => (await eventsOf(v1.id)).some((e) => e.type === 'pass.sent'));
+      // every delivery answered, and the echoes hold the visitor's details: there is something to erase
+      const deliveriesDone = async () =>
+        (
+          await pg.query(
+            `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*)::int AS n
+               FROM visitor.webhook_delivery WHERE organisation_id = $1`,
+            [org.id],
+          )
+        ).rows[0];
+      await until(async () => {
+        const d = await deliveriesDone();
+        return d.n > 0 && d.pending === 0;
+      });
+      const echoed = await pg.query(
+        `SELECT count(*)::int AS n FROM visitor.webhook_attempt WHERE response_excerpt LIKE $1`,
+        [`%${tag}%`],
+      );
+      expect(echoed.rows[0].n).toBeGreaterThan(0);
+      for (const needle of [...reasons, answers[0]]) {
+        const inEvents = await pg.query(`SELECT count(*)::int AS n FROM visitor.event WHERE body LIKE $1`, [
+          `%${needle}%`,
+        ]);
+        expect({ needle, n: inEvents.rows[0].n > 0 }).toEqual({ needle, n: true });
+      }
+
+      const res = await call(t.app, 'DELETE', `/v1/visitors/${v1.visitor.id}`, { key });
+      expect(res.statusCode).toBe(204);
+      expect((await call(t.app, 'GET', `/v1/visitors/${v1.visitor.id}`, { key })).statusCode).toBe(404);
+      expect((await call(t.app, 'DELETE', `/v1/visitors/${v1.visitor.id}`, { key })).statusCode).toBe(404);
+      await expectNoTrace([name, phone, email, phone.slice(1), tag, ...answers, ...reasons]);
+      // counts stay: the visits remain, emptied
+      const after = (await call(t.app, 'GET', `/v1/visits/${v2.id}`, { key })).json();
+      expect(after).toMatchObject({
+        status: 'checked_in',
+        visitor: { id: v1.visitor.id, name: null, phone: null },
+      });
+      expect((await call(t.app, 'GET', `/v1/visits/${v3.id}`, { key })).json()).toMatchObject({
+        status: 'denied',
+        decision: { outcome: 'denied', reason: null },
+      });
+      expect((await call(t.app, 'GET', `/v1/visits/${v4.id}`, { key })).json()).toMatchObject({
+        status: 'cancelled',
+        cancel_reason: null,
+      });
+      const erased = await pg.query(
+        `SELECT body FROM visitor.event WHERE type = 'visitor.erased' AND body LIKE $1`,
+        [`%${v1.visitor.id}%`],
+      );
+      expect(erased.rowCount).toBe(1);
+    } finally {
+      echo.closeAllConnections();
+      await new Promise((r) => echo.close(r));
+    }
+  });
+
+  it("erasure also removes providers' error texts that quote the recipient (passes and messages)", async () => {
+    const live = await org.key({ mode: 'live' });
+    const liveSite = org.sites.find((s) => s.livemode)!.id;
+    const liveHost = (
+      await call(t.app, 'POST', '/v1/people', { key: live, body: { name: 'Live Host', email: 'lh@x.test' } })
+    ).json().id;
+    const messages = t.app.get(MessagesService);
+    for (const channel of ['whatsapp', 'sms'] as const)
+      messages.useProvider({
+        name: `${channel}-down`,
+        channel,
+        send: async (recipient) => ({ ok: false, error: `${recipient} is unreachable` }),
+      });
+    try {
+      const phone = newPhone();
+      const v = (
+        await visit(
+          {
+            site_id: liveSite,
+            host_id: liveHost,
+            visitor: { name: 'Unreachable Person', phone },
+            pass_channels: ['whatsapp', 'sms'],
+          },
+          live,
+        )
+      ).json();
+      const pass = async () =>
+        (await pg.query(`SELECT status, error FROM visitor.visit_pass WHERE visit_id = $1`, [v.id])).rows[0];
+      await until(async () => (await pass()).status === 'failed');
+      expect((await pass()).error).toContain(phone);
+      expect((await call(t.app, 'DELETE', `/v1/visitors/${v.visitor.id}`, { key: live })).statusCode).toBe(
+        204,
+      );
+      expect(await pass()).toEqual({ status: 'failed', error: 'visitor erased' });
+      await expectNoTrace([phone, phone.slice(1), 'Unreachable Person']);
+    } finally {
+      for (const channel of ['whatsapp', 'sms'] as const) messages.useProvider(new LogProvider(channel));
+    }
   });
 
   it('plan history hides old visits and visitors in live mode, except active ones; erasure still reaches them', async () => {

@@ -247,17 +247,20 @@ export class VisitsRepository {
 
   /**
    * Erases a visitor's personal data everywhere it is stored, in the caller's transaction: the visitor record,
-   * the purpose and answers of its visits, event payloads that carry it, its messages and the stored responses
-   * of idempotent requests that returned it. Counts stay (rows remain, emptied). Returns the visit ids.
+   * the purpose, answers and reasons of its visits, event payloads that carry it (and receivers' answers to
+   * their webhook deliveries), its messages and passes' provider errors, and the stored responses of idempotent
+   * requests that returned it. Counts stay (rows remain, emptied). Returns the visit ids.
    */
   async eraseVisitor(m: EntityManager, tenant: Tenant, visitorId: string, now: Date): Promise<string[]> {
     assertTenant(tenant);
     const t = [tenant.organisationId, tenant.livemode];
     // Passes first (the pass sender locks a pass, then its visit: the same order, so no deadlock). Waiting here
     // for a send in flight means its message exists by the time messages are erased below.
+    // A provider's error text may quote the recipient: it goes too.
     await m.query(
       `UPDATE visitor.visit_pass p SET status = CASE WHEN p.status = 'pending' THEN 'failed' ELSE p.status END,
-              error = CASE WHEN p.status = 'pending' THEN 'visitor erased' ELSE p.error END, revoked_at = COALESCE(p.revoked_at, $4)
+              error = CASE WHEN p.status = 'pending' OR p.error IS NOT NULL THEN 'visitor erased' END,
+              revoked_at = COALESCE(p.revoked_at, $4)
          FROM visitor.visit v
         WHERE p.visit_id = v.id AND v.visitor_id = $1 AND v.organisation_id = $2 AND v.livemode = $3`,
       [visitorId, ...t, now],
@@ -273,17 +276,32 @@ export class VisitsRepository {
       [visitorId, ...t, now],
     )) as [{ id: string }[], number];
     const ids = visits.map((v) => v.id);
-    // Event payloads: the visit snapshot keeps its ids and statuses; the visitor's details and answers go.
+    // Webhook attempts of those events: the receiver's answer may echo the payload.
     await m.query(
-      `UPDATE visitor.event
-          SET body = jsonb_set(jsonb_set(jsonb_set(body::jsonb, '{data,object,visitor}',
-                       jsonb_build_object('id', $1::text, 'name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
-                     '{data,object,custom_fields}', '{}'::jsonb), '{data,object,purpose}', '""'::jsonb)::text
-        WHERE organisation_id = $2 AND livemode = $3 AND body::jsonb #>> '{data,object,visitor,id}' = $1`,
+      `UPDATE visitor.webhook_attempt a SET response_excerpt = NULL
+         FROM visitor.webhook_delivery d JOIN visitor.event e ON e.id = d.event_id
+        WHERE a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
+          AND e.organisation_id = $2 AND e.livemode = $3 AND e.body::jsonb #>> '{data,object,visitor,id}' = $1`,
+      [visitorId, ...t],
+    );
+    // Event payloads: the visit snapshot keeps its ids and statuses; the visitor's details, answers, purpose and
+    // the reasons given on cancel and on a decision go.
+    await m.query(
+      `UPDATE visitor.event e SET body = s.body::text
+         FROM (SELECT id, CASE WHEN jsonb_typeof(b #> '{data,object,decision}') = 'object'
+                               THEN jsonb_set(b, '{data,object,decision,reason}', 'null') ELSE b END AS body
+                 FROM (SELECT id, jsonb_set(jsonb_set(jsonb_set(jsonb_set(body::jsonb, '{data,object,visitor}',
+                                    jsonb_build_object('id', $1::text, 'name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
+                                  '{data,object,custom_fields}', '{}'::jsonb), '{data,object,purpose}', '""'::jsonb),
+                                '{data,object,cancel_reason}', 'null') AS b
+                         FROM visitor.event
+                        WHERE organisation_id = $2 AND livemode = $3 AND body::jsonb #>> '{data,object,visitor,id}' = $1) x) s
+        WHERE e.id = s.id`,
       [visitorId, ...t],
     );
     await m.query(
-      `UPDATE visitor.message SET recipient = '[erased]', body = '[erased]', subject = NULL
+      `UPDATE visitor.message SET recipient = '[erased]', body = '[erased]', subject = NULL,
+              error = CASE WHEN error IS NOT NULL THEN '[erased]' END
         WHERE organisation_id = $2 AND livemode = $3 AND (related_id = ANY($1) OR related_id = $4)`,
       [ids, ...t, visitorId],
     );
