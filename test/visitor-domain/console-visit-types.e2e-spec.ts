@@ -3,6 +3,7 @@ import { bootTestApp, TestApp } from '../harness';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { AccountsService } from '../../src/console/auth/accounts.service';
 import type { Role } from '../../src/visitor/platform/scopes';
+import { BUILT_IN_TYPES } from '../../src/visitor/visit-types/visit-types.service';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 const PASSWORD = 'correct horse battery staple';
@@ -80,15 +81,7 @@ describe('console visit types', () => {
       const list = await consoleCall('member', 'GET', `/console/visit-types?mode=${mode}`);
       expect(list.statusCode).toBe(200);
       const keys = list.json().data.map((x: { key: string }) => x.key);
-      expect(keys).toEqual([
-        'meeting',
-        'interview',
-        'delivery',
-        'contractor',
-        'event',
-        'other',
-        'site_survey',
-      ]);
+      expect(keys).toEqual([...Object.keys(BUILT_IN_TYPES), 'site_survey']);
       const one = await consoleCall('support', 'GET', `/console/visit-types/site_survey?mode=${mode}`);
       expect(one.json()).toMatchObject({ key: 'site_survey', enabled: false });
     }

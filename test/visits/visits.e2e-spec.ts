@@ -93,6 +93,26 @@ describe('visits over HTTP', () => {
     await t.close();
   });
 
+  /** A live-mode visit of the current organisation (with its own live host), passes on WhatsApp then SMS. */
+  async function liveVisit(visitorName: string, phone: string) {
+    const live = await org.key({ mode: 'live' });
+    const liveHost = (
+      await call(t.app, 'POST', '/v1/people', { key: live, body: { name: 'Live Host', email: 'lh@x.test' } })
+    ).json().id;
+    const v = (
+      await visit(
+        {
+          site_id: org.sites.find((s) => s.livemode)!.id,
+          host_id: liveHost,
+          visitor: { name: visitorName, phone },
+          pass_channels: ['whatsapp', 'sms'],
+        },
+        live,
+      )
+    ).json();
+    return { live, v: v as { id: string; visitor: { id: string } } };
+  }
+
   /** A visit form with if/then, x-svc-show-if, a person question, a sensitive answer and a site-only question. */
   async function publishVisitForm(cookie: string): Promise<void> {
     const res = await t.app.inject({
@@ -586,14 +606,6 @@ describe('visits over HTTP', () => {
     });
 
     it('falls back in order in live mode; resend revokes the earlier pass', async () => {
-      const live = await org.key({ mode: 'live' });
-      const liveSite = org.sites.find((s) => s.livemode)!.id;
-      const liveHost = (
-        await call(t.app, 'POST', '/v1/people', {
-          key: live,
-          body: { name: 'Live Host', email: 'lh@x.test' },
-        })
-      ).json().id;
       const messages = t.app.get(MessagesService);
       const sent: string[] = [];
       messages.useProvider({
@@ -607,17 +619,7 @@ describe('visits over HTTP', () => {
         send: async (r) => (sent.push(`sms:${r}`), { ok: true }),
       });
       const phone = newPhone();
-      const v = (
-        await visit(
-          {
-            site_id: liveSite,
-            host_id: liveHost,
-            visitor: { name: 'Yaw Live', phone },
-            pass_channels: ['whatsapp', 'sms'],
-          },
-          live,
-        )
-      ).json();
+      const { live, v } = await liveVisit('Yaw Live', phone);
       await until(async () => sent.length === 1);
       expect(sent).toEqual([`sms:${phone}`]);
       const rows = async () =>
@@ -884,11 +886,6 @@ describe('visits over HTTP', () => {
   });
 
   it("erasure also removes providers' error texts that quote the recipient (passes and messages)", async () => {
-    const live = await org.key({ mode: 'live' });
-    const liveSite = org.sites.find((s) => s.livemode)!.id;
-    const liveHost = (
-      await call(t.app, 'POST', '/v1/people', { key: live, body: { name: 'Live Host', email: 'lh@x.test' } })
-    ).json().id;
     const messages = t.app.get(MessagesService);
     for (const channel of ['whatsapp', 'sms'] as const)
       messages.useProvider({
@@ -898,17 +895,7 @@ describe('visits over HTTP', () => {
       });
     try {
       const phone = newPhone();
-      const v = (
-        await visit(
-          {
-            site_id: liveSite,
-            host_id: liveHost,
-            visitor: { name: 'Unreachable Person', phone },
-            pass_channels: ['whatsapp', 'sms'],
-          },
-          live,
-        )
-      ).json();
+      const { live, v } = await liveVisit('Unreachable Person', phone);
       const pass = async () =>
         (await pg.query(`SELECT status, error FROM visitor.visit_pass WHERE visit_id = $1`, [v.id])).rows[0];
       await until(async () => (await pass()).status === 'failed');
