@@ -162,8 +162,8 @@ export class VisitsService {
     v: { site_id: string; custom_fields: Record<string, unknown> },
   ): Promise<FieldError[]> {
     const { tenant } = caller;
-    if (Object.keys(v.custom_fields).length === 0 && !full.schema.required?.length && !full.schema.allOf)
-      return [];
+    const conditional = full.schema.allOf !== undefined || full.schema.if !== undefined;
+    if (Object.keys(v.custom_fields).length === 0 && !full.schema.required?.length && !conditional) return [];
     const form = caller.publishable ? publicForm(full) : full;
     const errors: FieldError[] = [];
     if (caller.publishable)
