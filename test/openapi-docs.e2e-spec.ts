@@ -7,6 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse } from 'yaml';
 import { bootTestApp, createTestDatabase, TestApp } from './harness';
 import { Contract } from './support/openapi-contract';
+import { toOpenApi31 } from '../src/docs/openapi.builder';
 
 const run = promisify(execFile);
 
@@ -47,19 +48,67 @@ describe('OpenAPI documents and /docs', () => {
     },
   );
 
-  it('the public document passes redocly lint with no errors', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' });
-    const dir = mkdtempSync(join(tmpdir(), 'gh-openapi-'));
-    const file = join(dir, 'public.json');
-    writeFileSync(file, res.body);
-    const bin = join(__dirname, '../node_modules/.bin/redocly');
-    // exits non-zero on any error; warnings (e.g. no license) are allowed
-    const out = await run(bin, ['lint', file, '--format', 'stylish'], {
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  it.each(['/public/v1/openapi.json', '/v1/openapi.json'])(
+    '%s passes redocly lint with no errors',
+    async (url) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      const dir = mkdtempSync(join(tmpdir(), 'gh-openapi-'));
+      const file = join(dir, 'doc.json');
+      writeFileSync(file, res.body);
+      const bin = join(__dirname, '../node_modules/.bin/redocly');
+      // exits non-zero on any error; warnings (e.g. no license) are allowed
+      const out = await run(bin, ['lint', file, '--format', 'stylish'], {
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      }).catch((e: { stdout: string; stderr: string }) => e);
+      rmSync(dir, { recursive: true, force: true });
+      expect(`${out.stdout}${out.stderr}`).not.toMatch(/\berror\b/);
+      expect(`${out.stdout}${out.stderr}`).toMatch(/valid/i);
+    },
+    60_000,
+  );
+
+  it.each(['/public/v1/openapi.json', '/v1/openapi.json'])(
+    '%s states nullability the OpenAPI 3.1 way: no `nullable`, null in type unions and enums',
+    async (url) => {
+      const doc = (await t.app.inject({ method: 'GET', url })).json();
+      const problems: string[] = [];
+      let unions = 0;
+      const walk = (node: unknown, at: string): void => {
+        if (Array.isArray(node)) return node.forEach((v, i) => walk(v, `${at}/${i}`));
+        if (node === null || typeof node !== 'object') return;
+        const o = node as Record<string, unknown>;
+        if ('nullable' in o) problems.push(`${at}: nullable`);
+        const types = Array.isArray(o.type) ? o.type : [];
+        if (
+          types.includes('null') ||
+          (o.anyOf as { type?: string }[] | undefined)?.some((x) => x.type === 'null')
+        )
+          unions++;
+        if (types.includes('null') && Array.isArray(o.enum) && !o.enum.includes(null))
+          problems.push(`${at}: enum without null`);
+        for (const [k, v] of Object.entries(o)) walk(v, `${at}/${k}`);
+      };
+      walk(doc, '');
+      expect(problems).toEqual([]);
+      expect(unions).toBeGreaterThan(20);
+    },
+  );
+
+  it('the builder turns a 3.0 `nullable` into 3.1 unions (type, enum, $ref)', () => {
+    expect(toOpenApi31({ type: 'string', nullable: true })).toEqual({ type: ['string', 'null'] });
+    expect(toOpenApi31({ type: 'string', enum: ['a'], nullable: true })).toEqual({
+      type: ['string', 'null'],
+      enum: ['a', null],
     });
-    expect(`${out.stdout}${out.stderr}`).toMatch(/valid/i);
-    rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+    expect(
+      toOpenApi31({
+        properties: { x: { $ref: '#/components/schemas/X', nullable: true, description: 'd' } },
+      }),
+    ).toEqual({
+      properties: { x: { description: 'd', anyOf: [{ $ref: '#/components/schemas/X' }, { type: 'null' }] } },
+    });
+    expect(toOpenApi31({ type: 'integer', nullable: false })).toEqual({ type: 'integer' });
+  });
 
   it('serves the visitor contract as YAML at {docs_url}/openapi.yaml', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/openapi.yaml' });

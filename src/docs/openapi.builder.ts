@@ -58,10 +58,12 @@ export function buildOpenApiDocuments(
   app: INestApplication,
   config: Config,
 ): { public: OpenApiDocument; visitor: OpenApiDocument } {
-  const all = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder().setOpenAPIVersion('3.1.0').setTitle('all').setVersion('0').build(),
-  ) as unknown as OpenApiDocument;
+  const all = toOpenApi31(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder().setOpenAPIVersion('3.1.0').setTitle('all').setVersion('0').build(),
+    ),
+  ) as OpenApiDocument;
   const publicDoc = split(all, PREFIX.public, {
     info: {
       title: 'Public content API',
@@ -75,16 +77,11 @@ export function buildOpenApiDocuments(
     errorName: 'Error',
     errorSchema: PUBLIC_ERROR_SCHEMA,
     errorMediaType: 'application/json',
-    // The statuses a public call can meet, each with the envelope (the spec's 400, 404 and 429, and 401 for a
-    // bad key): lists take query parameters, details a path parameter.
+    // The statuses a public call can meet, each with the envelope: 400 (every route refuses invalid and unknown
+    // query parameters), 401 for a bad key, 404 where a path parameter names something, 429.
     errorStatuses: (path, op) => {
       const params = (op.parameters as { in: string }[] | undefined) ?? [];
-      return [
-        ...(params.some((x) => x.in === 'query') ? ['400'] : []),
-        '401',
-        ...(params.some((x) => x.in === 'path') ? ['404'] : []),
-        '429',
-      ];
+      return ['400', '401', ...(params.some((x) => x.in === 'path') ? ['404'] : []), '429'];
     },
   });
   const visitorDoc = split(all, PREFIX.visitor, {
@@ -95,19 +92,20 @@ export function buildOpenApiDocuments(
         "The REST API of an organisation's front door. Errors are RFC 9457 problem details; see the errors page.",
     },
     servers: [{ url: `${config.baseUrl}${PREFIX.visitor}` }],
+    // `bearer` is the name @ApiBearerAuth() gives the scheme on each operation.
     securitySchemes: {
-      Bearer: {
+      bearer: {
         type: 'http',
         scheme: 'bearer',
         description: 'API key (`svc_sk_…`, `svc_pk_…`) or OAuth access token',
       },
     },
-    security: [{ Bearer: [] }],
+    security: [{ bearer: [] }],
     errorName: 'Problem',
     errorSchema: PROBLEM_SCHEMA,
     errorMediaType: 'application/problem+json',
   });
-  return { public: publicDoc, visitor: visitorDoc };
+  return { public: withPublicHttpHeaders(publicDoc), visitor: visitorDoc };
 }
 
 interface SplitOptions {
@@ -123,7 +121,8 @@ interface SplitOptions {
 }
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
-  '400': 'VALIDATION_FAILED: a query parameter is invalid; the message names it',
+  '400':
+    'VALIDATION_FAILED: a query parameter is invalid or not a parameter of this endpoint; the message names it',
   '401': 'UNAUTHORIZED: the x-api-key header holds an unknown or revoked key',
   '404': 'NOT_FOUND: unknown, not public, or not in a returnable state',
   '429': 'RATE_LIMITED: the minute allowance is used; see Retry-After',
@@ -177,4 +176,115 @@ function reachableSchemas(root: unknown, schemas: Record<string, Json>): Record<
   };
   visit(root);
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * OpenAPI 3.0's `nullable: true` as OpenAPI 3.1 / JSON Schema 2020-12, which ignores `nullable`: a `type` gains
+ * `'null'` (and an `enum` gains `null`); a `$ref` or combinator becomes `anyOf: [<it>, {type: 'null'}]`.
+ * @nestjs/swagger emits unions itself in 3.1 mode for decorated properties, but raw `schema` objects pass
+ * through untouched, so both documents go through this once.
+ */
+export function toOpenApi31(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toOpenApi31);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = toOpenApi31(v);
+  if (!('nullable' in out)) return out;
+  const nullable = out.nullable === true;
+  delete out.nullable;
+  if (!nullable) return out;
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
+  if (typeof out.type === 'string') out.type = [out.type, 'null'];
+  else if (Array.isArray(out.type)) out.type = out.type.includes('null') ? out.type : [...out.type, 'null'];
+  else {
+    const { description, title, example, default: dflt, ...schema } = out;
+    const annotations = Object.entries({ description, title, example, default: dflt }).filter(
+      ([, v]) => v !== undefined,
+    );
+    return { ...Object.fromEntries(annotations), anyOf: [schema, { type: 'null' }] };
+  }
+  return out;
+}
+
+const header = (description: string, schema: Json = { type: 'integer', minimum: 0 }) => ({
+  description,
+  required: true,
+  schema,
+});
+const ref = (kind: 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Response headers and the conditional request of /public/v1 (see platform/http-cache.ts, the rate limiter). */
+const PUBLIC_HEADERS: Record<string, Json> = {
+  'RateLimit-Limit': header('Requests allowed per minute: 30 per client IP without a key, 600 per key'),
+  'RateLimit-Remaining': header('Requests left in the current minute'),
+  'RateLimit-Reset': header('Seconds until the current minute window ends'),
+  'Retry-After': header('Seconds to wait before the next request is accepted'),
+  ETag: header('Strong validator of the body (SHA-256); send it back in `If-None-Match`', {
+    type: 'string',
+    pattern: '^"[A-Za-z0-9_-]+"$',
+  }),
+  'Cache-Control': header('`public, max-age=60` without a key, `private, max-age=60` with one', {
+    type: 'string',
+  }),
+  'Svc-Request-Id': header('Identifier of this request (`req_…`), to quote to support', {
+    type: 'string',
+    pattern: '^req_',
+  }),
+};
+const RATE = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+/** Headers each status carries. A 401 is answered before the key's allowance is known, so without RateLimit-*. */
+const HEADERS_BY_STATUS: Record<string, string[]> = {
+  '200': [...RATE, 'ETag', 'Cache-Control', 'Svc-Request-Id'],
+  '304': [...RATE, 'ETag', 'Cache-Control', 'Svc-Request-Id'],
+  '400': [...RATE, 'Svc-Request-Id'],
+  '404': [...RATE, 'Svc-Request-Id'],
+  '429': [...RATE, 'Retry-After', 'Svc-Request-Id'],
+  '401': ['Svc-Request-Id'],
+  default: ['Svc-Request-Id'],
+};
+
+/** Documents the HTTP caching, rate-limit and request-id headers on every operation, and the 304 answer. */
+function withPublicHttpHeaders(doc: OpenApiDocument): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const [path, item] of Object.entries(doc.paths)) {
+    paths[path] = {};
+    for (const [method, op] of Object.entries(item)) {
+      const responses: Record<string, Json> = {
+        ...(op.responses as Record<string, Json>),
+        '304': {
+          description: 'Not Modified: `If-None-Match` holds the current ETag; no body',
+        },
+      };
+      for (const [status, response] of Object.entries(responses)) {
+        const names = HEADERS_BY_STATUS[status] ?? HEADERS_BY_STATUS.default;
+        responses[status] = {
+          ...response,
+          headers: Object.fromEntries(names.map((n) => [n, ref('headers', n)])),
+        };
+      }
+      paths[path][method] = {
+        ...op,
+        parameters: [...((op.parameters as Json[]) ?? []), ref('parameters', 'IfNoneMatch')],
+        responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+      };
+    }
+  }
+  return {
+    ...doc,
+    paths,
+    components: {
+      ...doc.components,
+      headers: PUBLIC_HEADERS,
+      parameters: {
+        IfNoneMatch: {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description:
+            'An ETag from an earlier answer; when it still matches, the answer is 304 without a body',
+          schema: { type: 'string' },
+        },
+      },
+    },
+  };
 }

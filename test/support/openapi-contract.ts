@@ -2,16 +2,24 @@ import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 /**
- * Validates real responses against the served OpenAPI 3.1 document, so code and contract cannot drift.
+ * Validates real responses against the served OpenAPI 3.1 document as served (no rewriting: a schema that
+ * OpenAPI 3.1 tools would misread fails here too), so code and contract cannot drift. Checks the status, the
+ * body against its schema (or that no body was sent when none is documented) and every documented header.
  * Usage: `const contract = await Contract.fetch(app, '/v1/openapi.json'); contract.expectValid(res);`
  */
 type Json = Record<string, unknown>;
+interface DocHeader {
+  $ref?: string;
+  required?: boolean;
+  schema?: Json;
+}
+interface DocResponse {
+  content?: Record<string, { schema?: Json }>;
+  headers?: Record<string, DocHeader>;
+}
 interface Doc {
   servers?: { url: string }[];
-  paths: Record<
-    string,
-    Record<string, { responses?: Record<string, { content?: Record<string, { schema?: Json }> }> }>
-  >;
+  paths: Record<string, Record<string, { responses?: Record<string, DocResponse> }>>;
   components?: Json;
 }
 interface InjectLike {
@@ -24,18 +32,13 @@ export interface ResponseLike {
   json(): unknown;
 }
 
-/** OpenAPI 3.0's `nullable: true` (still emitted by some generators) as 3.1/JSON Schema type unions. */
-function normalise(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(normalise);
+/** The document's own `#/…` references, resolvable from schemas compiled on their own (the document is `doc`). */
+function relocate(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(relocate);
   if (node === null || typeof node !== 'object') return node;
   const out: Json = {};
   for (const [k, v] of Object.entries(node))
-    out[k] = k === '$ref' && typeof v === 'string' ? v.replace(/^#\//, 'doc#/') : normalise(v);
-  if (out.nullable === true) {
-    delete out.nullable;
-    if (typeof out.type === 'string') out.type = [out.type, 'null'];
-    else if (out.$ref || out.allOf) return { anyOf: [{ ...out }, { type: 'null' }] };
-  }
+    out[k] = k === '$ref' && typeof v === 'string' ? v.replace(/^#\//, 'doc#/') : relocate(v);
   return out;
 }
 
@@ -47,7 +50,7 @@ export class Contract {
 
   constructor(readonly doc: Doc) {
     addFormats(this.ajv);
-    this.ajv.addSchema({ $id: 'doc', components: normalise(doc.components ?? {}) } as Json);
+    this.ajv.addSchema({ $id: 'doc', components: relocate(doc.components ?? {}) } as Json);
     this.prefix = new URL(doc.servers?.[0]?.url ?? 'http://x/').pathname.replace(/\/$/, '');
     this.templates = Object.keys(doc.paths).map((template) => ({
       template,
@@ -73,6 +76,7 @@ export class Contract {
     const status = String(res.statusCode);
     const response = op.responses?.[status] ?? op.responses?.[`${status[0]}XX`] ?? op.responses?.default;
     if (!response) throw new Error(`${method} ${match.template} does not document status ${status}`);
+    this.expectHeaders(res, response, `${method} ${match.template} ${status}`);
     const mediaType = String(res.headers['content-type'] ?? '')
       .split(';')[0]
       .trim();
@@ -87,7 +91,7 @@ export class Contract {
     const key = `${method} ${match.template} ${status} ${mediaType}`;
     let validate = this.cache.get(key);
     if (!validate) {
-      validate = this.ajv.compile(normalise(media.schema) as Json);
+      validate = this.ajv.compile(relocate(media.schema) as Json);
       this.cache.set(key, validate);
     }
     if (!validate(res.json())) {
@@ -95,5 +99,37 @@ export class Contract {
         `${key} does not match the contract:\n${this.ajv.errorsText(validate.errors, { separator: '\n' })}`,
       );
     }
+  }
+
+  /** Every header the response documents as required is present and matches its schema. */
+  private expectHeaders(res: ResponseLike, response: DocResponse, where: string): void {
+    for (const [name, declared] of Object.entries(response.headers ?? {})) {
+      const h = declared.$ref ? this.resolve<DocHeader>(declared.$ref) : declared;
+      const raw = res.headers[name.toLowerCase()];
+      if (raw === undefined) {
+        if (h.required) throw new Error(`${where} lacks the documented header ${name}`);
+        continue;
+      }
+      if (!h.schema) continue;
+      const key = `header ${name} ${JSON.stringify(h.schema)}`;
+      let validate = this.cache.get(key);
+      if (!validate) {
+        validate = this.ajv.compile(relocate(h.schema) as Json);
+        this.cache.set(key, validate);
+      }
+      const text = String(raw);
+      const numeric = h.schema.type === 'integer' || h.schema.type === 'number';
+      const value = numeric && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+      if (!validate(value))
+        throw new Error(`${where} header ${name}: ${text} ${this.ajv.errorsText(validate.errors)}`);
+    }
+  }
+
+  private resolve<T>(ref: string): T {
+    const parts = ref.replace(/^#\//, '').split('/');
+    let node: unknown = this.doc;
+    for (const p of parts) node = (node as Json | undefined)?.[p];
+    if (node === undefined) throw new Error(`${ref} does not resolve`);
+    return node as T;
   }
 }

@@ -1,13 +1,13 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { sanitize } from '../common/sanitize';
 import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { BlogPostListItemResponse, BlogPostResponse, BlogQuery } from './blog.dto';
 import { BlogRepository } from './blog.repository';
+import { PublicController } from '../openapi/public-controller';
 
-@ApiTags('Blog')
-@Controller('public/v1/blog')
+@PublicController('blog', 'Blog')
 export class BlogController {
   constructor(private readonly repo: BlogRepository) {}
 

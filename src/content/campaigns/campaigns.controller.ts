@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { countryName } from '../common/countries';
 import { sanitize } from '../common/sanitize';
@@ -7,6 +7,7 @@ import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { CampaignRow, CampaignsRepository } from './campaigns.repository';
 import { CampaignDetailResponse, CampaignResponse } from './dto/campaign.response';
 import { CategoryCountryQuery } from './dto/campaigns.query';
+import { PublicController } from '../openapi/public-controller';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const percent = (part: number, whole: number | null) =>
@@ -35,8 +36,7 @@ export function toCampaignResponse(r: CampaignRow): CampaignResponse {
   };
 }
 
-@ApiTags('Campaigns')
-@Controller('public/v1/campaigns')
+@PublicController('campaigns', 'Campaigns')
 export class CampaignsController {
   constructor(private readonly repo: CampaignsRepository) {}
 

@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { pageOf, PublicListQuery, PublicPage, PublicPageOf } from '../platform/public-list';
 import {
@@ -15,6 +15,7 @@ import {
   ReviewEntityResponse,
 } from './community.dto';
 import { CommunityRepository } from './community.repository';
+import { PublicController } from '../openapi/public-controller';
 
 /** Timestamps as ISO strings; every other value as the repository selected it (public columns only). */
 function view<T>(row: unknown): T {
@@ -39,8 +40,7 @@ async function found<T>(what: string, row: Promise<unknown>): Promise<T> {
   return view<T>(r);
 }
 
-@ApiTags('Actors')
-@Controller('public/v1/actors')
+@PublicController('actors', 'Actors')
 export class ActorsController {
   constructor(private readonly repo: CommunityRepository) {}
 
@@ -59,8 +59,7 @@ export class ActorsController {
   }
 }
 
-@ApiTags('Groups')
-@Controller('public/v1/groups')
+@PublicController('groups', 'Groups')
 export class GroupsController {
   constructor(private readonly repo: CommunityRepository) {}
 
@@ -79,8 +78,7 @@ export class GroupsController {
   }
 }
 
-@ApiTags('Posts')
-@Controller('public/v1/posts')
+@PublicController('posts', 'Posts')
 export class PostsController {
   constructor(private readonly repo: CommunityRepository) {}
 
@@ -99,8 +97,7 @@ export class PostsController {
   }
 }
 
-@ApiTags('Reviews')
-@Controller('public/v1/reviews/entities')
+@PublicController('reviews/entities', 'Reviews')
 export class ReviewEntitiesController {
   constructor(private readonly repo: CommunityRepository) {}
 
@@ -124,8 +121,7 @@ export class ReviewEntitiesController {
   }
 }
 
-@ApiTags('Safety')
-@Controller('public/v1/safety/hazards')
+@PublicController('safety/hazards', 'Safety')
 export class HazardsController {
   constructor(private readonly repo: CommunityRepository) {}
 

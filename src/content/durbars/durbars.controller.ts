@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { DurbarDetailResponse, DurbarResponse, DurbarsQuery, DurbarTranscriptResponse } from './durbar.dto';
 import { DurbarRow, DurbarsRepository } from './durbars.repository';
+import { PublicController } from '../openapi/public-controller';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 export const TRANSCRIPT_DISCLAIMER =
@@ -35,8 +36,7 @@ export function toDurbarResponse(r: DurbarRow): DurbarResponse {
   };
 }
 
-@ApiTags('Durbars')
-@Controller('public/v1/durbars')
+@PublicController('durbars', 'Durbars')
 export class DurbarsController {
   constructor(private readonly repo: DurbarsRepository) {}
 

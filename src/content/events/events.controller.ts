@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
@@ -13,6 +13,7 @@ import {
 } from './dto/event.response';
 import { EventsQuery } from './dto/events.query';
 import { EventRow, EventsRepository } from './events.repository';
+import { PublicController } from '../openapi/public-controller';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
@@ -65,8 +66,7 @@ const BLOCKS = {
 /** Start of a UTC day, and of the day after (the `date_to` bound includes its whole day). */
 const dayStart = (d: string, plusDays = 0) => new Date(Date.parse(`${d}T00:00:00Z`) + plusDays * 86_400_000);
 
-@ApiTags('Events')
-@Controller('public/v1/events')
+@PublicController('events', 'Events')
 export class EventsController {
   constructor(
     private readonly repo: EventsRepository,

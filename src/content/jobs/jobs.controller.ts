@@ -1,10 +1,11 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { JobDetailResponse, JobResponse } from './dto/job.response';
 import { JobsQuery } from './dto/jobs.query';
 import { JobRow, JobsRepository } from './jobs.repository';
+import { PublicController } from '../openapi/public-controller';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -31,8 +32,7 @@ export function toJobResponse(r: JobRow): JobResponse {
   };
 }
 
-@ApiTags('Jobs')
-@Controller('public/v1/jobs')
+@PublicController('jobs', 'Jobs')
 export class JobsController {
   constructor(private readonly repo: JobsRepository) {}
 

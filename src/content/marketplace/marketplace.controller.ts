@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import {
@@ -9,6 +9,7 @@ import {
   MarketplaceCategoriesResponse,
 } from './marketplace.dto';
 import { ListingRow, MarketplaceRepository } from './marketplace.repository';
+import { PublicController } from '../openapi/public-controller';
 
 const num = (v: string | null) => (v === null ? null : Number(v));
 
@@ -34,8 +35,7 @@ export function toListingResponse(r: ListingRow): ListingResponse {
   };
 }
 
-@ApiTags('Marketplace')
-@Controller('public/v1/marketplace')
+@PublicController('marketplace', 'Marketplace')
 export class MarketplaceController {
   constructor(private readonly repo: MarketplaceRepository) {}
 

@@ -1,9 +1,9 @@
-import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { OpenApiRegistry, OpenApiDocument } from '../../docs/openapi.registry';
+import { PublicController } from './public-controller';
 
-@ApiTags('Contract')
-@Controller('public/v1')
+@PublicController('', 'Contract')
 export class PublicOpenApiController {
   constructor(private readonly registry: OpenApiRegistry) {}
 

@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { CategoryCountryQuery } from '../campaigns/dto/campaigns.query';
@@ -7,6 +7,7 @@ import { countryName } from '../common/countries';
 import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { PetitionDetailResponse, PetitionResponse } from './dto/petition.response';
 import { PetitionRow, PetitionsRepository } from './petitions.repository';
+import { PublicController } from '../openapi/public-controller';
 
 export function toPetitionResponse(r: PetitionRow): PetitionResponse {
   return {
@@ -31,8 +32,7 @@ export function toPetitionResponse(r: PetitionRow): PetitionResponse {
   };
 }
 
-@ApiTags('Petitions')
-@Controller('public/v1/petitions')
+@PublicController('petitions', 'Petitions')
 export class PetitionsController {
   constructor(
     private readonly repo: PetitionsRepository,

@@ -13,7 +13,8 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * HTTP caching of /public/v1 (beyond the spec): a strong `ETag` (SHA-256 of the body) on every 200, and
+ * HTTP caching of /public/v1 (beyond the spec): a strong `ETag` (SHA-256 of the body) on every 200 to GET and
+ * HEAD (a HEAD runs the GET handler, so its validator is the one the GET body would have), and
  * `If-None-Match` → 304 without a body; `Cache-Control: public, max-age=60` on keyless responses and
  * `private, max-age=60` on keyed ones (a shared cache must not count one partner's requests as another's).
  */
@@ -24,7 +25,8 @@ export class PublicHttpCache implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (req.ctx?.surface !== 'public' || reply.statusCode !== 200 || req.method !== 'GET') return payload;
+      if (req.ctx?.surface !== 'public' || reply.statusCode !== 200) return payload;
+      if (req.method !== 'GET' && req.method !== 'HEAD') return payload;
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
       const etag = `"${createHash('sha256').update(payload).digest('base64url')}"`;
       void reply.header('ETag', etag);

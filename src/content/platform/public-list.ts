@@ -2,17 +2,26 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
+/** The highest `page` accepted (an offset beyond 50 million rows is never a real request). */
+export const PAGE_MAX = 1_000_000;
+
 /** `page` and `limit` of every /public/v1 list; list DTOs extend it with their filters. */
 export class PublicListQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: PAGE_MAX,
+    default: 1,
+    description: `Page number; beyond the last page \`data\` is empty. At most ${PAGE_MAX}`,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'must be an integer of 1 or more' })
   @Min(1, { message: 'must be an integer of 1 or more' })
-  @Max(1_000_000, { message: 'must be at most 1000000' })
+  @Max(PAGE_MAX, { message: `must be at most ${PAGE_MAX}` })
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 50, default: 20 })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'must be an integer from 1 to 50' })
@@ -48,9 +57,10 @@ export function PublicPageOf(item: Class): Class {
   if (!cls) {
     class PublicPageResponse {
       @ApiProperty({ type: [item] }) data: unknown[];
-      @ApiProperty() page: number;
-      @ApiProperty() limit: number;
-      @ApiProperty({ description: 'Items matching the filters, over all pages' }) total: number;
+      @ApiProperty({ type: 'integer' }) page: number;
+      @ApiProperty({ type: 'integer' }) limit: number;
+      @ApiProperty({ type: 'integer', description: 'Items matching the filters, over all pages' })
+      total: number;
     }
     Object.defineProperty(PublicPageResponse, 'name', { value: `${item.name.replace(/Response$/, '')}List` });
     cls = PublicPageResponse;

@@ -1,7 +1,8 @@
-import { Controller, Get, Inject, Injectable, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Get, Inject, Injectable, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { ProfilesRepository } from './profiles.repository';
+import { PublicController } from '../openapi/public-controller';
 
 export class ProfileResponse {
   @ApiProperty() username: string;
@@ -13,8 +14,7 @@ export class ProfileResponse {
   @ApiProperty({ description: 'Petitions this person signed' }) signatures_count: number;
 }
 
-@ApiTags('Profiles')
-@Controller('public/v1/profiles')
+@PublicController('profiles', 'Profiles')
 @Injectable()
 export class ProfilesController {
   constructor(@Inject(ProfilesRepository) private readonly repo: ProfilesRepository) {}

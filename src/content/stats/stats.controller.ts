@@ -1,7 +1,8 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty } from '@nestjs/swagger';
 import { Clock } from '../../common/clock';
 import { StatsRepository } from './stats.repository';
+import { PublicController } from '../openapi/public-controller';
 
 export class StatsResponse {
   @ApiProperty() total_active_campaigns: number;
@@ -16,8 +17,7 @@ export class StatsResponse {
 const TTL_MS = 60_000;
 
 /** Platform totals; computed at most once a minute per process (they are aggregates over everything). */
-@ApiTags('Stats')
-@Controller('public/v1/stats')
+@PublicController('stats', 'Stats')
 export class StatsController {
   private cached: { at: number; value: StatsResponse } | null = null;
 

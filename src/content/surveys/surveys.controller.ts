@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { SurveyDetailResponse, SurveyResponse, SurveysQuery } from './survey.dto';
 import { SurveyRow, SurveysRepository } from './surveys.repository';
+import { PublicController } from '../openapi/public-controller';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const revealed = (r: SurveyRow) =>
@@ -32,8 +33,7 @@ export function toSurveyResponse(r: SurveyRow): SurveyResponse {
   };
 }
 
-@ApiTags('Surveys')
-@Controller('public/v1/surveys')
+@PublicController('surveys', 'Surveys')
 export class SurveysController {
   constructor(private readonly repo: SurveysRepository) {}
 
