@@ -422,17 +422,17 @@ async function seedSurveysAndDurbars(ds: DataSource, n: typeof CONTENT_SEED): Pr
             CASE WHEN i % 4 = 2 THEN now() - interval '1 hour' END ${recordedEnded} ON CONFLICT DO NOTHING`,
     [n.durbars],
   );
-  const [{ segs }] = (await ds.query(
-    `SELECT count(*)::int AS segs FROM content.durbar_transcript_segment`,
-  )) as { segs: number }[];
-  if (segs === 0)
-    await ds.query(
-      `INSERT INTO content.durbar_transcript_segment (durbar_id, start_ms, end_ms, text, lang, confidence, speaker_handle, flagged)
-       SELECT t.durbar_id, (k - 1) * 5000, k * 5000 - 1,
-              CASE WHEN k = 4 THEN 'Flagged segment private ' || t.durbar_id ELSE 'We discussed point number ' || k || '.' END,
-              'en', 0.8 + k * 0.02, 'speaker_private_' || k, k = 4
-         FROM content.durbar_transcript t, generate_series(1, 6) k`,
-    );
+  // Six segments (the fourth flagged by moderation) for every transcript that has none yet, so a larger seed
+  // after a smaller one gives its new transcripts segments too.
+  await ds.query(
+    `INSERT INTO content.durbar_transcript_segment (durbar_id, start_ms, end_ms, text, lang, confidence, speaker_handle, flagged)
+     SELECT t.durbar_id, (k - 1) * 5000, k * 5000 - 1,
+            CASE WHEN k = 4 THEN 'Flagged segment private ' || t.durbar_id ELSE 'We discussed point number ' || k || '.' END,
+            'en', 0.8 + k * 0.02, 'speaker_private_' || k, k = 4
+       FROM content.durbar_transcript t, generate_series(1, 6) k
+      WHERE NOT EXISTS (SELECT 1 FROM content.durbar_transcript_segment s WHERE s.durbar_id = t.durbar_id)
+      ORDER BY t.durbar_id, k`,
+  );
   await ds.query(
     `INSERT INTO content.durbar_listener (durbar_id, handle, joined_at, hand_raised)
      SELECT ${id('dbr', 'durbar', 'i')}, 'listener_private_' || i || '_' || l, now(), l = 1
@@ -592,23 +592,22 @@ async function seedCommunity(ds: DataSource, n: typeof CONTENT_SEED): Promise<vo
        FROM generate_series(1, $1) i ON CONFLICT DO NOTHING`,
     [n.entities],
   );
-  const [{ reviews }] = (await ds.query(`SELECT count(*)::int AS reviews FROM content.review`)) as {
-    reviews: number;
-  }[];
-  if (reviews === 0) {
-    await ds.query(
-      `INSERT INTO content.review (entity_slug, reviewer_name, reviewer_email, stars, body, created_at)
-       SELECT 'entity-' || (1 + i % $2), 'Reviewer ' || ${pick(FIRST, 'vf')} || ' ' || i, 'reviewer' || i || '@private.example',
-              1 + i % 5, 'Private review text ' || i, now()
-         FROM generate_series(1, $1) i WHERE (1 + i % $2) % 5 <> 0`,
-      [n.entities * 6, n.entities],
-    );
-    await ds.query(
-      `UPDATE content.review_entity e SET rating = r.avg, review_count = r.n
-         FROM (SELECT entity_slug, round(avg(stars), 2) AS avg, count(*)::int AS n FROM content.review GROUP BY entity_slug) r
-        WHERE r.entity_slug = e.slug`,
-    );
-  }
+  // Six private reviews for every entity e (none when e % 5 = 0, so some have no rating), each
+  // derived from (e, k) only; entities that already have reviews are left alone, so a larger seed tops up.
+  await ds.query(
+    `INSERT INTO content.review (entity_slug, reviewer_name, reviewer_email, stars, body, created_at)
+     SELECT 'entity-' || e, 'Reviewer ' || ${pick(FIRST, 'vf', '(e * 10 + k)')} || ' ' || (e * 10 + k),
+            'reviewer' || (e * 10 + k) || '@private.example', 1 + ${num('vs', 5, '(e * 10 + k)')}, 'Private review text ' || (e * 10 + k), now()
+       FROM generate_series(1, $1) e, generate_series(1, 6) k
+      WHERE e % 5 <> 0 AND NOT EXISTS (SELECT 1 FROM content.review r WHERE r.entity_slug = 'entity-' || e)
+      ORDER BY e, k`,
+    [n.entities],
+  );
+  await ds.query(
+    `UPDATE content.review_entity e SET rating = r.avg, review_count = r.n
+       FROM (SELECT entity_slug, round(avg(stars), 2) AS avg, count(*)::int AS n FROM content.review GROUP BY entity_slug) r
+      WHERE r.entity_slug = e.slug AND (e.review_count <> r.n OR e.rating IS DISTINCT FROM r.avg)`,
+  );
   await ds.query(
     `INSERT INTO content.safety_hazard (case_number, title, description, hazard_type, severity, status, location, country, reported_at,
                                         resolved_at, reporter_id, reporter_phone)
