@@ -1,5 +1,7 @@
-import { bootTestApp, CapturingLogger, TestApp } from './harness';
+import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
+import { bootTestApp, CapturingLogger, createTestDatabase, TestApp, TestDatabase } from './harness';
 import { ProbeModule } from './fixtures/probe.module';
+import { call, createOrg } from './support/platform-fixtures';
 
 const REQ_ID = /^req_[0-9A-Za-z]{22}$/;
 const REF = /^ERR-[2-9A-Z]{4}-[2-9A-Z]{4}-[2-9A-Z]{4}$/;
@@ -141,6 +143,27 @@ describe('errors on both surfaces', () => {
       expect(body.errors.map((e: { location: string }) => e.location)).toEqual(['query.limit']);
     });
 
+    it('malformed query string (bad percent-escape) → 400 bad_request at query.<name>', async () => {
+      for (const [url, location] of [
+        ['/v1/__probe?limit=%zz', 'query.limit'],
+        ['/v1/__probe?limit=5&cursor=%E0%A4%A', 'query.cursor'],
+        ['/v1/__probe?q=%FF', 'query.q'],
+      ]) {
+        const body = expectProblem(await inject({ method: 'GET', url }), 400, 'bad_request');
+        expect(body.errors).toEqual([{ location, message: 'must be valid percent-encoded UTF-8' }]);
+      }
+      // A well-formed escape is fine.
+      expect((await inject({ method: 'GET', url: '/v1/__probe?limit=%32' })).json()).toEqual({ limit: 2 });
+    });
+
+    it('a malformed id in the path is not_found, like any id that names nothing of yours', async () => {
+      const key = await (await createOrg(t.app, 'pro')).key();
+      for (const url of ['/v1/visits/not-an-id', '/v1/people/visit_123', '/v1/sites/%20']) {
+        const res = await call(t.app, 'GET', url, { key });
+        expectProblem(res, 404, 'not_found');
+      }
+    });
+
     it('valid request passes through', async () => {
       const res = await inject({
         method: 'POST',
@@ -274,5 +297,80 @@ describe('errors on both surfaces', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['svc-request-id']).toMatch(REQ_ID);
     }
+  });
+});
+
+/**
+ * A database outage is `unavailable` (503, Retry-After), not `internal_error`: the app reaches PostgreSQL through a
+ * TCP proxy the test cuts (open connections dropped, new ones refused) and restores.
+ */
+describe('database outage', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+  const sockets = new Set<Socket>();
+  let proxy: Server;
+  let port = 0;
+  const logger = new CapturingLogger();
+
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      const target = new URL(process.env.TEST_ADMIN_DATABASE_URL!);
+      proxy = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+      });
+      proxy.listen(port, '127.0.0.1', () => {
+        port = (proxy.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      proxy.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await listen();
+    const viaProxy = new URL(db.url);
+    viaProxy.host = `127.0.0.1:${port}`;
+    t = await bootTestApp({ db: { ...db, url: viaProxy.toString() }, env: { RUN_WORKER: 'false' }, logger });
+  });
+  afterAll(async () => {
+    await t.close();
+    proxy.close();
+    await db.drop();
+  });
+
+  it('/v1 answers 503 unavailable with Retry-After, /public/v1 a SERVICE_UNAVAILABLE envelope; both recover', async () => {
+    const key = await (await createOrg(t.app, 'pro')).key();
+    expect((await call(t.app, 'GET', '/v1/organisation', { key })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/public/v1/jobs' })).statusCode).toBe(200);
+
+    await cut();
+    const res = await call(t.app, 'GET', '/v1/organisation', { key });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ code: 'unavailable', status: 503, errors: [] });
+    expect(res.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|Connection terminated/);
+    const pub = await t.app.inject({ method: 'GET', url: '/public/v1/jobs' });
+    expect(pub.statusCode).toBe(503);
+    expect(pub.headers['retry-after']).toBe('5');
+    expect(pub.json()).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    // The log keeps the cause, tied to the request id.
+    expect(logger.text()).toContain(res.json().request_id);
+    expect(logger.text()).toMatch(/dependency unavailable/);
+
+    await listen();
+    expect((await call(t.app, 'GET', '/v1/organisation', { key })).statusCode).toBe(200);
   });
 });

@@ -6,6 +6,7 @@ import { newErrorRef } from '../ids';
 import { pathOf } from '../http/surface';
 import { RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
+import { unavailableFrom } from './unavailable';
 import { publicCode, publicStatus, visitorCode, visitorCodeInfo } from './error-codes';
 
 interface FrameworkError {
@@ -29,10 +30,10 @@ export class ErrorRenderer {
 
   send(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
     const apiError = this.classify(err, req);
-    if (apiError === null || apiError.code === 'internal_error') {
+    if (apiError === null || apiError.code === 'internal_error' || apiError.code === 'unavailable') {
       this.logger.error(
         {
-          msg: 'unexpected error',
+          msg: apiError?.code === 'unavailable' ? 'dependency unavailable' : 'unexpected error',
           request_id: req.id,
           method: req.method,
           path: pathOf(req.url),
@@ -122,7 +123,7 @@ export class ErrorRenderer {
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return fromStatus(fe.statusCode, 'The request could not be understood.');
     }
-    return null;
+    return unavailableFrom(err);
   }
 
   private routeNotFound(req: FastifyRequest): ApiError {

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { BlockList, isIP } from 'node:net';
 import { ApiError } from '../../common/errors/api-error';
+import { assertWellFormedQuery } from '../../common/errors/query-string';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { Credential } from './credential';
 import { CredentialRegistry } from './credential.registry';
@@ -56,6 +57,7 @@ export class VisitorAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     if (req.ctx?.surface !== 'visitor') return true;
+    assertWellFormedQuery(req.url);
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(NO_CREDENTIAL, targets)) return true;
     const need = this.reflector.getAllAndOverride<AuthorizeOptions | undefined>(AUTHORIZE, targets);
