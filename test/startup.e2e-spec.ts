@@ -89,6 +89,46 @@ describe('process start and stop (compiled service)', () => {
     }
   });
 
+  it('on a fresh database, first start seeds the demo and prints a key and sign-in that work', async () => {
+    const fresh = await createTestDatabase();
+    const port = freePort();
+    const p = start({ DATABASE_URL: fresh.url, PORT: String(port), SEED_ON_FIRST_START: 'true' });
+    try {
+      await waitFor(async () => /test secret key: svc_sk_test_/.test(p.output()), 110_000);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/live`)).ok);
+      const key = /test secret key: (svc_sk_test_[0-9A-Za-z]+)/.exec(p.output())![1];
+      const [, email, password] = /console sign-in: (\S+) \/ (\S+)/.exec(p.output())!;
+      const org = await fetch(`http://127.0.0.1:${port}/v1/organisation`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(org.status).toBe(200);
+      expect(await org.json()).toMatchObject({ name: 'Demo Front Door', plan: 'pro', livemode: false });
+      const session = await fetch(`http://127.0.0.1:${port}/console/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      expect(session.status).toBe(200);
+      expect(await session.json()).toMatchObject({ email, role: 'owner' });
+      expect(session.headers.get('set-cookie')).toMatch(/^gh_session=gh_sess_/);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+      // A second start on the same database seeds nothing and prints no new secrets.
+      const again = start({ DATABASE_URL: fresh.url, PORT: String(port), SEED_ON_FIRST_START: 'true' });
+      try {
+        await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/live`)).ok);
+        expect(again.output()).not.toContain('test secret key');
+        again.child.kill('SIGTERM');
+        expect(await again.exited).toBe(0);
+      } finally {
+        again.child.kill('SIGKILL');
+      }
+    } finally {
+      p.child.kill('SIGKILL');
+      await fresh.drop();
+    }
+  }, 180_000);
+
   it('starts and serves without Redis, reports not ready', async () => {
     const port = freePort();
     const p = start({
