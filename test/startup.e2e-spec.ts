@@ -1,12 +1,20 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { connect } from 'node:net';
+import { AddressInfo, connect, createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { createTestDatabase, TestDatabase } from './harness';
 
 const run = promisify(execFile);
 
-function freePort(): number {
-  return 20000 + Math.floor(Math.random() * 20000);
+/** A port the OS says is free now (a random one may be taken, e.g. as the local end of an outgoing connection). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 function start(env: Record<string, string>): {
@@ -59,7 +67,7 @@ describe('process start and stop (compiled service)', () => {
   });
 
   it('finishes an in-flight request on SIGTERM, then exits 0', async () => {
-    const port = freePort();
+    const port = await freePort();
     const p = start({ DATABASE_URL: db.url, PORT: String(port), SEED_ON_FIRST_START: 'false' });
     try {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/live`)).ok);
@@ -91,7 +99,7 @@ describe('process start and stop (compiled service)', () => {
 
   it('on a fresh database, first start seeds the demo and prints a key and sign-in that work', async () => {
     const fresh = await createTestDatabase();
-    const port = freePort();
+    const port = await freePort();
     const p = start({ DATABASE_URL: fresh.url, PORT: String(port), SEED_ON_FIRST_START: 'true' });
     try {
       await waitFor(async () => /test secret key: svc_sk_test_/.test(p.output()), 110_000);
@@ -130,7 +138,7 @@ describe('process start and stop (compiled service)', () => {
   }, 180_000);
 
   it('starts and serves without Redis, reports not ready', async () => {
-    const port = freePort();
+    const port = await freePort();
     const p = start({
       DATABASE_URL: db.url,
       PORT: String(port),
