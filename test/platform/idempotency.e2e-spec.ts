@@ -158,6 +158,51 @@ describe('Idempotency-Key on /v1 POSTs', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
   });
 
+  it('a replay only reads: the stored key row is neither updated nor locked', async () => {
+    const idempotencyKey = randomUUID();
+    const body = { name: 'R', email: 'r@example.com' };
+    expect((await call(t.app, 'POST', '/v1/people', { key, idempotencyKey, body })).statusCode).toBe(201);
+    const version = async () =>
+      (
+        await pg.query(`SELECT xmin::text, xmax::text FROM visitor.idempotency_key WHERE key = $1`, [
+          idempotencyKey,
+        ])
+      ).rows[0];
+    const before = await version();
+    for (let i = 0; i < 3; i++) {
+      const res = await call(t.app, 'POST', '/v1/people', { key, idempotencyKey, body });
+      expect(res.headers['idempotent-replayed']).toBe('true');
+    }
+    expect(await version()).toEqual(before);
+    expect(before.xmax).toBe('0');
+  });
+
+  it('a request whose holder died (lock expired) is taken over by a retry of the same request only', async () => {
+    const idempotencyKey = randomUUID();
+    const body = { name: 'D', email: 'd@example.com' };
+    expect((await call(t.app, 'POST', '/v1/people', { key, idempotencyKey, body })).statusCode).toBe(201);
+    // As if the first request had crashed before committing: its work is gone, its key still running with the
+    // lock run out.
+    await pg.query(`DELETE FROM visitor.person WHERE email = 'd@example.com'`);
+    await pg.query(
+      `UPDATE visitor.idempotency_key SET state = 'running', response_status = NULL, response_body = NULL,
+              locked_until = now() - interval '1 second' WHERE key = $1`,
+      [idempotencyKey],
+    );
+    const other = await call(t.app, 'POST', '/v1/people', {
+      key,
+      idempotencyKey,
+      body: { name: 'D2', email: 'd2@example.com' },
+    });
+    expect(other.json()).toMatchObject({ code: 'idempotency_key_reused' });
+    const retry = await call(t.app, 'POST', '/v1/people', { key, idempotencyKey, body });
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await peopleNamed('d@example.com')).toBe(1); // it ran again
+    const replay = await call(t.app, 'POST', '/v1/people', { key, idempotencyKey, body });
+    expect([replay.statusCode, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+  });
+
   it('expired keys are purged after 24 hours and may be used again', async () => {
     const idempotencyKey = randomUUID();
     const body = { name: 'E', email: 'e@example.com' };

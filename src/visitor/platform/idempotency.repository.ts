@@ -13,19 +13,36 @@ export interface IdempotencyRow {
 }
 
 /**
- * Claims a key atomically: a new key, an expired one (older than `$6`), or a running one whose holder died
- * (lock expired, same request) is taken over; otherwise nothing is returned and the caller reads the row.
+ * Claims a key or reads it, in one round trip. The key is taken when it is new, expired (older than `$6`), or
+ * running with an expired lock for the same request (its holder died); the INSERT … ON CONFLICT keeps that
+ * atomic between concurrent requests. A live key (the replay path) is only read: the INSERT is skipped, so a
+ * replay neither writes nor locks the row. `claimed` says which; the columns are the row as it was before.
  */
-const CLAIM = `
-  INSERT INTO visitor.idempotency_key (organisation_id, livemode, key, request_hash, state, locked_until, created_at)
-  VALUES ($1, $2, $3, $4, 'running', $5, $7)
-  ON CONFLICT (organisation_id, livemode, key) DO UPDATE
-     SET request_hash = excluded.request_hash, state = 'running', locked_until = excluded.locked_until,
-         created_at = excluded.created_at, response_status = NULL, response_type = NULL, response_body = NULL
-   WHERE idempotency_key.created_at < $6
-      OR (idempotency_key.state = 'running' AND idempotency_key.locked_until < $7
-          AND idempotency_key.request_hash = excluded.request_hash)
-  RETURNING key`;
+const CLAIM_OR_READ = `
+  WITH existing AS (
+    SELECT request_hash, state, locked_until, response_status, response_type, response_body, created_at
+      FROM visitor.idempotency_key
+     WHERE organisation_id = $1 AND livemode = $2 AND key = $3::uuid
+  ), claimed AS (
+    INSERT INTO visitor.idempotency_key (organisation_id, livemode, key, request_hash, state, locked_until, created_at)
+    SELECT $1::text, $2::boolean, $3::uuid, $4::text, 'running', $5::timestamptz, $7::timestamptz
+     WHERE NOT EXISTS (
+       SELECT 1 FROM existing e
+        WHERE NOT (e.created_at < $6 OR (e.state = 'running' AND e.locked_until < $7 AND e.request_hash = $4)))
+    ON CONFLICT (organisation_id, livemode, key) DO UPDATE
+       SET request_hash = excluded.request_hash, state = 'running', locked_until = excluded.locked_until,
+           created_at = excluded.created_at, response_status = NULL, response_type = NULL, response_body = NULL
+     WHERE idempotency_key.created_at < $6
+        OR (idempotency_key.state = 'running' AND idempotency_key.locked_until < $7
+            AND idempotency_key.request_hash = excluded.request_hash)
+    RETURNING key
+  )
+  SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, e.request_hash, e.state, e.locked_until,
+         e.response_status, e.response_type, e.response_body
+    FROM (SELECT 1) AS one LEFT JOIN existing e ON true`;
+
+/** The outcome of a claim: taken (run the request), or the key's row (null: taken meanwhile by another request). */
+export type ClaimResult = { claimed: true } | { claimed: false; row: IdempotencyRow | null };
 
 @Injectable()
 export class IdempotencyRepository {
@@ -38,28 +55,15 @@ export class IdempotencyRepository {
     now: Date,
     lockedUntil: Date,
     expiredBefore: Date,
-  ): Promise<boolean> {
-    const rows = await preparedQuery(this.ds, 'idem_claim', CLAIM, [
-      t.organisationId,
-      t.livemode,
-      key,
-      hash,
-      lockedUntil,
-      expiredBefore,
-      now,
-    ]);
-    return rows.length > 0;
-  }
-
-  async find(t: Tenant, key: string): Promise<IdempotencyRow | null> {
-    const rows = await preparedQuery<IdempotencyRow>(
+  ): Promise<ClaimResult> {
+    const [r] = await preparedQuery<IdempotencyRow & { claimed: boolean }>(
       this.ds,
-      'idem_find',
-      `SELECT request_hash, state, locked_until, response_status, response_type, response_body
-         FROM visitor.idempotency_key WHERE organisation_id = $1 AND livemode = $2 AND key = $3`,
-      [t.organisationId, t.livemode, key],
+      'idem_claim_or_read',
+      CLAIM_OR_READ,
+      [t.organisationId, t.livemode, key, hash, lockedUntil, expiredBefore, now],
     );
-    return rows[0] ?? null;
+    if (r.claimed) return { claimed: true };
+    return { claimed: false, row: r.state === null ? null : r };
   }
 
   async complete(

@@ -105,20 +105,20 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
       .digest('base64url');
     const now = this.clock.now();
     const lowered = key.toLowerCase();
-    if (
-      await this.repo.claim(
-        tenant,
-        lowered,
-        hash,
-        now,
-        new Date(now.getTime() + LOCK_MS),
-        new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
-      )
-    ) {
+    const claim = await this.repo.claim(
+      tenant,
+      lowered,
+      hash,
+      now,
+      new Date(now.getTime() + LOCK_MS),
+      new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
+    );
+    if (claim.claimed) {
       this.claims.set(req, { tenant, key: lowered, hash });
       return next.handle();
     }
-    const row = await this.repo.find(tenant, lowered);
+    // Not taken: a replay, a reuse, or a request still running (read in the same statement as the claim).
+    const row = claim.row;
     if (!row)
       throw new ApiError(
         'conflict',
