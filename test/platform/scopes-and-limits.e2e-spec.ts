@@ -19,22 +19,24 @@ describe('custom scopes, raised allowances and expiring keys (operator CLI)', ()
     }
     throw new Error('the command succeeded');
   };
-  const newKey = (org: string, mode: string, scopes: string, ...more: string[]) =>
-    cli(
-      'keys',
-      'create',
-      '--org',
-      org,
-      '--name',
-      'k',
-      '--kind',
-      'secret',
-      '--mode',
-      mode,
-      '--scopes',
-      scopes,
-      ...more,
-    ).key as string;
+  /** `keys create` arguments for a secret key of `org` in `mode` with `scopes`, plus any `more` flags. */
+  const keyArgs = (org: string, mode: string, scopes: string, ...more: string[]) => [
+    'keys',
+    'create',
+    '--org',
+    org,
+    '--name',
+    'k',
+    '--kind',
+    'secret',
+    '--mode',
+    mode,
+    '--scopes',
+    scopes,
+    ...more,
+  ];
+  const newKey = (org: string, mode: string, scopes: string) =>
+    cli(...keyArgs(org, mode, scopes)).key as string;
 
   it('an Enterprise custom scope grants its bundle, is audited, and grants nothing below Enterprise', async () => {
     const ent = await createOrg(t.app, 'enterprise');
@@ -95,22 +97,9 @@ describe('custom scopes, raised allowances and expiring keys (operator CLI)', ()
     );
     expect(err).toContain('--name: must be custom:');
     expect(err).toContain('--grants.1: unknown scope nope:read');
-    expect(
-      cliError(
-        'keys',
-        'create',
-        '--org',
-        ent.id,
-        '--name',
-        'k',
-        '--kind',
-        'secret',
-        '--mode',
-        'test',
-        '--scopes',
-        'custom:undefined',
-      ),
-    ).toContain('unknown custom scope custom:undefined');
+    expect(cliError(...keyArgs(ent.id, 'test', 'custom:undefined'))).toContain(
+      'unknown custom scope custom:undefined',
+    );
   });
 
   it('a raised per-organisation allowance (org update --rate-limit) replaces the plan’s', async () => {
@@ -140,41 +129,11 @@ describe('custom scopes, raised allowances and expiring keys (operator CLI)', ()
   it('keys create --expires-at: the key works until then; a past moment is refused', async () => {
     const org = await createOrg(t.app, 'pro');
     const later = '2099-01-01T00:00:00Z';
-    const created = cli(
-      'keys',
-      'create',
-      '--org',
-      org.id,
-      '--name',
-      'k',
-      '--kind',
-      'secret',
-      '--mode',
-      'test',
-      '--scopes',
-      'sites:read',
-      '--expires-at',
-      later,
-    );
+    const created = cli(...keyArgs(org.id, 'test', 'sites:read', '--expires-at', later));
     expect(created.expires_at).toBe('2099-01-01T00:00:00.000Z');
     expect((await call(t.app, 'GET', '/v1/sites', { key: created.key })).statusCode).toBe(200);
     expect(
-      cliError(
-        'keys',
-        'create',
-        '--org',
-        org.id,
-        '--name',
-        'k',
-        '--kind',
-        'secret',
-        '--mode',
-        'test',
-        '--scopes',
-        'sites:read',
-        '--expires-at',
-        '2020-01-01T00:00:00Z',
-      ),
+      cliError(...keyArgs(org.id, 'test', 'sites:read', '--expires-at', '2020-01-01T00:00:00Z')),
     ).toContain('--expires-at: must be in the future');
   });
 });
