@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { bootContentApp, ContentTestApp } from '../support/content-fixtures';
+import { bootContentApp, ContentTestApp, FIELDS, keysOf } from '../support/content-fixtures';
 
 /** Actors, groups, posts, reviewed entities and safety hazards: visibility, fields, filters, 404s. */
 describe('public content API: actors, groups, posts, reviews, safety', () => {
@@ -11,23 +11,12 @@ describe('public content API: actors, groups, posts, reviews, safety', () => {
   });
   afterAll(() => app.close());
   const ok = (url: string) => app.ok(url);
-  const keysOf = (o: object) => Object.keys(o).sort();
 
   it('actors: public ones only, by handle; filters; 404 for non-public', async () => {
     const body = await ok('/public/v1/actors?limit=50');
     const { rows } = await pg.query(`SELECT handle FROM content.actor WHERE is_public ORDER BY handle`);
     expect(body.data.map((a: { handle: string }) => a.handle)).toEqual(rows.map((r) => r.handle));
-    for (const a of body.data)
-      expect(keysOf(a)).toEqual([
-        'avatar_url',
-        'bio',
-        'country',
-        'created_at',
-        'display_name',
-        'handle',
-        'kind',
-        'verified',
-      ]);
+    for (const a of body.data) expect(keysOf(a)).toEqual(FIELDS.actor);
     const orgs = await ok('/public/v1/actors?kind=organization');
     expect(orgs.data.every((a: { kind: string }) => a.kind === 'organization')).toBe(true);
     await ok(`/public/v1/actors/${rows[0].handle}`);
@@ -39,16 +28,7 @@ describe('public content API: actors, groups, posts, reviews, safety', () => {
   it('groups: public ones only; private and secret are 404', async () => {
     const body = await ok('/public/v1/groups?limit=50');
     expect(body.data.length).toBeGreaterThan(0);
-    for (const g of body.data)
-      expect(keysOf(g)).toEqual([
-        'avatar_url',
-        'category',
-        'created_at',
-        'description',
-        'member_count',
-        'name',
-        'slug',
-      ]);
+    for (const g of body.data) expect(keysOf(g)).toEqual(FIELDS.group);
     for (const { slug } of (
       await pg.query(`SELECT slug FROM content.community_group WHERE visibility <> 'public'`)
     ).rows)
@@ -65,16 +45,7 @@ describe('public content API: actors, groups, posts, reviews, safety', () => {
     const body = await ok('/public/v1/posts?limit=50');
     expect(body.data.map((p: { id: string }) => p.id)).toEqual(rows.map((r) => r.id));
     const p = body.data.find((x: { attachments: unknown[] }) => x.attachments.length > 0);
-    expect(keysOf(p)).toEqual([
-      'attachments',
-      'author',
-      'body',
-      'comment_count',
-      'created_at',
-      'group_slug',
-      'id',
-      'like_count',
-    ]);
+    expect(keysOf(p)).toEqual(FIELDS.post);
     expect(keysOf(p.author)).toEqual(['avatar_url', 'display_name', 'handle', 'kind', 'verified']);
     expect(keysOf(p.attachments[0])).toEqual(['title', 'type', 'url']);
     const types = new Set(
@@ -97,20 +68,7 @@ describe('public content API: actors, groups, posts, reviews, safety', () => {
 
   it('reviewed entities: aggregates only, hidden ones 404; hazards: verified and resolved only, by case number', async () => {
     const entities = await ok('/public/v1/reviews/entities?limit=50');
-    for (const e of entities.data)
-      expect(keysOf(e)).toEqual([
-        'category',
-        'country',
-        'created_at',
-        'is_claimed',
-        'is_verified',
-        'kind',
-        'location',
-        'name',
-        'rating',
-        'review_count',
-        'slug',
-      ]);
+    for (const e of entities.data) expect(keysOf(e)).toEqual(FIELDS.reviewEntity);
     expect(entities.data.some((e: { rating: number | null }) => e.rating === null)).toBe(true);
     const hiddenEntity = (
       await pg.query(`SELECT slug FROM content.review_entity WHERE status = 'hidden' LIMIT 1`)
@@ -126,18 +84,7 @@ describe('public content API: actors, groups, posts, reviews, safety', () => {
       rows.map((r) => r.case_number),
     );
     const h = await ok(`/public/v1/safety/hazards/${rows[0].case_number}`);
-    expect(keysOf(h)).toEqual([
-      'case_number',
-      'country',
-      'description',
-      'hazard_type',
-      'location',
-      'reported_at',
-      'resolved_at',
-      'severity',
-      'status',
-      'title',
-    ]);
+    expect(keysOf(h)).toEqual(FIELDS.hazard);
     const unverified = (
       await pg.query(
         `SELECT case_number FROM content.safety_hazard WHERE status IN ('reported','rejected') LIMIT 1`,

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
-import type { Contract } from '../support/openapi-contract';
-import { bootContentApp, ContentTestApp } from '../support/content-fixtures';
+import { bootContentApp, ContentTestApp, RequestOptions } from '../support/content-fixtures';
 import { runCli } from '../support/cli';
 import { PublicKeysService } from '../../src/content/platform/public-keys.service';
 
@@ -9,36 +8,19 @@ import { PublicKeysService } from '../../src/content/platform/public-keys.servic
 describe('public content API: campaigns, petitions, profiles, stats, keys, limits', () => {
   let t: TestApp;
   let pg: Client;
-  let contract: Contract;
-  let key: string;
   let ipSeq = 0;
 
   let app: ContentTestApp;
   beforeAll(async () => {
     app = await bootContentApp();
-    ({ t, pg, contract, key } = app);
+    ({ t, pg } = app);
   });
   afterAll(() => app.close());
 
   /** A GET with the partner key (600/min) unless `opts.key` is null (keyless, from its own address). */
-  const get = (
-    url: string,
-    opts: { key?: string | null; ip?: string; headers?: Record<string, string> } = {},
-  ) => {
-    const k = opts.key === undefined ? key : opts.key;
-    return t.app.inject({
-      method: 'GET',
-      url,
-      headers: { ...(k ? { 'x-api-key': k } : {}), ...(opts.headers ?? {}) },
-      remoteAddress: opts.ip ?? `10.9.0.${++ipSeq}`,
-    });
-  };
-  const ok = async (url: string) => {
-    const res = await get(url);
-    expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
-    contract.expectValid(res, 'GET', url);
-    return res.json();
-  };
+  const get = (url: string, opts: RequestOptions = {}) =>
+    app.request(url, { ...opts, ip: opts.ip ?? `10.9.0.${++ipSeq}` });
+  const ok = (url: string) => app.ok(url);
   const error = async (url: string, status: number, code: string) => {
     const res = await get(url);
     expect({ url, status: res.statusCode, code: res.json().error?.code }).toEqual({ url, status, code });
@@ -46,7 +28,6 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       ok: false,
       error: { code, message: expect.any(String), ref: expect.stringMatching(/^ERR-/) },
     });
-    contract.expectValid(res, 'GET', url);
     return res.json().error.message as string;
   };
   const keysOf = (o: object) => Object.keys(o).sort();
@@ -278,11 +259,28 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       expect(limited.statusCode).toBe(429);
       expect(limited.json().error.code).toBe('RATE_LIMITED');
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(limited.headers['ratelimit-limit']).toBe('30');
+      expect(limited.headers['ratelimit-remaining']).toBe('0');
+      expect(Number(limited.headers['ratelimit-reset'])).toBeGreaterThan(0);
       // another address is not affected; a keyed client from the same address is not limited at 31
       expect((await get('/public/v1/stats', { key: null, ip: '10.77.0.2' })).statusCode).toBe(200);
       const keyed = await get('/public/v1/stats', { ip });
       expect(keyed.statusCode).toBe(200);
       expect(keyed.headers['ratelimit-limit']).toBe('600');
+    });
+
+    it('a keyed client sending 35 requests a minute from one address is not limited (keyless would be at 31)', async () => {
+      const { key: partner } = await t.app.get(PublicKeysService).create('Busy partner');
+      const ip = '10.79.0.1';
+      for (let i = 1; i <= 35; i++) {
+        const res = await get('/public/v1/campaigns?limit=1', { key: partner, ip });
+        expect({ i, status: res.statusCode }).toEqual({ i, status: 200 });
+        expect(res.headers['ratelimit-limit']).toBe('600');
+        expect(res.headers['ratelimit-remaining']).toBe(String(600 - i));
+      }
+      for (let i = 1; i <= 30; i++) await get('/public/v1/campaigns?limit=1', { key: null, ip });
+      expect((await get('/public/v1/campaigns?limit=1', { key: null, ip })).statusCode).toBe(429);
+      expect((await get('/public/v1/campaigns?limit=1', { key: partner, ip })).statusCode).toBe(200);
     });
 
     it('two app instances share the keyless counter', async () => {
@@ -296,10 +294,11 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
           expect((await get('/public/v1/stats', { key: null, ip })).statusCode).toBe(200);
           const res = await other.app.inject({ method: 'GET', url: '/public/v1/stats', remoteAddress: ip });
           expect(res.statusCode).toBe(200);
+          app.contract.expectValid(res, 'GET', '/public/v1/stats');
         }
-        expect(
-          (await other.app.inject({ method: 'GET', url: '/public/v1/stats', remoteAddress: ip })).statusCode,
-        ).toBe(429);
+        const limited = await other.app.inject({ method: 'GET', url: '/public/v1/stats', remoteAddress: ip });
+        expect(limited.statusCode).toBe(429);
+        app.contract.expectValid(limited, 'GET', '/public/v1/stats');
       } finally {
         await other.close();
       }
@@ -324,7 +323,7 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       expect(revoked.json().error.message).toContain('revoked');
     });
 
-    it('the CLI issues a key once (stored hashed) and revokes it', async () => {
+    it('the CLI issues a key once (stored hashed), reports its usage per day and revokes it', async () => {
       const cli = (...args: string[]) => runCli(t.db.url, ...args);
       const created = cli('public-keys', 'create', '--name', 'Civic Data Co');
       expect(created).toMatchObject({
@@ -335,6 +334,12 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       const stored = await pg.query(`SELECT * FROM content.api_key WHERE id = $1`, [created.id]);
       expect(JSON.stringify(stored.rows[0])).not.toContain(created.key.slice(18));
       expect((await get('/public/v1/stats', { key: created.key })).statusCode).toBe(200);
+      expect((await get('/public/v1/campaigns', { key: created.key })).statusCode).toBe(200);
+      await t.app.get(PublicKeysService).flush();
+      expect(cli('public-keys', 'usage', created.id)).toEqual({
+        key_id: created.id,
+        days: [{ day: new Date().toISOString().slice(0, 10), requests: 2 }],
+      });
       expect(cli('public-keys', 'list').data.map((k: { id: string }) => k.id)).toContain(created.id);
       expect(cli('public-keys', 'revoke', created.id)).toMatchObject({ revoked_at: expect.any(String) });
       expect((await get('/public/v1/stats', { key: created.key })).statusCode).toBe(401);
@@ -359,6 +364,24 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       const exposed = String(cors.headers['access-control-expose-headers']);
       for (const h of ['ETag', 'Svc-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
         expect(exposed).toContain(h);
+    });
+
+    it('HEAD carries the same ETag and Cache-Control as GET, and If-None-Match gives 304', async () => {
+      for (const url of ['/public/v1/campaigns?limit=3', '/public/v1/stats']) {
+        const got = await get(url, { key: null });
+        const head = await get(url, { key: null, method: 'HEAD' });
+        expect({ url, status: head.statusCode, body: head.body }).toEqual({ url, status: 200, body: '' });
+        expect(head.headers.etag).toBe(got.headers.etag);
+        expect(head.headers['cache-control']).toBe('public, max-age=60');
+        expect((await get(url, { method: 'HEAD' })).headers['cache-control']).toBe('private, max-age=60');
+        const cached = await get(url, {
+          key: null,
+          method: 'HEAD',
+          headers: { 'if-none-match': String(got.headers.etag) },
+        });
+        expect(cached.statusCode).toBe(304);
+        expect(cached.headers.etag).toBe(got.headers.etag);
+      }
     });
   });
 });
