@@ -139,7 +139,7 @@ describe('public content API: marketplace and blog', () => {
         await app.notFound(`/public/v1/blog/${hidden.slug}`);
     });
 
-    it('filters by category id', async () => {
+    it('filters by category id (as the spec says) or by the slug the responses show, to the same posts', async () => {
       const cat = (
         await pg.query(
           `SELECT id, slug FROM content.blog_category WHERE id IN (SELECT category_id FROM content.blog_post WHERE status = 'published') LIMIT 1`,
@@ -150,7 +150,15 @@ describe('public content API: marketplace and blog', () => {
       expect(
         body.data.every((p: { blog_categories: { slug: string } }) => p.blog_categories.slug === cat.slug),
       ).toBe(true);
+      const { rows: expected } = await pg.query(
+        `SELECT slug FROM content.blog_post WHERE status = 'published' AND category_id = $1
+          ORDER BY published_at DESC, id DESC`,
+        [cat.id],
+      );
+      expect(body.data.map((p: { slug: string }) => p.slug)).toEqual(expected.map((r) => r.slug));
+      expect(await ok(`/public/v1/blog?category=${cat.slug}`)).toEqual(body);
       expect((await ok('/public/v1/blog?category=bcat_nothing')).total).toBe(0);
+      expect((await ok('/public/v1/blog?category=no-such-category')).total).toBe(0);
     });
   });
 
