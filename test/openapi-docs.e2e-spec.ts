@@ -130,6 +130,9 @@ describe('OpenAPI documents and /docs', () => {
     }
     const pub = await t.app.inject({ method: 'GET', url: '/docs/public' });
     expect(pub.body).toContain('<code>/openapi.json</code>');
+    // every parameter row names its parameter (none is an unresolved reference)
+    expect(pub.body).toContain('<td><code>If-None-Match</code></td><td>header</td>');
+    expect(pub.body).not.toMatch(/<tr><td><code><\/code><\/td>/);
   });
 });
 

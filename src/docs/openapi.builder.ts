@@ -211,7 +211,7 @@ const header = (description: string, schema: Json = { type: 'integer', minimum: 
   required: true,
   schema,
 });
-const ref = (kind: 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** Response headers and the conditional request of /public/v1 (see platform/http-cache.ts, the rate limiter). */
 const PUBLIC_HEADERS: Record<string, Json> = {
@@ -230,6 +230,13 @@ const PUBLIC_HEADERS: Record<string, Json> = {
     type: 'string',
     pattern: '^req_',
   }),
+};
+const IF_NONE_MATCH: Json = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'An ETag from an earlier answer; while it still matches, the answer is 304 without a body',
+  schema: { type: 'string' },
 };
 const RATE = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 /** Headers each status carries. A 401 is answered before the key's allowance is known, so without RateLimit-*. */
@@ -259,12 +266,13 @@ function withPublicHttpHeaders(doc: OpenApiDocument): OpenApiDocument {
         const names = HEADERS_BY_STATUS[status] ?? HEADERS_BY_STATUS.default;
         responses[status] = {
           ...response,
-          headers: Object.fromEntries(names.map((n) => [n, ref('headers', n)])),
+          headers: Object.fromEntries(names.map((n) => [n, headerRef(n)])),
         };
       }
       paths[path][method] = {
         ...op,
-        parameters: [...((op.parameters as Json[]) ?? []), ref('parameters', 'IfNoneMatch')],
+        // inline, not a $ref, so the HTML reference (docs.render.ts) lists it like any other parameter
+        parameters: [...((op.parameters as Json[]) ?? []), IF_NONE_MATCH],
         responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
       };
     }
@@ -275,16 +283,6 @@ function withPublicHttpHeaders(doc: OpenApiDocument): OpenApiDocument {
     components: {
       ...doc.components,
       headers: PUBLIC_HEADERS,
-      parameters: {
-        IfNoneMatch: {
-          name: 'If-None-Match',
-          in: 'header',
-          required: false,
-          description:
-            'An ETag from an earlier answer; when it still matches, the answer is 304 without a body',
-          schema: { type: 'string' },
-        },
-      },
     },
   };
 }
