@@ -206,18 +206,25 @@ export function toOpenApi31(node: unknown): unknown {
   return out;
 }
 
-const header = (description: string, schema: Json = { type: 'integer', minimum: 0 }) => ({
+const header = (description: string, schema: Json = { type: 'integer', minimum: 0 }, required = true) => ({
   description,
-  required: true,
+  required,
   schema,
 });
-const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+/** Absent only while the rate limiter fails open (Redis unreachable), so not `required`. */
+const rateHeader = (description: string) =>
+  header(
+    `${description}. Absent only while limits cannot be counted (the service then fails open)`,
+    undefined,
+    false,
+  );
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** Response headers and the conditional request of /public/v1 (see platform/http-cache.ts, the rate limiter). */
+/** Response headers of /public/v1 (see platform/http-cache.ts and the rate limiter). */
 const PUBLIC_HEADERS: Record<string, Json> = {
-  'RateLimit-Limit': header('Requests allowed per minute: 30 per client IP without a key, 600 per key'),
-  'RateLimit-Remaining': header('Requests left in the current minute'),
-  'RateLimit-Reset': header('Seconds until the current minute window ends'),
+  'RateLimit-Limit': rateHeader('Requests allowed per minute: 30 per client IP without a key, 600 per key'),
+  'RateLimit-Remaining': rateHeader('Requests left in the current minute'),
+  'RateLimit-Reset': rateHeader('Seconds until the current minute window ends'),
   'Retry-After': header('Seconds to wait before the next request is accepted'),
   ETag: header('Strong validator of the body (SHA-256); send it back in `If-None-Match`', {
     type: 'string',
@@ -266,7 +273,7 @@ function withPublicHttpHeaders(doc: OpenApiDocument): OpenApiDocument {
         const names = HEADERS_BY_STATUS[status] ?? HEADERS_BY_STATUS.default;
         responses[status] = {
           ...response,
-          headers: Object.fromEntries(names.map((n) => [n, headerRef(n)])),
+          headers: Object.fromEntries(names.map((n) => [n, ref(n)])),
         };
       }
       paths[path][method] = {

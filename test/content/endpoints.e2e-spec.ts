@@ -281,7 +281,16 @@ describe('public content API: every endpoint, table-driven', () => {
         expect(headers('401')).toEqual({ at: where('401'), names: ['Svc-Request-Id'] });
       }
       const headers = app.contract.doc.components!.headers as Record<string, { required: boolean }>;
-      for (const name of Object.keys(headers)) expect(headers[name].required).toBe(true);
+      // RateLimit-* are absent only while the limiter fails open (Redis unreachable); the rest always come
+      expect(Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, h.required]))).toEqual({
+        'RateLimit-Limit': false,
+        'RateLimit-Remaining': false,
+        'RateLimit-Reset': false,
+        'Retry-After': true,
+        ETag: true,
+        'Cache-Control': true,
+        'Svc-Request-Id': true,
+      });
     });
 
     it('states the page bounds (1 to 1000000) and limit bounds (1 to 50) as integers on every list', () => {
@@ -308,7 +317,7 @@ describe('public content API: every endpoint, table-driven', () => {
       expect(Object.keys(tier.properties)).toEqual(expect.arrayContaining(['price_pesewas', 'price_minor']));
     });
 
-    it('a 304, a 401 and a 429 match their documented answers, headers included', async () => {
+    it('a 304, 400, 404, 401 and 429 match their documented answers and carry the rate-limit headers', async () => {
       const url = '/public/v1/surveys?limit=2';
       const first = await app.request(url, { key: null, ip: '10.88.0.1' });
       const etag = String(first.headers.etag);
@@ -326,6 +335,17 @@ describe('public content API: every endpoint, table-driven', () => {
         body: '',
         etag,
       });
+      expect(notModified.headers['ratelimit-limit']).toBe('30');
+      for (const other of ['/public/v1/surveys?page=0', '/public/v1/surveys/zz-unknown']) {
+        const res = await app.request(other);
+        expect({ other, status: res.statusCode, limit: res.headers['ratelimit-limit'] }).toEqual({
+          other,
+          status: other.includes('page') ? 400 : 404,
+          limit: '600',
+        });
+        expect(Number(res.headers['ratelimit-remaining'])).toBeLessThan(600);
+        expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThan(0);
+      }
       const unauthorized = await app.request(url, { key: 'ghpub_unknown' });
       expect(unauthorized.statusCode).toBe(401);
       for (let i = 0; i < 28; i++) await app.request(url, { key: null, ip: '10.88.0.1' });
