@@ -2,14 +2,25 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/** Random bytes are drawn from the CSPRNG in blocks: one call per id costs more than the id itself. */
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let at = 0;
+
+function randomByte(): number {
+  if (at === POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    at = 0;
+  }
+  return pool[at++];
+}
+
 /** Random base62 string of `length` characters, unbiased (rejection sampling on bytes). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const b of randomBytes(length * 2)) {
-      if (b < 248) out += ALPHABET[b % 62];
-      if (out.length === length) break;
-    }
+    const b = randomByte();
+    if (b < 248) out += ALPHABET[b % 62];
   }
   return out;
 }

@@ -53,6 +53,7 @@ function typeOf(doc: OpenApiDocument, s: Json): string {
   if (typeof s.$ref === 'string') return s.$ref.split('/').pop()!;
   if (Array.isArray(s.allOf) && s.allOf.length === 1) return typeOf(doc, s.allOf[0] as Json);
   if (Array.isArray(s.oneOf)) return (s.oneOf as Json[]).map((x) => typeOf(doc, x)).join(' | ');
+  if (Array.isArray(s.anyOf)) return (s.anyOf as Json[]).map((x) => typeOf(doc, x)).join('|');
   let t = Array.isArray(s.type) ? s.type.join('|') : String(s.type ?? 'object');
   if (t === 'array' && s.items) t = `${typeOf(doc, s.items as Json)}[]`;
   if (s.nullable === true) t += '|null';

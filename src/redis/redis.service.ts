@@ -21,6 +21,8 @@ export class RedisService implements OnApplicationShutdown {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
+      // Commands issued in the same tick (rate-limit counters of concurrent requests) go out in one write.
+      enableAutoPipelining: true,
       retryStrategy: (attempt) => Math.min(250 * attempt, 2000),
     });
     this.client.on('ready', () => {

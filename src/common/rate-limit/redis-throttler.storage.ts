@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { RedisService } from '../../redis/redis.service';
 
@@ -11,6 +12,7 @@ if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {hits, ttl}`;
+const INCR_WITH_TTL_SHA = createHash('sha1').update(INCR_WITH_TTL).digest('hex');
 
 export interface ThrottlerStorageRecord {
   totalHits: number;
@@ -32,11 +34,16 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   async increment(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
     if (!this.redis.isReady()) throw new RateLimitStoreUnavailable('Redis is not connected');
     let reply: [number, number];
+    const bucket = `${this.prefix}:rl:${key}`;
     try {
-      reply = (await this.redis.client.eval(INCR_WITH_TTL, 1, `${this.prefix}:rl:${key}`, String(ttlMs))) as [
-        number,
-        number,
-      ];
+      // By hash (the script is not sent with every request); a server that does not know it yet gets it once.
+      reply = (await this.redis.client
+        .evalsha(INCR_WITH_TTL_SHA, 1, bucket, String(ttlMs))
+        .catch((e: Error) =>
+          /NOSCRIPT/.test(e.message)
+            ? this.redis.client.eval(INCR_WITH_TTL, 1, bucket, String(ttlMs))
+            : Promise.reject(e),
+        )) as [number, number];
     } catch (e) {
       throw new RateLimitStoreUnavailable((e as Error).message);
     }

@@ -22,7 +22,11 @@ export class BlogRepository {
 
   list(f: { category?: string }, limit: number, offset: number) {
     return new PublicQuery(PUBLIC)
-      .filter(f.category, (v) => `b.category_id = ${v}`)
+      .filter(
+        f.category,
+        (v) =>
+          `b.category_id IN (SELECT c.id FROM content.blog_category c WHERE c.id = ${v} OR c.slug = ${v})`,
+      )
       .page<BlogRow>(
         this.ds,
         { select: COLUMNS, from: 'content.blog_post b', orderBy: 'b.published_at DESC, b.id DESC' },

@@ -8,6 +8,13 @@ import { PublicKeyRow, PublicKeysRepository } from './public-keys.repository';
 export const PUBLIC_KEY_PREFIX = 'ghpub_';
 const KEY = /^ghpub_([0-9A-Za-z]{12})[0-9A-Za-z]{32}$/;
 const hash = (key: string) => createHash('sha256').update(key).digest();
+/**
+ * How long an instance trusts a key row it has read: every keyed request would otherwise cost one more query.
+ * A revocation takes effect at once on the instance that made it and within this time on every other one.
+ */
+export const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX = 10_000;
+type KeyRow = { id: string; key_hash: Buffer; revoked_at: Date | null };
 
 export interface PublicKeyView {
   id: string;
@@ -37,6 +44,8 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('PublicKeys');
   private pending = new Map<string, { keyId: string; day: string; requests: number; lastUsedAt: Date }>();
   private timer: NodeJS.Timeout | null = null;
+  /** Key rows by lookup part (only keys that exist; an unknown key is looked up every time). */
+  private readonly rows = new Map<string, { at: number; row: KeyRow }>();
 
   constructor(
     private readonly repo: PublicKeysRepository,
@@ -74,6 +83,7 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
 
   async revoke(id: string): Promise<PublicKeyView | null> {
     const row = await this.repo.revoke(id, this.clock.now());
+    this.rows.clear();
     return row ? toPublicKeyView(row) : null;
   }
 
@@ -81,12 +91,24 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   async resolve(value: string): Promise<string | 'revoked' | null> {
     const m = KEY.exec(value);
     if (!m) return null;
-    const row = await this.repo.byLookup(m[1]);
+    const row = await this.byLookup(m[1]);
     if (!row) return null;
     const h = hash(value);
     const stored = Buffer.from(row.key_hash);
     if (stored.length !== h.length || !timingSafeEqual(stored, h)) return null;
     return row.revoked_at ? 'revoked' : row.id;
+  }
+
+  private async byLookup(lookup: string): Promise<KeyRow | null> {
+    const now = Date.now();
+    const hit = this.rows.get(lookup);
+    if (hit && now - hit.at < KEY_CACHE_MS) return hit.row;
+    const row = (await this.repo.byLookup(lookup)) as KeyRow | null;
+    if (row) {
+      if (this.rows.size >= KEY_CACHE_MAX) this.rows.delete(this.rows.keys().next().value as string);
+      this.rows.set(lookup, { at: now, row });
+    } else this.rows.delete(lookup);
+    return row;
   }
 
   /** Counts one request of the key (written by the next flush). */
