@@ -41,6 +41,8 @@ export interface Config {
     concurrency: number;
   };
   visits: { noShowGraceMinutes: number };
+  /** Provider name per message channel (see MESSAGE_PROVIDERS in src/visitor/messages). */
+  messages: { providers: { email: string; sms: string; whatsapp: string } };
   testModeRatePerMinute: number;
   publicRates: { keylessPerMinute: number; keyedPerMinute: number };
   seedOnFirstStart: boolean;
@@ -189,6 +191,11 @@ export const CONFIG_SPEC: VarSpec[] = [
     default: '5000',
   },
   { name: 'WEBHOOK_CONCURRENCY', description: 'Deliveries in flight per worker process', default: '50' },
+  ...(['EMAIL', 'SMS', 'WHATSAPP'] as const).map((c) => ({
+    name: `MESSAGE_PROVIDER_${c}`,
+    description: `Provider of ${c === 'SMS' ? 'SMS' : c.toLowerCase()} messages in live mode (\`log\`: the outbox and the log; test mode never sends)`,
+    default: 'log',
+  })),
   {
     name: 'VISIT_NO_SHOW_GRACE_MINUTES',
     description: 'An `expected` visit becomes `no_show` this long after its window ends',
@@ -356,6 +363,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       concurrency: r.int('WEBHOOK_CONCURRENCY', 50, 1, 1000),
     },
     visits: { noShowGraceMinutes: r.int('VISIT_NO_SHOW_GRACE_MINUTES', 120, 0, 7 * 24 * 60) },
+    messages: {
+      providers: {
+        email: r.str('MESSAGE_PROVIDER_EMAIL', 'log'),
+        sms: r.str('MESSAGE_PROVIDER_SMS', 'log'),
+        whatsapp: r.str('MESSAGE_PROVIDER_WHATSAPP', 'log'),
+      },
+    },
     testModeRatePerMinute: r.int('TEST_MODE_RATE_PER_MINUTE', 100, 1, 100_000_000),
     publicRates: {
       keylessPerMinute: r.int('PUBLIC_KEYLESS_RATE_PER_MINUTE', 30, 1, 100_000_000),

@@ -14,7 +14,7 @@ export class OperatorGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization ?? '';
-    const match = /^Bearer (\S+)$/.exec(header);
+    const match = /^bearer +(\S+)$/i.exec(header);
     if (!match)
       throw new ApiError('unauthorized', 'Send the operator token as Authorization: Bearer <token>.', [
         { location: 'header.Authorization', message: 'must be Bearer <operator token>' },

@@ -133,6 +133,9 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       expect(await error('/public/v1/campaigns?colour=red', 400, 'VALIDATION_FAILED')).toContain(
         'query.colour',
       );
+      expect(await error('/public/v1/campaigns?category=%zz', 400, 'VALIDATION_FAILED')).toContain(
+        'query.category',
+      );
       const beyond = await ok('/public/v1/campaigns?page=999');
       expect(beyond.data).toEqual([]);
       expect(beyond.total).toBeGreaterThan(0);

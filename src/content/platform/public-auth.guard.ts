@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
+import { assertWellFormedQuery } from '../../common/errors/query-string';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import { PublicKeysService } from './public-keys.service';
 import type { Config } from '../../config/config';
@@ -23,6 +24,7 @@ export class PublicAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     if (req.ctx?.surface !== 'public') return true;
+    assertWellFormedQuery(req.url);
     const raw = req.headers['x-api-key'];
     const value = Array.isArray(raw) ? raw[0] : raw;
     if (value !== undefined) {
