@@ -1,7 +1,8 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { bootTestApp, TestApp } from '../harness';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import type { WebhookReceiver } from '../support/webhook-receiver';
+import { startWebhookApp, WebhookApp } from './webhook-app';
 import { createEndpoint } from '../support/webhook-fixtures';
 import { Transactions } from '../../src/database/unit-of-work';
 import { EventsService } from '../../src/visitor/events/events.service';
@@ -16,19 +17,13 @@ describe('webhook delivery engine', () => {
   let orgSeq = 0;
   const tenant = () => ({ organisationId: `org_test${++orgSeq}${Date.now()}`, livemode: true });
 
+  let w: WebhookApp;
+
   beforeAll(async () => {
-    receiver = await new WebhookReceiver().start();
-    t = await bootTestApp({
-      env: { WEBHOOK_ALLOW_LOCAL_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_SWEEP_MS: '200' },
-    });
-    pg = new Client({ connectionString: t.db.url });
-    await pg.connect();
+    w = await startWebhookApp();
+    ({ t, receiver, pg } = w);
   });
-  afterAll(async () => {
-    await pg.end();
-    await t.close();
-    await receiver.stop();
-  });
+  afterAll(() => w.close());
 
   const record = (tn: { organisationId: string; livemode: boolean }, type: string, object: unknown) =>
     t.app.get(Transactions).run((uow) => t.app.get(EventsService).record(uow, tn, type, object));

@@ -1,9 +1,10 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { bootTestApp, TestApp } from '../harness';
+import type { TestApp } from '../harness';
 import { until } from '../support/until';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import type { WebhookReceiver } from '../support/webhook-receiver';
+import { startWebhookApp, WebhookApp } from './webhook-app';
 import { Contract } from '../support/openapi-contract';
 import { AccountsService } from '../../src/console/auth/accounts.service';
 import { Transactions } from '../../src/database/unit-of-work';
@@ -23,14 +24,12 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
   let liveKey: string;
   let contract: Contract;
 
+  let w: WebhookApp;
+
   beforeAll(async () => {
-    receiver = await new WebhookReceiver().start();
-    t = await bootTestApp({
-      env: { WEBHOOK_ALLOW_LOCAL_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_SWEEP_MS: '200' },
-    });
+    w = await startWebhookApp();
+    ({ t, receiver, pg } = w);
     contract = await Contract.fetch(t.app, '/v1/openapi.json');
-    pg = new Client({ connectionString: t.db.url });
-    await pg.connect();
     org = await createOrg(t.app, 'growth');
     testKey = await org.key({ mode: 'test' });
     liveKey = await org.key({ mode: 'live' });
@@ -39,11 +38,7 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
         .get(AccountsService)
         .create(org.id, { email: mail(role), name: role, role, password: PASSWORD }, OPERATOR);
   });
-  afterAll(async () => {
-    await pg.end();
-    await t.close();
-    await receiver.stop();
-  });
+  afterAll(() => w.close());
 
   const mail = (role: string) => `${role}@${org.id.slice(4).toLowerCase()}.test`;
   const record = (livemode: boolean, type: string, object: unknown) =>

@@ -29,6 +29,9 @@ export class EventsService {
   ) {}
 
   async record(uow: UnitOfWork, tenant: Tenant, type: string, object: unknown): Promise<EventEnvelope> {
+    // The first attempt is due at the wall clock: the ticked created_at below may run a few ms ahead of it,
+    // and a delivery due later than the worker's clock would wait for the sweeper instead of its job.
+    const dueAt = this.clock.now();
     // Events recorded one after the other (visit.approved, then visit.checked_in) keep their order.
     const now = this.clock.tick();
     const envelope: EventEnvelope = {
@@ -39,14 +42,18 @@ export class EventsService {
       livemode: tenant.livemode,
       data: { object },
     };
-    const deliveryIds = await this.repo.insertEventWithDeliveries(uow.manager, {
-      id: envelope.id,
-      organisationId: tenant.organisationId,
-      livemode: tenant.livemode,
-      type,
-      createdAt: now,
-      body: JSON.stringify(envelope),
-    });
+    const deliveryIds = await this.repo.insertEventWithDeliveries(
+      uow.manager,
+      {
+        id: envelope.id,
+        organisationId: tenant.organisationId,
+        livemode: tenant.livemode,
+        type,
+        createdAt: now,
+        body: JSON.stringify(envelope),
+      },
+      dueAt,
+    );
     if (deliveryIds.length)
       uow.afterCommit(() =>
         this.queue.enqueue(deliveryIds.map((deliveryId) => ({ deliveryId, attempt: 1 }))),
@@ -79,6 +86,7 @@ export class EventsService {
       lastAttemptAt: null,
       lastStatusCode: null,
       lastError: null,
+      heldSince: null,
       createdAt: now,
       updatedAt: now,
     }));

@@ -34,6 +34,8 @@ export class WebhookDeliveryRow {
   @Column('timestamptz', { nullable: true }) lastAttemptAt: Date | null;
   @Column('integer', { nullable: true }) lastStatusCode: number | null;
   @Column('text', { nullable: true }) lastError: string | null;
+  /** Set while the organisation's plan lacks live webhooks: the delivery waits, unattempted, for the plan. */
+  @Column('timestamptz', { nullable: true }) heldSince: Date | null;
   @Column('timestamptz') createdAt: Date;
   @Column('timestamptz') updatedAt: Date;
 }

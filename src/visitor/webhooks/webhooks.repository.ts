@@ -5,8 +5,19 @@ import type { CreatedAfter } from '../platform/pagination';
 import { EventRow } from '../events/event.entity';
 import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.entity';
 import { assertTenant, Tenant } from '../platform/tenant';
+import { PLAN_RULES, PLANS } from '../platform/plans';
 
 export type { Tenant };
+
+/** Plans whose live mode includes webhooks; a live delivery of an organisation on another plan is held. */
+const WEBHOOK_PLANS = PLANS.filter((p) => PLAN_RULES[p].live.includes('webhooks'));
+
+/**
+ * SQL: a delivery in live mode (`livemode`) of an organisation whose `plan` is not one of `plans` (a text[]
+ * parameter). An organisation without a row (synthetic tenants of tests and benchmarks) is never held.
+ */
+const lapsed = (livemode: string, plan: string, plans: string) =>
+  `COALESCE(${livemode} AND NOT (${plan} = ANY(${plans}::text[])), false)`;
 
 export interface DueDelivery {
   id: string;
@@ -31,10 +42,13 @@ interface ClaimRow {
   secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
+  held: boolean;
 }
 
 export interface ClaimedDelivery {
   delivery: { id: string; eventId: string; attemptCount: number };
+  /** The organisation's plan lacks live webhooks: the delivery is now held, not claimed for an attempt. */
+  held: boolean;
   body: string;
   endpoint: Pick<
     WebhookEndpointRow,
@@ -78,8 +92,10 @@ export class WebhooksRepository {
    * Records an event and one pending delivery per enabled endpoint of its mode subscribed to its type, in one
    * statement (every change of the API records events, so this is a hot path); returns the delivery ids.
    * `*` covers every type except watchlist.matched. Delivery ids are `dlv_` + 122 random bits (base64url-like).
+   * `dueAt` (the wall clock, not the event's ticked `created_at`, which may run a few ms ahead of it) is when
+   * the first attempt is due, so the job enqueued after commit finds the delivery due when it runs.
    */
-  async insertEventWithDeliveries(m: EntityManager, row: EventRow): Promise<string[]> {
+  async insertEventWithDeliveries(m: EntityManager, row: EventRow, dueAt: Date): Promise<string[]> {
     assertTenant(row);
     const rows: { id: string }[] = await m.query(
       `WITH ev AS (
@@ -88,12 +104,12 @@ export class WebhooksRepository {
        INSERT INTO visitor.webhook_delivery (id, organisation_id, livemode, event_id, endpoint_id, status, attempt_count,
                                              next_attempt_at, created_at, updated_at)
        SELECT 'dlv_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', ''),
-              $2, $3, $1, e.id, 'pending', 0, $5, $5, $5
+              $2, $3, $1, e.id, 'pending', 0, $7, $5, $5
          FROM visitor.webhook_endpoint e
         WHERE e.organisation_id = $2 AND e.livemode = $3 AND e.status = 'enabled' AND e.deleted_at IS NULL
           AND ($4 = ANY(e.enabled_events) OR ('*' = ANY(e.enabled_events) AND $4 <> 'watchlist.matched'))
        RETURNING id`,
-      [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body],
+      [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body, dueAt],
     );
     return rows.map((r) => r.id);
   }
@@ -174,25 +190,33 @@ export class WebhooksRepository {
 
   /**
    * Claims a due delivery for one attempt (so two workers never send it at once) and returns what the attempt
-   * needs — delivery, event body, endpoint — in one round trip; null when it is not due, not pending, or
-   * claimed by someone else.
+   * needs — delivery, event body, endpoint — in one round trip; null when it is not due, not pending, held, or
+   * claimed by someone else. When the organisation is in live mode on a plan without webhooks, the delivery is
+   * held instead (`held`: no lock, no attempt; the sweeper resumes it when the plan returns).
    */
   async claim(deliveryId: string, now: Date, lockMs: number): Promise<ClaimedDelivery | null> {
     const rows = await this.prepared<ClaimRow>(
       'webhook_claim',
       `UPDATE visitor.webhook_delivery d
-          SET locked_until = $2::timestamptz + ($3 || ' milliseconds')::interval, updated_at = $2
-         FROM visitor.event e, visitor.webhook_endpoint ep
-        WHERE d.id = $1 AND e.id = d.event_id AND ep.id = d.endpoint_id
+          SET locked_until = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$4')} THEN NULL
+                                  ELSE $2::timestamptz + ($3 || ' milliseconds')::interval END,
+              held_since = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$4')} THEN $2 END,
+              updated_at = $2
+         FROM visitor.event e
+         JOIN visitor.webhook_endpoint ep ON true
+         LEFT JOIN visitor.organisation o ON o.id = ep.organisation_id
+        WHERE d.id = $1 AND e.id = d.event_id AND ep.id = d.endpoint_id AND d.held_since IS NULL
           AND d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.locked_until IS NULL OR d.locked_until < $2)
       RETURNING d.id, d.event_id, d.attempt_count, e.body, ep.id AS endpoint_id, ep.organisation_id, ep.livemode, ep.url, ep.status, ep.disabled_reason,
-                ep.deleted_at, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at`,
-      [deliveryId, now, String(lockMs)],
+                ep.deleted_at, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at,
+                d.held_since IS NOT NULL AS held`,
+      [deliveryId, now, String(lockMs), WEBHOOK_PLANS],
     );
     const r = rows[0];
     if (!r) return null;
     return {
       delivery: { id: r.id, eventId: r.event_id, attemptCount: r.attempt_count },
+      held: r.held,
       body: r.body,
       endpoint: {
         id: r.endpoint_id,
@@ -257,23 +281,54 @@ export class WebhooksRepository {
   /** A delivery that can no longer be attempted (endpoint disabled or deleted) ends as failed. */
   async abandon(deliveryId: string, now: Date, reason: string): Promise<void> {
     await this.ds.query(
-      `UPDATE visitor.webhook_delivery SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, last_error = $3, updated_at = $2 WHERE id = $1`,
+      `UPDATE visitor.webhook_delivery SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, held_since = NULL, last_error = $3, updated_at = $2 WHERE id = $1`,
       [deliveryId, now, reason],
     );
   }
 
-  /** Due (or soon due) pending deliveries not claimed by a live worker, oldest first. */
-  dueDeliveries(now: Date, horizonMs: number, limit: number): Promise<DueDelivery[]> {
+  /**
+   * Due (or soon due) pending deliveries not claimed by a live worker and not held, oldest first.
+   * `expiredClaimsOnly`: only those whose worker died mid-attempt (the caller knows the queue holds the rest).
+   */
+  dueDeliveries(
+    now: Date,
+    horizonMs: number,
+    limit: number,
+    expiredClaimsOnly = false,
+  ): Promise<DueDelivery[]> {
     return this.ds.transaction(
       async (m) =>
         (await m.query(
           `SELECT id, attempt_count, next_attempt_at, locked_until FROM visitor.webhook_delivery
-          WHERE status = 'pending' AND next_attempt_at <= $1::timestamptz + ($2 || ' milliseconds')::interval
-            AND (locked_until IS NULL OR locked_until < $1)
+          WHERE status = 'pending' AND held_since IS NULL
+            AND next_attempt_at <= $1::timestamptz + ($2 || ' milliseconds')::interval
+            AND ${expiredClaimsOnly ? 'locked_until < $1' : '(locked_until IS NULL OR locked_until < $1)'}
           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
           [now, String(horizonMs), limit],
         )) as DueDelivery[],
     );
+  }
+
+  /**
+   * Releases the held deliveries of organisations whose plan includes webhooks again: they become due at their
+   * old `next_attempt_at` (already past, for most) and keep their attempt count. Their endpoints' failure clocks
+   * restart: the days of the lapse, when nothing could be attempted, do not count toward auto-disable.
+   */
+  async resumeHeld(now: Date): Promise<number> {
+    const rows = (await this.ds.query(
+      `WITH resumed AS (
+         UPDATE visitor.webhook_delivery d SET held_since = NULL, updated_at = $1
+          WHERE d.status = 'pending' AND d.held_since IS NOT NULL
+            AND NOT ${lapsed('d.livemode', '(SELECT o.plan FROM visitor.organisation o WHERE o.id = d.organisation_id)', '$2')}
+          RETURNING d.endpoint_id
+       ), restarted AS (
+         UPDATE visitor.webhook_endpoint SET failing_since = NULL
+          WHERE id IN (SELECT endpoint_id FROM resumed) AND failing_since IS NOT NULL
+       )
+       SELECT count(*)::int AS n FROM resumed`,
+      [now, WEBHOOK_PLANS],
+    )) as { n: number }[];
+    return rows[0].n;
   }
 
   /** Endpoints of the tenant (deleted ones excluded), oldest first, keyset-paged. */
@@ -356,7 +411,7 @@ export class WebhooksRepository {
    */
   async retryDelivery(id: string, now: Date): Promise<WebhookDeliveryRow | null> {
     const [rows] = (await this.ds.query(
-      `UPDATE visitor.webhook_delivery SET status = 'pending', next_attempt_at = $2, updated_at = $2
+      `UPDATE visitor.webhook_delivery SET status = 'pending', next_attempt_at = $2, held_since = NULL, updated_at = $2
         WHERE id = $1 AND (status <> 'pending' OR locked_until IS NULL OR locked_until < $2) RETURNING id`,
       [id, now],
     )) as [{ id: string }[], number];

@@ -12,7 +12,8 @@ import { WebhookQueue } from './webhook-queue';
 
 export const claimMs = (config: Config): number => config.webhooks.timeoutMs + 5_000;
 
-export type AttemptResult = 'skipped' | 'abandoned' | 'succeeded' | 'retrying' | 'failed';
+/** `held`: the organisation's plan lacks live webhooks; nothing was sent, the sweeper resumes it later. */
+export type AttemptResult = 'skipped' | 'held' | 'abandoned' | 'succeeded' | 'retrying' | 'failed';
 
 /** Listener for endpoints disabled by repeated failure (the notification of Owners and Admins plugs in here). */
 export abstract class EndpointDisabledListener {
@@ -98,6 +99,7 @@ export class DeliveryService {
       );
       return 'abandoned';
     }
+    if (claimed.held) return 'held';
     const result = await this.post(
       endpoint.url,
       delivery.eventId,

@@ -34,9 +34,18 @@ export class DeliveryProcessor extends ResilientWorkerHost implements OnApplicat
   }
 }
 
+/** Deliveries one sweep re-enqueues at most. */
+const SWEEP_BATCH = 1000;
+
 /**
  * Re-enqueues due deliveries from PostgreSQL every WEBHOOK_SWEEP_MS, so nothing is lost when Redis loses its
- * jobs (flush, restart without persistence) or a worker dies mid-delivery (its claim expires).
+ * jobs (flush, restart without persistence) or a worker dies mid-delivery (its claim expires). First it resumes
+ * deliveries held while an organisation's plan lacked webhooks, once the plan is back.
+ *
+ * While a backlog of at least one batch waits in Redis, the workers have work queued already and the oldest due
+ * deliveries are, almost always, exactly the jobs at its head: re-adding them is a no-op that still costs a row
+ * lock each and a Redis script each, every sweep. Then only expired claims (dead workers) are re-enqueued; the
+ * rest waits for the backlog to fall below a batch (delayed, never lost).
  */
 @Injectable()
 export class DeliverySweeper extends PeriodicTask {
@@ -56,7 +65,9 @@ export class DeliverySweeper extends PeriodicTask {
 
   protected async work(): Promise<number> {
     const now = this.clock.now();
-    const due = await this.repo.dueDeliveries(now, this.config.webhooks.sweepMs, 1000);
+    await this.repo.resumeHeld(now);
+    const backlog = (await this.queue.waiting()) >= SWEEP_BATCH;
+    const due = await this.repo.dueDeliveries(now, this.config.webhooks.sweepMs, SWEEP_BATCH, backlog);
     await this.queue.enqueue(
       due.map((d) => ({
         deliveryId: d.id,

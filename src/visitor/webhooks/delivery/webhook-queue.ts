@@ -31,6 +31,12 @@ export class WebhookQueue {
     this.warned = true;
   }
 
+  /** Jobs waiting to run (0 when Redis is unreachable: then nothing can be known to wait there). */
+  async waiting(): Promise<number> {
+    if (!this.redis.isReady()) return 0;
+    return this.queue.getWaitingCount().catch(() => 0);
+  }
+
   /** `retryOf`: the expired claim (epoch ms) a re-enqueue replaces, which gives the job an id of its own. */
   async enqueue(
     items: { deliveryId: string; attempt: number; delayMs?: number; retryOf?: number }[],
