@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../harness';
+import { until } from '../support/until';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createEndpoint } from '../support/webhook-fixtures';
 import { Transactions } from '../../src/database/unit-of-work';
@@ -103,10 +104,14 @@ describe('webhook delivery faults', () => {
       second = await bootTestApp({ db, env: { ...env, RUN_WORKER: 'true', SURFACES: 'docs' } });
       const got = await receiver.waitFor('/hang-once', 2, 20_000);
       expect(got.map((r) => r.headers['webhook-id'])).toEqual([event.id, event.id]);
-      const { rows } = await pg.query(
-        `SELECT status, attempt_count FROM visitor.webhook_delivery WHERE event_id = $1`,
-        [event.id],
-      );
+      // the receiver logs a request before it answers, so the outcome is recorded a moment after the receipt
+      const rows = await until(async () => {
+        const r = await pg.query(
+          `SELECT status, attempt_count FROM visitor.webhook_delivery WHERE event_id = $1`,
+          [event.id],
+        );
+        return r.rows[0]?.status !== 'pending' && r.rows;
+      });
       expect(rows).toEqual([{ status: 'succeeded', attempt_count: 1 }]);
     } finally {
       child.kill('SIGKILL');
