@@ -13,6 +13,34 @@ describe('Standard Webhooks signing', () => {
     ).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
+  it('the reference vector verifies with the standardwebhooks package, at its own timestamp only', () => {
+    const vector = {
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      id: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      timestamp: 1614265330,
+      body: '{"test": 2432232314}',
+    };
+    const headers = {
+      'webhook-id': vector.id,
+      'webhook-timestamp': String(vector.timestamp),
+      'webhook-signature': signatureHeader([vector.secret], vector.id, vector.timestamp, vector.body),
+    };
+    expect(headers['webhook-signature']).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    // The package checks the timestamp against Date.now() (5 minutes either way): today the vector is too old…
+    expect(() => new Webhook(vector.secret).verify(vector.body, headers)).toThrow(/timestamp/i);
+    // …and at the vector's own time (plus a minute) it verifies, and a changed body or id does not.
+    jest.useFakeTimers({ now: (vector.timestamp + 60) * 1000 });
+    try {
+      expect(new Webhook(vector.secret).verify(vector.body, headers)).toEqual({ test: 2432232314 });
+      expect(() => new Webhook(vector.secret).verify('{"test": 2432232315}', headers)).toThrow();
+      expect(() =>
+        new Webhook(vector.secret).verify(vector.body, { ...headers, 'webhook-id': 'msg_other' }),
+      ).toThrow();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('is accepted by the standardwebhooks package, with either secret during rotation', () => {
     const [oldSecret, newSecret] = [newSigningSecret(), newSigningSecret()];
     const body = JSON.stringify({ id: 'evt_1', type: 'visit.created' });
