@@ -45,7 +45,10 @@ describe('webhook delivery: DNS rebinding', () => {
   });
 
   /** Saves an endpoint through the service (its URL checked), records an event, returns the delivery id. */
-  async function deliveryTo(app: TestApp, url: string): Promise<{ deliveryId: string; endpointId: string }> {
+  async function deliveryTo(
+    app: TestApp['app'],
+    url: string,
+  ): Promise<{ deliveryId: string; endpointId: string }> {
     const tenant = { organisationId: `org_rebind_${Date.now()}${Math.random()}`, livemode: true };
     const ep = await app.get(WebhookEndpointsService).create(tenant, { url, enabled_events: ['*'] });
     await app
