@@ -10,6 +10,7 @@ import { AccountsService } from '../../src/console/auth/accounts.service';
 import { Transactions } from '../../src/database/unit-of-work';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
 import { EventsService } from '../../src/visitor/events/events.service';
+import { EVENT_TYPES } from '../../src/visitor/events/event-types';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 const PASSWORD = 'correct horse battery staple';
@@ -175,6 +176,81 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
     });
     expect(unknown.statusCode).toBe(422);
     expect(unknown.json().errors[0].location).toBe('body.type');
+  });
+
+  it('a test send carries a realistic sample of every type, in the shape its own endpoint returns', async () => {
+    const own = await createOrg(t.app, 'growth'); // a rate-limit allowance of its own for 30 sends
+    const key = await own.key({ mode: 'test' });
+    const ep = (
+      await call(t.app, 'POST', '/v1/webhook-endpoints', {
+        key,
+        body: { url: receiver.url('/ok/samples'), enabled_events: ['*'] },
+      })
+    ).json();
+    const shapeOf = (object: unknown, path: string) =>
+      contract.expectValid(
+        {
+          statusCode: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(object),
+          json: () => object,
+        },
+        'GET',
+        path,
+      );
+    const prefixes: Record<string, string> = {
+      visitor: 'visitor_',
+      delivery: 'delivery_',
+      booking: 'booking_',
+      attendance: 'attendance_',
+      rollcall: 'rollcall_',
+      watchlist: 'watch_',
+    };
+    for (const type of EVENT_TYPES) {
+      const res = await call(t.app, 'POST', `/v1/webhook-endpoints/${ep.id}/test`, { key, body: { type } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ type, outcome: 'succeeded' });
+      const got = receiver.on('/ok/samples').find((r) => r.headers['webhook-id'] === res.json().event_id)!;
+      const event = new Webhook(ep.secret).verify(got.body, got.headers as Record<string, string>) as {
+        type: string;
+        livemode: boolean;
+        organisation_id: string;
+        data: { object: Record<string, unknown> };
+      };
+      expect(event).toMatchObject({ type, livemode: false, organisation_id: own.id });
+      const object = event.data.object;
+      expect(object).not.toHaveProperty('sample');
+      const resource = type.split('.')[0];
+      if (resource === 'visit' || resource === 'pass') {
+        shapeOf(object, `/v1/visits/${String(object.id)}`);
+        expect(object.id).toMatch(/^visit_/);
+      } else if (resource === 'person') {
+        shapeOf(object, `/v1/people/${String(object.id)}`);
+        expect(object.active).toBe(type !== 'person.deactivated');
+      } else if (resource === 'webhook_endpoint') {
+        shapeOf(object, `/v1/webhook-endpoints/${ep.id}`);
+        expect(object).toMatchObject({ id: ep.id, status: 'disabled', disabled_reason: 'failing' });
+      } else expect(String(object.id).startsWith(prefixes[resource])).toBe(true);
+      const expectedStatus: Record<string, unknown> = {
+        'visit.created': 'expected',
+        'visit.approval_requested': 'awaiting_approval',
+        'visit.approved': 'checked_in',
+        'visit.denied': 'denied',
+        'visit.checked_in': 'checked_in',
+        'visit.checked_out': 'checked_out',
+        'visit.cancelled': 'cancelled',
+        'visit.no_show': 'no_show',
+        'pass.sent': 'expected',
+        'booking.confirmed': 'confirmed',
+        'booking.declined': 'declined',
+      };
+      if (type in expectedStatus) expect(object.status).toBe(expectedStatus[type]);
+    }
+    const denied = receiver
+      .on('/ok/samples')
+      .map((r) => JSON.parse(r.body))
+      .find((e) => e.type === 'visit.denied');
+    expect(denied.data.object.decision).toMatchObject({ outcome: 'denied' });
   });
 
   it('lists and reads events with filters, newest first, paged by cursor, mode-separated', async () => {

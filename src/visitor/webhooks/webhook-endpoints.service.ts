@@ -11,6 +11,7 @@ import { EVENT_TYPES, isEventType } from '../events/event-types';
 import { checkDestination, DestinationRefused } from './delivery/destination';
 import { DeliveryService } from './delivery/delivery.service';
 import { newSigningSecret } from './delivery/signature';
+import { sampleObject } from './sample-objects';
 import { Tenant, WebhooksRepository } from './webhooks.repository';
 import { WebhookEndpointRow } from './webhook.entity';
 import {
@@ -166,7 +167,10 @@ export class WebhookEndpointsService {
     return { ...toWebhookEndpointResponse(updated), secret };
   }
 
-  /** Sends a signed sample event of `type` now and reports what the receiver said; stores nothing. */
+  /**
+   * Sends a signed sample event of `type` now (`data.object` in the shape the type's own endpoint returns, see
+   * sample-objects.ts) and reports what the receiver said; stores nothing.
+   */
   async test(tenant: Tenant, id: string, type: string): Promise<WebhookTestResultResponse> {
     if (!isEventType(type))
       throw ApiError.validation([
@@ -181,7 +185,7 @@ export class WebhookEndpointsService {
       created_at: now.toISOString(),
       organisation_id: tenant.organisationId,
       livemode: tenant.livemode,
-      data: { object: { id: `${type.split('.')[0]}_sample`, object: type.split('.')[0], sample: true } },
+      data: { object: sampleObject(type, tenant, row, now) },
     });
     const result = await this.delivery.post(
       row.url,
