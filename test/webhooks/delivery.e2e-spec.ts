@@ -108,6 +108,7 @@ describe('webhook delivery engine', () => {
         last_status_code: status,
         last_error: error,
       });
+      expect(d.first_failure_at).toEqual(d.last_attempt_at); // the first failure starts the failure record
       const wait = new Date(d.next_attempt_at).getTime() - new Date(d.last_attempt_at).getTime();
       expect(wait).toBeGreaterThanOrEqual(4500 - 50);
       expect(wait).toBeLessThanOrEqual(5500 + 2100);
@@ -167,6 +168,9 @@ describe('webhook delivery engine', () => {
       }
       const final = await delivery(event.id, ep.id);
       expect(final).toMatchObject({ status: 'failed', next_attempt_at: null, attempt_count: 8 });
+      // first_failure_at stays at the first attempt; last_attempt_at moved on to the eighth
+      expect(final.first_failure_at).toEqual(new Date(seenAt[0]));
+      expect(final.last_attempt_at).toEqual(new Date(seenAt[7]));
       const gaps = seenAt.slice(1).map((x, i) => x - seenAt[i]);
       gaps.forEach((g, i) => {
         expect(g).toBeGreaterThanOrEqual(Math.floor(RETRY_WAITS_MS[i + 1] * 0.9));

@@ -42,10 +42,20 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
   afterAll(() => w.close());
 
   const mail = (role: string) => `${role}@${org.id.slice(4).toLowerCase()}.test`;
-  const record = (livemode: boolean, type: string, object: unknown) =>
+  const recordIn = (organisationId: string, livemode: boolean, type: string, object: unknown) =>
     t.app
       .get(Transactions)
-      .run((uow) => t.app.get(EventsService).record(uow, { organisationId: org.id, livemode }, type, object));
+      .run((uow) => t.app.get(EventsService).record(uow, { organisationId, livemode }, type, object));
+  const record = (livemode: boolean, type: string, object: unknown) =>
+    recordIn(org.id, livemode, type, object);
+  /** Creates an endpoint over HTTP and returns the created object (with its secret). */
+  const endpoint = async (key: string, path: string, enabledEvents: string[]) =>
+    (
+      await call(t.app, 'POST', '/v1/webhook-endpoints', {
+        key,
+        body: { url: receiver.url(path), enabled_events: enabledEvents },
+      })
+    ).json();
 
   it('creates (201, secret once), lists, gets, changes and deletes an endpoint', async () => {
     const created = await call(t.app, 'POST', '/v1/webhook-endpoints', {
@@ -134,12 +144,7 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
   });
 
   it('test send returns the Webhook test result, signed (checked with standardwebhooks)', async () => {
-    const ep = (
-      await call(t.app, 'POST', '/v1/webhook-endpoints', {
-        key: testKey,
-        body: { url: receiver.url('/ok/testsend'), enabled_events: ['*'] },
-      })
-    ).json();
+    const ep = await endpoint(testKey, '/ok/testsend', ['*']);
     const res = await call(t.app, 'POST', `/v1/webhook-endpoints/${ep.id}/test`, {
       key: testKey,
       body: { type: 'visit.checked_in' },
@@ -181,12 +186,7 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
   it('a test send carries a realistic sample of every type, in the shape its own endpoint returns', async () => {
     const own = await createOrg(t.app, 'growth'); // a rate-limit allowance of its own for 30 sends
     const key = await own.key({ mode: 'test' });
-    const ep = (
-      await call(t.app, 'POST', '/v1/webhook-endpoints', {
-        key,
-        body: { url: receiver.url('/ok/samples'), enabled_events: ['*'] },
-      })
-    ).json();
+    const ep = await endpoint(key, '/ok/samples', ['*']);
     const shapeOf = (object: unknown, path: string) =>
       contract.expectValid(
         {
@@ -292,14 +292,99 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
     ).toEqual(['query.created_after', 'query.type']);
   });
 
-  it('redelivers a stored event with the same webhook-id and body, to all subscribers or one endpoint', async () => {
-    const mk = async (path: string) =>
+  it('created_before is exclusive, combines with created_after, and must come after it (query.created_before)', async () => {
+    const own = await createOrg(t.app, 'growth');
+    const key = await own.key({ mode: 'test' });
+    const rec = (id: string) => recordIn(own.id, false, 'person.updated', { id });
+    const a = await rec('person_a');
+    const b = await rec('person_b');
+    const c = await rec('person_c');
+    const ids = async (query: string) => {
+      const res = await call(t.app, 'GET', `/v1/events?${query}`, { key });
+      expect(res.statusCode).toBe(200);
+      return res.json().data.map((e: { id: string }) => e.id);
+    };
+    const q = (k: string, e: { created_at: string }) => `${k}=${encodeURIComponent(e.created_at)}`;
+    expect(await ids(q('created_before', b))).toEqual([a.id]);
+    expect(await ids(q('created_before', c))).toEqual([b.id, a.id]);
+    expect(await ids(`${q('created_after', a)}&${q('created_before', c)}`)).toEqual([b.id]);
+    for (const query of [
+      `${q('created_after', c)}&${q('created_before', a)}`,
+      `${q('created_after', b)}&${q('created_before', b)}`,
+    ]) {
+      const bad = await call(t.app, 'GET', `/v1/events?${query}`, { key });
+      expect(bad.statusCode).toBe(422);
+      expect(bad.json().errors).toEqual([
+        { location: 'query.created_before', message: 'must be after created_after' },
+      ]);
+    }
+    const malformed = await call(t.app, 'GET', '/v1/events?created_before=tomorrow', { key });
+    expect(malformed.json().errors[0].location).toBe('query.created_before');
+  });
+
+  it('reading events needs events:read (webhooks:manage is not enough), and events:read alone reads them', async () => {
+    const own = await createOrg(t.app, 'growth');
+    const ev = await recordIn(own.id, false, 'person.created', { id: 'p' });
+    const manage = await own.key({ mode: 'test', scopes: ['webhooks:manage'] });
+    const read = await own.key({ mode: 'test', scopes: ['events:read'] });
+    for (const url of ['/v1/events', `/v1/events/${ev.id}`]) {
+      const refused = await call(t.app, 'GET', url, { key: manage });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ code: 'scope_missing' });
+      expect(refused.json().detail).toContain('events:read');
+      expect((await call(t.app, 'GET', url, { key: read })).statusCode).toBe(200);
+    }
+    // redelivery manages webhooks: events:read alone may not
+    const redeliver = await call(t.app, 'POST', `/v1/events/${ev.id}/redeliver`, { key: read, body: {} });
+    expect(redeliver.json()).toMatchObject({ code: 'scope_missing' });
+  });
+
+  it('deleting an endpoint ends its pending deliveries as failed; redelivery to a disabled endpoint is invalid_state', async () => {
+    const own = await createOrg(t.app, 'growth');
+    const key = await own.key({ mode: 'test' });
+    const mk = (path: string) => endpoint(key, path, ['visit.created']);
+    const doomed = await mk('/fail/deleted');
+    const ev = await recordIn(own.id, false, 'visit.created', { id: 'v' });
+    const dlv = async (endpointId: string) =>
       (
-        await call(t.app, 'POST', '/v1/webhook-endpoints', {
-          key: testKey,
-          body: { url: receiver.url(path), enabled_events: ['person.created'] },
-        })
-      ).json();
+        await pg.query(`SELECT * FROM visitor.webhook_delivery WHERE event_id = $1 AND endpoint_id = $2`, [
+          ev.id,
+          endpointId,
+        ])
+      ).rows;
+    // the first attempt failed; the retry is scheduled
+    const [pending] = await until(async () => {
+      const rows = await dlv(doomed.id);
+      return rows[0]?.attempt_count === 1 && rows;
+    });
+    expect(pending).toMatchObject({ status: 'pending', last_status_code: 500 });
+    expect(pending.next_attempt_at).not.toBeNull();
+    expect((await call(t.app, 'DELETE', `/v1/webhook-endpoints/${doomed.id}`, { key })).statusCode).toBe(204);
+    expect((await dlv(doomed.id))[0]).toMatchObject({
+      status: 'failed',
+      next_attempt_at: null,
+      last_error: 'endpoint deleted',
+      attempt_count: 1,
+    });
+
+    const off = await mk('/ok/disabled-redeliver');
+    await call(t.app, 'PATCH', `/v1/webhook-endpoints/${off.id}`, { key, body: { status: 'disabled' } });
+    const before = (await dlv(off.id)).length;
+    const refused = await call(t.app, 'POST', `/v1/events/${ev.id}/redeliver`, {
+      key,
+      body: { endpoint_id: off.id },
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'invalid_state' });
+    expect(await dlv(off.id)).toHaveLength(before);
+    // a redelivery to every subscriber skips the disabled and the deleted endpoint: nothing to send
+    const all = await call(t.app, 'POST', `/v1/events/${ev.id}/redeliver`, { key, body: {} });
+    expect(all.statusCode).toBe(202);
+    expect(all.json().deliveries).toEqual([]);
+  });
+
+  it('redelivers a stored event with the same webhook-id and body, to all subscribers or one endpoint', async () => {
+    const mk = (path: string) => endpoint(testKey, path, ['person.created']);
     const one = await mk('/ok/redeliver-1');
     const two = await mk('/ok/redeliver-2');
     const ev = await record(false, 'person.created', { id: 'person_r' });
@@ -339,12 +424,7 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
   it('a plan without webhooks keeps the endpoints: read, disable, delete work; change, enable, create do not', async () => {
     const lapsing = await createOrg(t.app, 'growth');
     const key = await lapsing.key({ mode: 'live' });
-    const ep = (
-      await call(t.app, 'POST', '/v1/webhook-endpoints', {
-        key,
-        body: { url: receiver.url('/ok/lapse'), enabled_events: ['*'] },
-      })
-    ).json();
+    const ep = await endpoint(key, '/ok/lapse', ['*']);
     await t.app.get(OrganisationsService).update(lapsing.id, { plan: 'starter' }, OPERATOR);
     const plan = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) => {
       const res = await call(t.app, method, url, { key, body });
@@ -387,12 +467,7 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
     };
 
     it('admins see deliveries and attempts and retry one; members may not; support finds them by event id', async () => {
-      const ep = (
-        await call(t.app, 'POST', '/v1/webhook-endpoints', {
-          key: testKey,
-          body: { url: receiver.url('/fail/console'), enabled_events: ['visit.cancelled'] },
-        })
-      ).json();
+      const ep = await endpoint(testKey, '/fail/console', ['visit.cancelled']);
       const ev = await record(false, 'visit.cancelled', { id: 'visit_c' });
       await until(async () => receiver.on('/fail/console').length >= 1);
       const admin = await signIn(mail('admin'));
@@ -453,13 +528,48 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
       expect(found.attempts.length).toBeGreaterThanOrEqual(2);
     });
 
+    it('a console retry is conflict while a worker holds the delivery, invalid_state once the endpoint is disabled', async () => {
+      const ep = await endpoint(testKey, '/fail/console-retry', ['visit.denied']);
+      const ev = await record(false, 'visit.denied', { id: 'visit_d' });
+      const dlv = await until(async () => {
+        const r = await pg.query(
+          `SELECT * FROM visitor.webhook_delivery WHERE event_id = $1 AND endpoint_id = $2`,
+          [ev.id, ep.id],
+        );
+        return r.rows[0]?.attempt_count === 1 && r.rows[0];
+      });
+      const admin = await signIn(mail('admin'));
+      const retry = () =>
+        t.app.inject({
+          method: 'POST',
+          url: `/console/webhook-deliveries/${dlv.id}/retry`,
+          headers: { cookie: admin },
+        });
+      // a worker claims the delivery (its claim runs for another minute)
+      await pg.query(
+        `UPDATE visitor.webhook_delivery SET locked_until = now() + interval '1 minute', next_attempt_at = now() + interval '1 hour' WHERE id = $1`,
+        [dlv.id],
+      );
+      const busy = await retry();
+      expect(busy.statusCode).toBe(409);
+      expect(busy.json()).toMatchObject({ code: 'conflict' });
+      await pg.query(`UPDATE visitor.webhook_delivery SET locked_until = NULL WHERE id = $1`, [dlv.id]);
+      await call(t.app, 'PATCH', `/v1/webhook-endpoints/${ep.id}`, {
+        key: testKey,
+        body: { status: 'disabled' },
+      });
+      const disabled = await retry();
+      expect(disabled.statusCode).toBe(409);
+      expect(disabled.json()).toMatchObject({ code: 'invalid_state' });
+      // neither changed the delivery
+      const after = (await pg.query(`SELECT * FROM visitor.webhook_delivery WHERE id = $1`, [dlv.id]))
+        .rows[0];
+      expect(after).toMatchObject({ status: 'pending', attempt_count: 1 });
+      expect(after.next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 30 * 60_000);
+    });
+
     it('disabling after 5 days of failures e-mails Owners and Admins (test outbox) and records an event', async () => {
-      const ep = (
-        await call(t.app, 'POST', '/v1/webhook-endpoints', {
-          key: testKey,
-          body: { url: receiver.url('/fail/autodisable'), enabled_events: ['visit.no_show'] },
-        })
-      ).json();
+      const ep = await endpoint(testKey, '/fail/autodisable', ['visit.no_show']);
       await pg.query(
         `UPDATE visitor.webhook_endpoint SET failing_since = now() - interval '6 days' WHERE id = $1`,
         [ep.id],
