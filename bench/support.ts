@@ -23,7 +23,7 @@ export interface BenchDatabase {
 /** A new, migrated database on the server of DATABASE_URL (default: local PostgreSQL), dropped by `drop()`. */
 export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
   const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `gh_bench_${prefix}_${randomBytes(3).toString('hex')}`;
+  const name = `ghbench_${prefix}_${randomBytes(3).toString('hex')}`;
   const u = new URL(admin);
   u.pathname = `/${name}`;
   await createDatabaseIfMissing(admin, name);

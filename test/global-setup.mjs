@@ -51,7 +51,10 @@ export default async function globalSetup() {
   try {
     const { rows } = await client.query(`SELECT datname FROM pg_database WHERE datname LIKE 'gh\\_%'`);
     for (const { datname } of rows) {
-      const started = parseInt(datname.split('_')[1]?.slice(0, 8) ?? '', 36);
+      // Only databases of test runs (gh_<8 base-36 digits of the start time><4 random>_…); others, such as a
+      // benchmark's, are not ours to drop.
+      const m = /^gh_([0-9a-z]{8})[0-9a-z]{4}_/.exec(datname);
+      const started = m ? parseInt(m[1], 36) : NaN;
       if (Number.isFinite(started) && Date.now() - started > 3 * 3600_000) {
         await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
       }
