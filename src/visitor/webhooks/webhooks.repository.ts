@@ -313,22 +313,26 @@ export class WebhooksRepository {
    * Releases the held deliveries of organisations whose plan includes webhooks again: they become due at their
    * old `next_attempt_at` (already past, for most) and keep their attempt count. Their endpoints' failure clocks
    * restart: the days of the lapse, when nothing could be attempted, do not count toward auto-disable.
+   * Returns the resumed deliveries, at most `limit` (their jobs ended when they were held: the caller enqueues
+   * them).
    */
-  async resumeHeld(now: Date): Promise<number> {
-    const rows = (await this.ds.query(
+  async resumeHeld(now: Date, limit: number): Promise<DueDelivery[]> {
+    return (await this.ds.query(
       `WITH resumed AS (
-         UPDATE visitor.webhook_delivery d SET held_since = NULL, updated_at = $1
-          WHERE d.status = 'pending' AND d.held_since IS NOT NULL
-            AND NOT ${lapsed('d.livemode', '(SELECT o.plan FROM visitor.organisation o WHERE o.id = d.organisation_id)', '$2')}
-          RETURNING d.endpoint_id
+         UPDATE visitor.webhook_delivery SET held_since = NULL, updated_at = $1
+          WHERE id IN (
+            SELECT d.id FROM visitor.webhook_delivery d
+             WHERE d.status = 'pending' AND d.held_since IS NOT NULL
+               AND NOT ${lapsed('d.livemode', '(SELECT o.plan FROM visitor.organisation o WHERE o.id = d.organisation_id)', '$2')}
+             LIMIT $3 FOR UPDATE SKIP LOCKED)
+          RETURNING id, endpoint_id, attempt_count, next_attempt_at
        ), restarted AS (
          UPDATE visitor.webhook_endpoint SET failing_since = NULL
           WHERE id IN (SELECT endpoint_id FROM resumed) AND failing_since IS NOT NULL
        )
-       SELECT count(*)::int AS n FROM resumed`,
-      [now, WEBHOOK_PLANS],
-    )) as { n: number }[];
-    return rows[0].n;
+       SELECT id, attempt_count, next_attempt_at, NULL::timestamptz AS locked_until FROM resumed`,
+      [now, WEBHOOK_PLANS, limit],
+    )) as DueDelivery[];
   }
 
   /** Endpoints of the tenant (deleted ones excluded), oldest first, keyset-paged. */

@@ -45,7 +45,8 @@ const SWEEP_BATCH = 1000;
  * While a backlog of at least one batch waits in Redis, the workers have work queued already and the oldest due
  * deliveries are, almost always, exactly the jobs at its head: re-adding them is a no-op that still costs a row
  * lock each and a Redis script each, every sweep. Then only expired claims (dead workers) are re-enqueued; the
- * rest waits for the backlog to fall below a batch (delayed, never lost).
+ * rest waits for the backlog to fall below a batch (delayed, never lost). Resumed deliveries, whose jobs ended
+ * when they were held, are always enqueued.
  */
 @Injectable()
 export class DeliverySweeper extends PeriodicTask {
@@ -65,9 +66,12 @@ export class DeliverySweeper extends PeriodicTask {
 
   protected async work(): Promise<number> {
     const now = this.clock.now();
-    await this.repo.resumeHeld(now);
+    const resumed = await this.repo.resumeHeld(now, SWEEP_BATCH);
     const backlog = (await this.queue.waiting()) >= SWEEP_BATCH;
-    const due = await this.repo.dueDeliveries(now, this.config.webhooks.sweepMs, SWEEP_BATCH, backlog);
+    const due = [
+      ...resumed,
+      ...(await this.repo.dueDeliveries(now, this.config.webhooks.sweepMs, SWEEP_BATCH, backlog)),
+    ];
     await this.queue.enqueue(
       due.map((d) => ({
         deliveryId: d.id,
