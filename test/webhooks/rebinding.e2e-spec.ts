@@ -32,7 +32,11 @@ describe('webhook delivery: DNS rebinding', () => {
     await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
     // production rules (https only, public addresses only); no worker: the test drives each attempt
     strict = await bootTestApp({ env: { RUN_WORKER: 'false', WEBHOOK_TIMEOUT_MS: '1000' } });
-    local = await bootTestApp({ db: strict.db, env: { ...LOCAL_DELIVERY_ENV, RUN_WORKER: 'false' } });
+    // (a receiver timeout generous enough for a loaded machine)
+    local = await bootTestApp({
+      db: strict.db,
+      env: { ...LOCAL_DELIVERY_ENV, RUN_WORKER: 'false', WEBHOOK_TIMEOUT_MS: '10000' },
+    });
     pg = new Client({ connectionString: strict.db.url });
     await pg.connect();
   });
@@ -125,10 +129,15 @@ describe('webhook delivery: DNS rebinding', () => {
     const url = `http://nowhere.invalid:${receiver.port}/ok/pinned`;
     const { deliveryId } = await deliveryTo(local.app, url);
     expect(calls).toBe(1);
-    expect(await svc.attempt(deliveryId)).toBe('succeeded');
+    const result = await svc.attempt(deliveryId);
+    expect(await deliveryRow(deliveryId)).toMatchObject({
+      status: 'succeeded',
+      last_status_code: 204,
+      last_error: null,
+    });
+    expect(result).toBe('succeeded');
     expect(calls).toBe(2); // resolved once per attempt, by our check; the socket did not look it up again
     const [got] = receiver.on('/ok/pinned');
     expect(got.headers.host).toBe(`nowhere.invalid:${receiver.port}`);
-    expect(await deliveryRow(deliveryId)).toMatchObject({ status: 'succeeded', last_status_code: 204 });
   });
 });
