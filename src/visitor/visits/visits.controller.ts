@@ -27,6 +27,7 @@ import {
 } from './dto/visit.request';
 import { VisitorResponse, VisitResponse } from './dto/visit.response';
 import { VisitAction } from './visit-state-machine';
+import type { VisitListRow } from './visits.repository';
 import { VisitCaller, VisitsService } from './visits.service';
 
 /** The caller of a visit route: tenant, publishable key, and the live-mode plan-history cutoff. */
@@ -84,12 +85,21 @@ export class VisitsController {
       updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
     };
     const caller = this.caller(c);
+    // The page and the form that decides which answers it shows are read at the same time.
+    let view!: (r: VisitListRow) => VisitResponse;
     return this.cursors.codec.createdPage(
       'visits',
       tenant,
       q,
-      (limit, after) => this.visits.list(caller, filter, limit + 1, after),
-      await this.visits.viewer(tenant),
+      async (limit, after) => {
+        const [rows, viewer] = await Promise.all([
+          this.visits.list(caller, filter, limit + 1, after),
+          this.visits.viewer(tenant),
+        ]);
+        view = viewer;
+        return rows;
+      },
+      (r) => view(r),
     );
   }
 

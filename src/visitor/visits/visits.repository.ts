@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { types as pgTypes } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { CreatedAfter } from '../platform/pagination';
@@ -49,6 +50,26 @@ export type VisitColumns = Partial<
   Omit<VisitRow, 'visitor_name' | 'visitor_phone' | 'visitor_email' | 'visitor_company'>
 >;
 
+/** The timestamp columns of a visit row. */
+type VisitTimestamp =
+  | 'expected_at'
+  | 'expected_until'
+  | 'checked_in_at'
+  | 'checked_out_at'
+  | 'cancelled_at'
+  | 'decided_at'
+  | 'pass_last_sent_at'
+  | 'created_at'
+  | 'updated_at';
+
+/**
+ * A visit as a list page returns it: the timestamps are already the ISO 8601 strings the response shows
+ * (UTC, milliseconds), so a page of 100 visits builds no Date objects.
+ */
+export type VisitListRow = Omit<VisitRow, VisitTimestamp> & {
+  [K in VisitTimestamp]: VisitRow[K] extends Date ? string : string | null;
+};
+
 export interface VisitorRow {
   id: string;
   organisation_id: string;
@@ -91,6 +112,65 @@ const VISIT_SELECT = `
   SELECT v.*, r.name AS visitor_name, r.phone AS visitor_phone, r.email AS visitor_email, r.company AS visitor_company
     FROM visitor.visit v JOIN visitor.visitor r ON r.id = v.visitor_id`;
 
+const TIMESTAMPTZ = 1184;
+const parseTimestamptz = pgTypes.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
+const UTC_TIMESTAMP = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * PostgreSQL's text form of a timestamptz as `Date#toISOString` would print it, without building a Date: the
+ * session time zone is UTC (`…+00`), so only the separators change and the fraction is cut to milliseconds,
+ * as a Date cuts it. Any other form (another session time zone, years beyond 9999, infinity) goes through the
+ * driver's parser.
+ */
+export function timestamptzToIso(text: string): string {
+  const m = UTC_TIMESTAMP.exec(text);
+  if (!m) return parseTimestamptz(text).toISOString();
+  return `${m[1]}T${m[2]}.${(m[3] ?? '').slice(0, 3).padEnd(3, '0')}Z`;
+}
+
+/** Driver type parsers for list pages: timestamptz as its ISO string, every other type as usual. */
+const LIST_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === TIMESTAMPTZ
+      ? timestamptzToIso
+      : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
+};
+
+/** The driver connection of a transaction's EntityManager (or of the pool, outside one). */
+interface PgQueryable {
+  query(q: {
+    name: string;
+    text: string;
+    values: unknown[];
+    types?: typeof LIST_TYPES;
+  }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * The visitor (matched by phone: inserted, or refreshed on conflict), the visit and its pending pass in one
+ * statement, one round trip. The visit and the pass take the visitor's id from the upsert.
+ */
+const CREATE_VISIT = `
+  WITH r AS (
+    INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, email, company, last_visit_at, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)
+    ON CONFLICT (organisation_id, livemode, phone) WHERE phone IS NOT NULL DO UPDATE
+       SET name = EXCLUDED.name, email = COALESCE(EXCLUDED.email, visitor.email),
+           company = COALESCE(EXCLUDED.company, visitor.company), last_visit_at = EXCLUDED.last_visit_at,
+           updated_at = EXCLUDED.updated_at
+    RETURNING id, name, phone, email, company
+  ), v AS (
+    INSERT INTO visitor.visit (id, organisation_id, livemode, status, type, source, site_id, gate_id, host_id,
+                               visitor_id, purpose, expected_at, expected_until, pass_channels, custom_fields,
+                               created_at, updated_at)
+    SELECT $9, $2, $3, $10, $11, $12, $13, $14, $15, r.id, $16, $17, $18, $19, $20, $8, $8 FROM r
+    RETURNING id
+  ), p AS (
+    INSERT INTO visitor.visit_pass (id, organisation_id, livemode, visit_id, channels, status, created_at)
+    SELECT $21, $2, $3, v.id, $22, 'pending', $23 FROM v
+  )
+  SELECT id, name, phone, email, company FROM r`;
+
 /** Visits, visitor records and passes: tenant-scoped SQL, every statement filtered on organisation and mode. */
 @Injectable()
 export class VisitsRepository {
@@ -101,27 +181,71 @@ export class VisitsRepository {
   }
 
   /**
-   * The visitor with this phone number in the tenant, created or refreshed with the details given (the latest
-   * name, and e-mail and company when given). One statement, safe under concurrent creates.
+   * A new visit with its visitor record and its first pending pass, in the caller's transaction, as one prepared
+   * statement. The visitor is the tenant's one with this phone number, created or refreshed with the details given
+   * (the latest name, and e-mail and company when given), safe under concurrent creates. Returns it as stored.
    */
-  async upsertVisitor(
+  async createVisit(
     m: EntityManager,
     tenant: Tenant,
-    v: { id: string; name: string; phone: string; email: string | null; company: string | null },
-    now: Date,
+    visitor: { id: string; name: string; phone: string; email: string | null; company: string | null },
+    visit: Required<
+      Pick<
+        VisitColumns,
+        | 'id'
+        | 'status'
+        | 'type'
+        | 'source'
+        | 'site_id'
+        | 'gate_id'
+        | 'host_id'
+        | 'purpose'
+        | 'expected_at'
+        | 'expected_until'
+        | 'pass_channels'
+        | 'custom_fields'
+        | 'created_at'
+      >
+    >,
+    pass: Pick<PassRow, 'id' | 'channels' | 'created_at'>,
   ): Promise<Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>> {
     assertTenant(tenant);
-    const rows: Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>[] = await m.query(
-      `INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, email, company, last_visit_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)
-       ON CONFLICT (organisation_id, livemode, phone) WHERE phone IS NOT NULL DO UPDATE
-          SET name = EXCLUDED.name, email = COALESCE(EXCLUDED.email, visitor.email),
-              company = COALESCE(EXCLUDED.company, visitor.company), last_visit_at = EXCLUDED.last_visit_at,
-              updated_at = EXCLUDED.updated_at
-       RETURNING id, name, phone, email, company`,
-      [v.id, tenant.organisationId, tenant.livemode, v.name, v.phone, v.email, v.company, now],
-    );
-    return rows[0];
+    const values = [
+      visitor.id,
+      tenant.organisationId,
+      tenant.livemode,
+      visitor.name,
+      visitor.phone,
+      visitor.email,
+      visitor.company,
+      visit.created_at,
+      visit.id,
+      visit.status,
+      visit.type,
+      visit.source,
+      visit.site_id,
+      visit.gate_id,
+      visit.host_id,
+      visit.purpose,
+      visit.expected_at,
+      visit.expected_until,
+      visit.pass_channels,
+      JSON.stringify(visit.custom_fields),
+      pass.id,
+      pass.channels,
+      pass.created_at,
+    ];
+    const { rows } = await (
+      await this.connection(m)
+    ).query({ name: 'visit_create', text: CREATE_VISIT, values });
+    return rows[0] as Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>;
+  }
+
+  /** The driver connection `m` runs on (its transaction's), for named prepared statements inside it. */
+  private async connection(m: EntityManager): Promise<PgQueryable> {
+    const runner = m.queryRunner as unknown as { connect(): Promise<PgQueryable> } | undefined;
+    if (runner) return runner.connect();
+    return (this.ds.driver as unknown as { master: PgQueryable }).master;
   }
 
   /**
@@ -157,17 +281,6 @@ export class VisitsRepository {
     return rows[0] as never;
   }
 
-  async insertVisit(m: EntityManager, row: VisitColumns & { id: string }): Promise<void> {
-    const cols = Object.keys(row);
-    await m.query(
-      `INSERT INTO visitor.visit (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
-      cols.map((c) => {
-        const v = (row as Record<string, unknown>)[c];
-        return c === 'custom_fields' ? JSON.stringify(v) : v;
-      }),
-    );
-  }
-
   async find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<VisitRow | null> {
     assertTenant(tenant);
     const rows: VisitRow[] = await this.m(m).query(
@@ -196,10 +309,15 @@ export class VisitsRepository {
     );
   }
 
-  /** Keyset page in (created_at, id) order, `limit` rows (the caller asks one more than it shows). */
-  list(tenant: Tenant, f: VisitFilter, limit: number, after?: CreatedAfter): Promise<VisitRow[]> {
+  /**
+   * Keyset page in (created_at, id) order, `limit` rows (the caller asks one more than it shows), timestamps as
+   * ISO strings. The limit is part of the statement's text, not a parameter: with it known, PostgreSQL settles on
+   * one generic plan for the named statement instead of planning every execution again.
+   */
+  async list(tenant: Tenant, f: VisitFilter, limit: number, after?: CreatedAfter): Promise<VisitListRow[]> {
     assertTenant(tenant);
-    const params: unknown[] = [tenant.organisationId, tenant.livemode, limit];
+    if (!Number.isInteger(limit) || limit < 1) throw new Error(`invalid list limit ${limit}`);
+    const params: unknown[] = [tenant.organisationId, tenant.livemode];
     const where: string[] = ['v.organisation_id = $1', 'v.livemode = $2'];
     const add = (sql: (p: string) => string, value: unknown) => {
       params.push(value);
@@ -220,10 +338,12 @@ export class VisitsRepository {
       params.push(new Date(after.createdAt), after.id);
       where.push(`(v.created_at, v.id) > ($${params.length - 1}, $${params.length})`);
     }
-    const text = `${VISIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY v.created_at, v.id LIMIT $3`;
-    // One named statement per filter combination (the name is a digest of the text).
+    const text = `${VISIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY v.created_at, v.id LIMIT ${limit}`;
+    // One named statement per filter combination and limit (the name is a digest of the text).
     const name = `visits_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-    return preparedQuery<VisitRow>(this.ds, name, text, params);
+    const pool = (this.ds.driver as unknown as { master: PgQueryable }).master;
+    const { rows } = await pool.query({ name, text, values: params, types: LIST_TYPES });
+    return rows as VisitListRow[];
   }
 
   async findVisitor(tenant: Tenant, id: string, m?: EntityManager): Promise<VisitorRow | null> {

@@ -22,6 +22,7 @@ import {
   Tenant,
   VisitColumns,
   VisitFilter,
+  VisitListRow,
   VisitRow,
   VisitsRepository,
 } from './visits.repository';
@@ -80,7 +81,7 @@ export class VisitsService {
     this.tokens = new PassTokens(config.secrets.sessionSecret);
   }
 
-  view(form: Form, row: VisitRow, audience: Audience = 'integration'): VisitResponse {
+  view(form: Form, row: VisitRow | VisitListRow, audience: Audience = 'integration'): VisitResponse {
     return toVisitResponse(
       row,
       audience === 'console' ? row.custom_fields : this.forms.protectedOmitted(form, row.custom_fields),
@@ -186,27 +187,32 @@ export class VisitsService {
     );
   }
 
-  /** A new pending pass, sent by a job enqueued after commit; a resent pass revokes the earlier ones. */
-  private async issuePass(
+  /**
+   * A new pending pass of the visit (the caller writes it in `uow`), sent by a job enqueued after commit without
+   * holding the request: a job lost on the way is the pass sweeper's (the pass stays pending in PostgreSQL).
+   */
+  private newPass(uow: UnitOfWork, channels: string[]): { id: string; channels: string[]; created_at: Date } {
+    const id = newId('pass');
+    uow.afterCommit(() => this.passes.enqueueSoon(id));
+    return { id, channels, created_at: this.clock.now() };
+  }
+
+  /** A resent pass: a new pending pass, and the earlier ones revoked. */
+  private async reissuePass(
     uow: UnitOfWork,
     tenant: Tenant,
     visitId: string,
     channels: string[],
-    first: boolean,
   ): Promise<void> {
-    const now = this.clock.now();
-    const id = newId('pass');
-    uow.afterCommit(() => this.passes.enqueue([id]));
+    const pass = this.newPass(uow, channels);
     await this.repo.insertPass(uow.manager, {
-      id,
+      ...pass,
       organisation_id: tenant.organisationId,
       livemode: tenant.livemode,
       visit_id: visitId,
-      channels,
       status: 'pending',
-      created_at: now,
     });
-    if (!first) await this.repo.revokePasses(uow.manager, visitId, id, now);
+    await this.repo.revokePasses(uow.manager, visitId, pass.id, pass.created_at);
   }
 
   async create(
@@ -227,7 +233,25 @@ export class VisitsService {
     const form = await this.check(caller, v, new Set(['host_id', 'type', 'custom_fields', 'site_id']));
     return this.tx.run(async (uow) => {
       const now = this.clock.tick();
-      const visitor = await this.repo.upsertVisitor(
+      const id = newId('visit');
+      const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
+      const columns = {
+        id,
+        status: 'expected',
+        type: v.type,
+        source: caller.publishable ? ('pre_registration' as const) : ('invitation' as const),
+        site_id: v.site_id,
+        gate_id: v.gate_id,
+        host_id: v.host_id,
+        purpose: input.purpose ?? '',
+        expected_at: v.expected_at,
+        expected_until: v.expected_until,
+        pass_channels: channels,
+        custom_fields: v.custom_fields,
+        created_at: now,
+      } satisfies VisitColumns;
+      // Visitor, visit and pass in one statement; the event follows in the same transaction.
+      const visitor = await this.repo.createVisit(
         uow.manager,
         tenant,
         {
@@ -237,35 +261,15 @@ export class VisitsService {
           email: input.visitor.email ?? null,
           company: input.visitor.company ?? null,
         },
-        now,
+        columns,
+        this.newPass(uow, channels),
       );
-      const id = newId('visit');
-      const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
-      const columns = {
-        id,
-        organisation_id: tenant.organisationId,
-        livemode: tenant.livemode,
-        status: 'expected',
-        type: v.type,
-        source: caller.publishable ? 'pre_registration' : 'invitation',
-        site_id: v.site_id,
-        gate_id: v.gate_id,
-        host_id: v.host_id,
-        visitor_id: visitor.id,
-        purpose: input.purpose ?? '',
-        expected_at: v.expected_at,
-        expected_until: v.expected_until,
-        pass_channels: channels,
-        custom_fields: v.custom_fields,
-        created_at: now,
-        updated_at: now,
-      } satisfies VisitColumns;
-      await this.repo.insertVisit(uow.manager, columns);
       // The row as a read would return it, built from what was just written (no re-read on the hot path).
       const row: VisitRow = {
         ...columns,
-        status: 'expected',
-        source: columns.source as VisitRow['source'],
+        organisation_id: tenant.organisationId,
+        livemode: tenant.livemode,
+        visitor_id: visitor.id,
         visitor_name: visitor.name,
         visitor_phone: visitor.phone,
         visitor_email: visitor.email,
@@ -280,10 +284,11 @@ export class VisitsService {
         decision_reason: null,
         booking_id: null,
         pass_last_sent_at: null,
+        updated_at: now,
       };
-      await this.events.record(uow, tenant, 'visit.created', this.view(form, row));
-      await this.issuePass(uow, tenant, id, channels, true);
-      return this.view(form, row, audience);
+      const integration = this.view(form, row);
+      await this.events.record(uow, tenant, 'visit.created', integration);
+      return audience === 'integration' ? integration : this.view(form, row, audience);
     });
   }
 
@@ -299,12 +304,12 @@ export class VisitsService {
     f: Omit<VisitFilter, 'hiddenBefore'>,
     limit: number,
     after?: { createdAt: string; id: string },
-  ): Promise<VisitRow[]> {
+  ): Promise<VisitListRow[]> {
     return this.repo.list(caller.tenant, { ...f, hiddenBefore: caller.hiddenBefore }, limit, after);
   }
 
   /** The integration view of the tenant's visits (its current form decides which answers are protected). */
-  async viewer(tenant: Tenant): Promise<(r: VisitRow) => VisitResponse> {
+  async viewer(tenant: Tenant): Promise<(r: VisitListRow) => VisitResponse> {
     const form = await this.forms.current(tenant, 'visit');
     return (r) => this.view(form, r);
   }
@@ -405,7 +410,7 @@ export class VisitsService {
           pass_channels: use,
           updated_at: this.clock.now(),
         });
-      await this.issuePass(uow, caller.tenant, id, use, false);
+      await this.reissuePass(uow, caller.tenant, id, use);
       const form = await this.forms.current(caller.tenant, 'visit', uow.manager);
       return this.view(form, (await this.repo.find(caller.tenant, id, uow.manager))!);
     });

@@ -1,8 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { VISIT_STATUSES } from '../visit-state-machine';
-import type { VisitorRow, VisitRow } from '../visits.repository';
+import type { VisitListRow, VisitorRow, VisitRow } from '../visits.repository';
 
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+/** `Date#toISOString` output; list rows already carry their timestamps in it. */
+const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const iso = (d: Date | string | null) =>
+  d === null ? null : typeof d === 'string' && ISO_UTC_MS.test(d) ? d : new Date(d).toISOString();
 
 export class VisitVisitorResponse {
   @ApiProperty({ example: 'visitor_3kT9…' }) id: string;
@@ -57,7 +60,10 @@ export class VisitResponse {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
-export function toVisitResponse(v: VisitRow, customFields: Record<string, unknown>): VisitResponse {
+export function toVisitResponse(
+  v: VisitRow | VisitListRow,
+  customFields: Record<string, unknown>,
+): VisitResponse {
   return {
     id: v.id,
     status: v.status,
