@@ -8,6 +8,7 @@ import { startWebhookApp, WebhookApp } from './webhook-app';
 import { Transactions } from '../../src/database/unit-of-work';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
 import { EventsService } from '../../src/visitor/events/events.service';
+import { AccountsService } from '../../src/console/auth/accounts.service';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 
@@ -90,6 +91,28 @@ describe('webhook delivery while the plan lacks webhooks', () => {
       });
       expect(held).toMatchObject({ status: 'pending', attempt_count: 0, attempts: 0, last_attempt_at: null });
     }
+    // The console delivery log says why they wait.
+    const email = `admin@${org.id.slice(4).toLowerCase()}.test`;
+    const password = 'correct horse battery staple';
+    await t.app
+      .get(AccountsService)
+      .create(org.id, { email, name: 'Admin', role: 'admin', password }, OPERATOR);
+    const session = await t.app.inject({
+      method: 'POST',
+      url: '/console/session',
+      payload: { email, password },
+    });
+    const log = await t.app.inject({
+      method: 'GET',
+      url: `/console/webhook-endpoints/${ok.id}/deliveries`,
+      headers: { cookie: String(session.headers['set-cookie'] ?? '').split(';')[0] },
+    });
+    expect(log.statusCode).toBe(200);
+    expect(log.json().data[0]).toMatchObject({
+      event_id: live.id,
+      status: 'pending',
+      held_since: expect.any(String),
+    });
     // Several sweeps later, still nothing was sent to the live receivers.
     await new Promise((r) => setTimeout(r, 800));
     expect(receiver.on('/ok/lapse-live')).toHaveLength(0);

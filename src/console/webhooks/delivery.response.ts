@@ -26,6 +26,13 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_attempt_at: string | null;
   @ApiProperty({ type: Number, nullable: true }) last_status_code: number | null;
   @ApiProperty({ type: String, nullable: true }) last_error: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Set while the delivery waits for the organisation plan to include webhooks again',
+  })
+  held_since: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
 
@@ -46,6 +53,7 @@ export function toDeliveryResponse(d: WebhookDeliveryRow): WebhookDeliveryRespon
     last_attempt_at: iso(d.lastAttemptAt),
     last_status_code: d.lastStatusCode,
     last_error: d.lastError,
+    held_since: iso(d.heldSince),
     created_at: d.createdAt.toISOString(),
   };
 }
