@@ -112,6 +112,12 @@ const VISIT_SELECT = `
   SELECT v.*, r.name AS visitor_name, r.phone AS visitor_phone, r.email AS visitor_email, r.company AS visitor_company
     FROM visitor.visit v JOIN visitor.visitor r ON r.id = v.visitor_id`;
 
+/** The tenant's current visit form (its latest version) as JSON, or no row. */
+const CURRENT_FORM = `
+  SELECT json_build_object('version', f.version, 'schema', f.schema)
+    FROM visitor.form f WHERE f.kind = 'visit' AND f.organisation_id = $1 AND f.livemode = $2
+   ORDER BY f.version DESC LIMIT 1`;
+
 const TIMESTAMPTZ = 1184;
 const parseTimestamptz = pgTypes.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
 const UTC_TIMESTAMP = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
@@ -273,12 +279,22 @@ export class VisitsRepository {
             FROM visitor.person p WHERE p.id = $4 AND p.organisation_id = $1 AND p.livemode = $2) AS host,
          (SELECT json_build_object('enabled', t.enabled, 'preRegistration', t.pre_registration)
             FROM visitor.visit_type t WHERE t.key = $5 AND t.organisation_id = $1 AND t.livemode = $2) AS type,
-         (SELECT json_build_object('version', f.version, 'schema', f.schema)
-            FROM visitor.form f WHERE f.kind = 'visit' AND f.organisation_id = $1 AND f.livemode = $2
-           ORDER BY f.version DESC LIMIT 1) AS form`,
+         (${CURRENT_FORM}) AS form`,
       [tenant.organisationId, tenant.livemode, q.siteId, q.hostId, q.type],
     );
     return rows[0] as never;
+  }
+
+  /** The tenant's current visit form, null when it has none (a prepared statement, for reads outside writes). */
+  async currentForm(tenant: Tenant): Promise<{ version: number; schema: FormSchema } | null> {
+    assertTenant(tenant);
+    const [row] = await preparedQuery<{ form: { version: number; schema: FormSchema } | null }>(
+      this.ds,
+      'visit_form',
+      `SELECT (${CURRENT_FORM}) AS form`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return row.form;
   }
 
   async find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<VisitRow | null> {
@@ -488,11 +504,15 @@ export class VisitsRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Expected visits whose window ended before `before`, locked for the no-show job. */
+  /**
+   * Expected visits whose window ended before `before`, locked for the no-show job. A visit another transaction
+   * holds for a moment (its pass being recorded as sent, a change) is waited for, not skipped until the next
+   * run; a concurrent run of the job waits too and then finds those visits no longer `expected`.
+   */
   async dueNoShows(m: EntityManager, before: Date, limit: number): Promise<VisitRow[]> {
     return m.query(
       `${VISIT_SELECT} WHERE v.status = 'expected' AND COALESCE(v.expected_until, v.expected_at) < $1
-        ORDER BY COALESCE(v.expected_until, v.expected_at) LIMIT $2 FOR UPDATE OF v SKIP LOCKED`,
+        ORDER BY COALESCE(v.expected_until, v.expected_at) LIMIT $2 FOR UPDATE OF v`,
       [before, limit],
     );
   }

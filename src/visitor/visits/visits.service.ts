@@ -310,7 +310,7 @@ export class VisitsService {
 
   /** The integration view of the tenant's visits (its current form decides which answers are protected). */
   async viewer(tenant: Tenant): Promise<(r: VisitListRow) => VisitResponse> {
-    const form = await this.forms.current(tenant, 'visit');
+    const form = (await this.repo.currentForm(tenant)) ?? EMPTY_FORM;
     return (r) => this.view(form, r);
   }
 
