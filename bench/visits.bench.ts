@@ -5,26 +5,42 @@
  *    INSERTs, chain off), in one run.
  * 2. `GET /v1/visits?limit=100` over 1,000,000 visits: the first page against a deep page (cursor at row
  *    ~990,000) under load, then a walk through every page, one after another, following `next_cursor`.
- * Reports requests/s, p50/p99 and the app's peak RSS; writes bench/results/visits.{json,md}.
+ * Reports requests/s, p50/p99, CPU time per request of the app and of its PostgreSQL backends (Linux /proc),
+ * and the app's peak RSS; writes bench/results/visits.{json,md}.
  * BENCH_VISITS (default 1,000,000), BENCH_SECONDS, BENCH_CONNECTIONS tune it.
  */
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { loadConfig } from '../src/config/config';
 import { newId } from '../src/common/ids';
 import { createDataSource } from '../src/database/data-source.factory';
 import { CursorCodec } from '../src/visitor/platform/pagination';
 import { platformServices } from '../src/visitor/platform/platform.command';
-import { benchDatabase, CONNECTIONS, DURATION, load, peakRssMb, runIfMain } from './support';
+import { benchDatabase, CONNECTIONS, DURATION, load, LoadResult, peakRssMb, runIfMain } from './support';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 1_000_000);
 const PORT = 39_900 + Math.floor(Math.random() * 500);
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+/** CPU time (user + system) of a process in ms, from /proc/<pid>/stat; null when unreadable. */
+function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return null;
+  }
+}
+
+/** A load result with the CPU it cost per request: the app's process, and its PostgreSQL backends. */
+type Measured = LoadResult & { app_cpu_ms: number | null; pg_cpu_ms: number | null };
 
 /** A fresh visitor phone per request (valid Ghanaian mobile numbers; both runs draw from one counter). */
 let phoneSeq = 1_000_000;
@@ -142,20 +158,55 @@ export async function main(): Promise<void> {
       },
     ],
   });
+  const admin = new Client({ connectionString: url });
+  admin.on('error', () => undefined);
+  await admin.connect();
   try {
+    // CPU per request: the app's, and that of the PostgreSQL backends connected to the bench database (on a
+    // local server; a backend the pool closed during the run is not counted).
+    const backends = async () =>
+      new Map(
+        (
+          (
+            await admin.query(
+              `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+              [db.name],
+            )
+          ).rows as { pid: number }[]
+        ).map((r) => [r.pid, cpuMs(r.pid)]),
+      );
+    const perRequest = (ms: number | null, r: LoadResult) =>
+      ms === null || r.requests === 0 ? null : Number((ms / r.requests).toFixed(2));
+    const measured = async (opts: autocannon.Options): Promise<Measured> => {
+      const app0 = cpuMs(app.pid as number);
+      const pg0 = await backends();
+      const r = await load(opts);
+      const app1 = cpuMs(app.pid as number);
+      let pg: number | null = 0;
+      for (const [pid, ms] of await backends()) {
+        if (ms === null || pg === null) pg = null;
+        else pg += ms - (pg0.get(pid) ?? 0);
+      }
+      return {
+        ...r,
+        app_cpu_ms: perRequest(app0 === null || app1 === null ? null : app1 - app0, r),
+        pg_cpu_ms: perRequest(pg, r),
+      };
+    };
+
     // Warm both paths.
     await autocannon({ ...createRequest('/v1/__bench/visits'), connections: 4, duration: 2 });
     await autocannon({ ...createRequest('/v1/visits'), connections: 4, duration: 2 });
-    const floor = await load(createRequest('/v1/__bench/visits'));
-    const create = await load(createRequest('/v1/visits'));
+    const floor = await measured(createRequest('/v1/__bench/visits'));
+    const create = await measured(createRequest('/v1/visits'));
 
     const firstPage = `${base}/v1/visits?limit=100`;
     const deepPage = `${base}/v1/visits?limit=100&cursor=${encodeURIComponent(deepCursor)}`;
     await autocannon({ url: firstPage, headers: auth, connections: 4, duration: 2 });
-    const first = await load({ url: firstPage, headers: auth });
-    const deep = await load({ url: deepPage, headers: auth });
-    const first1 = await load({ url: firstPage, headers: auth, connections: 1 });
-    const deep1 = await load({ url: deepPage, headers: auth, connections: 1 });
+    const first = await measured({ url: firstPage, headers: auth });
+    const deep = await measured({ url: deepPage, headers: auth });
+    const first1 = await measured({ url: firstPage, headers: auth, connections: 1 });
+    const deep1 = await measured({ url: deepPage, headers: auth, connections: 1 });
 
     // The walk: every page, in order, one connection.
     const times: number[] = [];
@@ -214,14 +265,15 @@ export async function main(): Promise<void> {
     };
     mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
     writeFileSync(join(process.cwd(), 'bench/results/visits.json'), `${JSON.stringify(result, null, 2)}\n`);
-    const row = (name: string, r: typeof floor) => `| ${name} | ${r.rps} | ${r.mean} | ${r.p50} | ${r.p99} |`;
+    const row = (name: string, r: Measured) =>
+      `| ${name} | ${r.rps} | ${r.mean} | ${r.p50} | ${r.p99} | ${r.app_cpu_ms ?? 'n/a'} | ${r.pg_cpu_ms ?? 'n/a'} |`;
     const md = [
       `# bench visits (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${DURATION} s each)`,
       '',
       `${VISITS.toLocaleString('en')} visits seeded in ${seedSeconds} s. Test mode, secret key, pass jobs enqueued (no worker running).`,
       '',
-      '| run | requests/s | mean ms | p50 ms | p99 ms |',
-      '|---|---|---|---|---|',
+      '| run | requests/s | mean ms | p50 ms | p99 ms | app CPU ms/request | PostgreSQL CPU ms/request |',
+      '|---|---|---|---|---|---|---|',
       row('POST /v1/__bench/visits (floor: 2 INSERTs, chain off)', floor),
       row('POST /v1/visits (full create)', create),
       row('GET /v1/visits?limit=100, first page', first),
@@ -238,6 +290,7 @@ export async function main(): Promise<void> {
     writeFileSync(join(process.cwd(), 'bench/results/visits.md'), md);
     console.log(md);
   } finally {
+    await admin.end();
     app.kill('SIGTERM');
     await new Promise((r) => app.once('exit', r));
     await db.drop();
