@@ -507,12 +507,13 @@ export class VisitsRepository {
   /**
    * Expected visits whose window ended before `before`, locked for the no-show job. A visit another transaction
    * holds for a moment (its pass being recorded as sent, a change) is waited for, not skipped until the next
-   * run; a concurrent run of the job waits too and then finds those visits no longer `expected`.
+   * run; a concurrent run of the job waits too and then finds those visits no longer `expected` (both lock in
+   * the same total order, the id breaking ties, so they cannot deadlock).
    */
   async dueNoShows(m: EntityManager, before: Date, limit: number): Promise<VisitRow[]> {
     return m.query(
       `${VISIT_SELECT} WHERE v.status = 'expected' AND COALESCE(v.expected_until, v.expected_at) < $1
-        ORDER BY COALESCE(v.expected_until, v.expected_at) LIMIT $2 FOR UPDATE OF v`,
+        ORDER BY COALESCE(v.expected_until, v.expected_at), v.id LIMIT $2 FOR UPDATE OF v`,
       [before, limit],
     );
   }
