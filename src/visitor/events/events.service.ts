@@ -28,12 +28,17 @@ export class EventsService {
     private readonly clock: Clock,
   ) {}
 
+  /** The created_at of the last event each open transaction recorded. */
+  private readonly lastInTransaction = new WeakMap<UnitOfWork, Date>();
+
   async record(uow: UnitOfWork, tenant: Tenant, type: string, object: unknown): Promise<EventEnvelope> {
-    // The first attempt is due at the wall clock: the ticked created_at below may run a few ms ahead of it,
-    // and a delivery due later than the worker's clock would wait for the sweeper instead of its job.
+    // The first attempt is due at the wall clock: created_at below may run a millisecond ahead of it, and a
+    // delivery due later than the worker's clock would wait for the sweeper instead of its job.
     const dueAt = this.clock.now();
-    // Events recorded one after the other (visit.approved, then visit.checked_in) keep their order.
-    const now = this.clock.tick();
+    // Events recorded one after the other in one transaction (visit.approved, then visit.checked_in) keep
+    // their order when they share a millisecond.
+    const now = this.clock.after(this.lastInTransaction.get(uow));
+    this.lastInTransaction.set(uow, now);
     const envelope: EventEnvelope = {
       id: newId('evt'),
       type,

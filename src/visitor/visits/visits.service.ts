@@ -232,7 +232,7 @@ export class VisitsService {
     };
     const form = await this.check(caller, v, new Set(['host_id', 'type', 'custom_fields', 'site_id']));
     return this.tx.run(async (uow) => {
-      const now = this.clock.tick();
+      const now = this.clock.now();
       const id = newId('visit');
       const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
       const columns = {
