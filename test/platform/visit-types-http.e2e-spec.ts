@@ -21,6 +21,42 @@ describe('GET /v1/visit-types and /v1/forms through the guard chain', () => {
   });
   afterAll(() => t.close());
 
+  it("pages like every /v1 list: built-in types first, then the organisation's own by key; tamper-proof cursor", async () => {
+    const org = await createOrg(t.app, 'pro');
+    const key = await org.key();
+    const svc = t.app.get(VisitTypesService);
+    for (const k of ['vendor', 'audit', 'zoo_tour', 'board_meeting'])
+      await svc.save({ organisationId: org.id, livemode: false }, k, { name: k });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const url = `/v1/visit-types?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const res = await call(t.app, 'GET', url, { key });
+      expect(res.statusCode).toBe(200);
+      contract.expectValid(res, 'GET', '/v1/visit-types');
+      const page = res.json() as { data: { key: string }[]; next_cursor: string | null; has_more: boolean };
+      expect(page.data.length).toBeLessThanOrEqual(3);
+      expect(page.has_more).toBe(page.next_cursor !== null);
+      seen.push(...page.data.map((v) => v.key));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([
+      'meeting',
+      'interview',
+      'delivery',
+      'contractor',
+      'event',
+      'other',
+      'audit',
+      'board_meeting',
+      'vendor',
+      'zoo_tour',
+    ]);
+    const res = await call(t.app, 'GET', '/v1/visit-types?cursor=bogus.cursor', { key });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0].location).toBe('query.cursor');
+  });
+
   it('a secret key sees every type; a publishable key only the open ones, with their public form', async () => {
     const all = await call(t.app, 'GET', '/v1/visit-types', { key: secret });
     expect(all.statusCode).toBe(200);

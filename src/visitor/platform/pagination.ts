@@ -127,6 +127,28 @@ export class CursorCodec {
   }
 
   /**
+   * A page of a short list computed in memory (`items`, already in `keyOf` order, ascending; the key is unique):
+   * the same cursors and envelope as the keyset lists, so clients page every list the same way.
+   */
+  memoryPage<R, T>(
+    list: string,
+    tenant: Tenant,
+    q: ListQuery,
+    items: R[],
+    keyOf: (r: R) => [KeyValue, KeyValue],
+    view: (r: R) => T,
+  ): Page<T> {
+    const limit = q.limit ?? DEFAULT_LIMIT;
+    const after = q.cursor ? this.decode(list, tenant, q.cursor, 2) : null;
+    const later = (k: KeyValue[]) => {
+      for (const [i, v] of k.entries()) if (v !== after![i]) return v > after![i];
+      return false;
+    };
+    const rest = after ? items.filter((r) => later(keyOf(r))) : items;
+    return this.page(list, tenant, rest.slice(0, limit + 1), limit, keyOf, view);
+  }
+
+  /**
    * A page of a list ordered by (created_at, id), either direction: decode the cursor, fetch `limit + 1` rows
    * (the repository compares with the cursor in its own order), build the page.
    */

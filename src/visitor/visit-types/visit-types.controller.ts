@@ -1,15 +1,18 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Authorize } from '../platform/authorize.decorator';
 import type { Credential } from '../platform/credential';
 import { CurrentCredential } from '../platform/current';
 import { FormsService } from '../forms/forms.service';
 import { PublicFormResponse, VisitTypeResponse } from './dto/visit-type.response';
-import { VisitTypesService } from './visit-types.service';
+import { BUILT_IN_TYPES, VisitTypesService } from './visit-types.service';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import { ListQuery, Page, PageOf } from '../platform/pagination';
 
-export class VisitTypeListResponse {
-  @ApiProperty({ type: [VisitTypeResponse] }) data: VisitTypeResponse[];
-}
+const BUILT_IN_ORDER = Object.keys(BUILT_IN_TYPES);
+/** Built-in types first, in their published order, then the organisation's own by key. */
+const orderOf = (t: VisitTypeResponse): [number, string | number] =>
+  t.built_in ? [0, BUILT_IN_ORDER.indexOf(t.key)] : [1, t.key];
 
 export class FormsResponse {
   @ApiProperty({ type: PublicFormResponse, description: 'Custom fields of visits (JSON Schema)' })
@@ -30,14 +33,20 @@ export class VisitTypesController {
   constructor(
     private readonly types: VisitTypesService,
     private readonly forms: FormsService,
+    private readonly cursors: CursorCodecProvider,
   ) {}
 
   @Get('visit-types')
   @Authorize({ scope: 'forms:read', publishable: true })
   @ApiOperation({ summary: 'Visit types with their public forms', operationId: 'listVisitTypes' })
-  @ApiOkResponse({ type: VisitTypeListResponse })
-  async list(@CurrentCredential() c: Credential): Promise<VisitTypeListResponse> {
-    return { data: await this.types.list(tenantOf(c), { publishable: c.publishable }) };
+  @ApiOkResponse({ type: PageOf(VisitTypeResponse) })
+  async list(@CurrentCredential() c: Credential, @Query() q: ListQuery): Promise<Page<VisitTypeResponse>> {
+    const tenant = tenantOf(c);
+    const types = (await this.types.list(tenant, { publishable: c.publishable })).sort((a, b) => {
+      const [x, y] = [orderOf(a), orderOf(b)];
+      return x[0] - y[0] || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0);
+    });
+    return this.cursors.codec.memoryPage('visit_types', tenant, q, types, orderOf, (t) => t);
   }
 
   @Get('visit-types/:visit_type')

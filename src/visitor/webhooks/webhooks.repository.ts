@@ -205,8 +205,11 @@ export class WebhooksRepository {
          FROM visitor.event e
          JOIN visitor.webhook_endpoint ep ON true
          LEFT JOIN visitor.organisation o ON o.id = ep.organisation_id
-        WHERE d.id = $1 AND e.id = d.event_id AND ep.id = d.endpoint_id AND d.held_since IS NULL
-          AND d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.locked_until IS NULL OR d.locked_until < $2)
+        WHERE d.id = $1 AND e.id = d.event_id AND ep.id = d.endpoint_id
+          -- Inside CASE so the planner finds the row by its primary key: written plainly, these conditions
+          -- match the partial due index, which a plan with stale statistics scans through the whole backlog.
+          AND CASE WHEN d.held_since IS NULL AND d.status = 'pending' AND d.next_attempt_at <= $2
+                        AND (d.locked_until IS NULL OR d.locked_until < $2) THEN true ELSE false END
       RETURNING d.id, d.event_id, d.attempt_count, e.body, ep.id AS endpoint_id, ep.organisation_id, ep.livemode, ep.url, ep.status, ep.disabled_reason,
                 ep.deleted_at, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at,
                 d.held_since IS NOT NULL AS held`,
