@@ -62,6 +62,26 @@ describe('configuration', () => {
     }
   });
 
+  it('refuses WEBHOOK_ALLOW_LOCAL_TARGETS in production only', () => {
+    // every secret production requires, so the flag is the only problem
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://gatehouse@127.0.0.1:1/gatehouse',
+      OPERATOR_TOKEN: 'o'.repeat(32),
+      SESSION_SECRET: 's'.repeat(40),
+      ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+    };
+    expect(problemsOf({ ...production, WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' })).toEqual([
+      'WEBHOOK_ALLOW_LOCAL_TARGETS must not be true in production',
+    ]);
+    expect(problemsOf({ ...production, WEBHOOK_ALLOW_LOCAL_TARGETS: 'false' })).toEqual([]);
+    expect(loadConfig({ ...production }).webhooks.allowLocalTargets).toBe(false);
+    for (const NODE_ENV of ['development', 'test'])
+      expect(loadConfig({ NODE_ENV, WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' }).webhooks.allowLocalTargets).toBe(
+        true,
+      );
+  });
+
   it('has no default secrets in production', () => {
     const problems = problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/app' });
     expect(problems).toEqual([

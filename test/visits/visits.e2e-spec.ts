@@ -88,6 +88,17 @@ describe('visits over HTTP', () => {
     });
     return String(res.headers['set-cookie']).split(';')[0];
   }
+
+  /** Changes a visit type of the current organisation through the console (both modes), as an Admin. */
+  async function setVisitType(key: string, payload: Record<string, unknown>, cookie?: string): Promise<void> {
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: `/console/visit-types/${key}`,
+      headers: { cookie: cookie ?? (await consoleCookie()) },
+      payload,
+    });
+    expect(res.statusCode).toBe(200);
+  }
   afterAll(async () => {
     await pg.end();
     await t.close();
@@ -216,12 +227,7 @@ describe('visits over HTTP', () => {
     ).json().id;
     expect(locations(await visit({ host_id: noHost }))).toEqual(['body.host_id']);
     const cookie = await consoleCookie();
-    await t.app.inject({
-      method: 'PUT',
-      url: '/console/visit-types/contractor',
-      headers: { cookie },
-      payload: { enabled: false },
-    });
+    await setVisitType('contractor', { enabled: false }, cookie);
     const off = await visit({ type: 'contractor' });
     expect(off.json().errors).toEqual([
       { location: 'body.type', message: 'visit type "contractor" is turned off' },
@@ -417,12 +423,7 @@ describe('visits over HTTP', () => {
       body: { expected_until: '2031-05-01T07:00:00Z', type: 'nope' },
     });
     expect(locations(bad).sort()).toEqual(['body.expected_until', 'body.type']);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/console/visit-types/delivery',
-      headers: { cookie: await consoleCookie() },
-      payload: { enabled: false },
-    });
+    await setVisitType('delivery', { enabled: false });
     const off = await call(t.app, 'PATCH', `/v1/visits/${v.id}`, { key, body: { type: 'delivery' } });
     expect(off.statusCode).toBe(422);
     contract.expectValid(off, 'PATCH', `/v1/visits/${v.id}`);
@@ -663,12 +664,7 @@ describe('visits over HTTP', () => {
     beforeEach(async () => {
       pk = await org.key({ kind: 'publishable' });
       const cookie = await consoleCookie();
-      await t.app.inject({
-        method: 'PUT',
-        url: '/console/visit-types/interview',
-        headers: { cookie },
-        payload: { pre_registration: true },
-      });
+      await setVisitType('interview', { pre_registration: true }, cookie);
       await publishVisitForm(cookie);
     });
 
@@ -700,12 +696,7 @@ describe('visits over HTTP', () => {
     it('the public form keeps if/then among visitor-facing questions; pre-registration enforces them', async () => {
       const pk = await org.key({ kind: 'publishable' });
       const cookie = await consoleCookie();
-      await t.app.inject({
-        method: 'PUT',
-        url: '/console/visit-types/interview',
-        headers: { cookie },
-        payload: { pre_registration: true },
-      });
+      await setVisitType('interview', { pre_registration: true }, cookie);
       const ifLaptop = { if: { properties: { laptop: { const: true } }, required: ['laptop'] } };
       const published = await t.app.inject({
         method: 'PUT',
