@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { ConfigError, configMarkdownTable, CONFIG_SPEC, loadConfig } from './config';
 
 const problemsOf = (env: Record<string, string>): string[] => {
@@ -8,6 +9,15 @@ const problemsOf = (env: Record<string, string>): string[] => {
     throw e;
   }
   return [];
+};
+
+/** Every secret production requires, so a test's own setting is the only problem. */
+const production = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://gatehouse@127.0.0.1:1/gatehouse',
+  OPERATOR_TOKEN: 'o'.repeat(32),
+  SESSION_SECRET: 's'.repeat(40),
+  ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
 };
 
 describe('configuration', () => {
@@ -63,14 +73,6 @@ describe('configuration', () => {
   });
 
   it('refuses WEBHOOK_ALLOW_LOCAL_TARGETS in production only', () => {
-    // every secret production requires, so the flag is the only problem
-    const production = {
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://gatehouse@127.0.0.1:1/gatehouse',
-      OPERATOR_TOKEN: 'o'.repeat(32),
-      SESSION_SECRET: 's'.repeat(40),
-      ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-    };
     expect(problemsOf({ ...production, WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' })).toEqual([
       'WEBHOOK_ALLOW_LOCAL_TARGETS must not be true in production',
     ]);
@@ -109,4 +111,17 @@ describe('configuration', () => {
     const table = configMarkdownTable();
     for (const v of CONFIG_SPEC) expect(table).toContain(`\`${v.name}\``);
   });
+
+  it.each(['dist/src/main.js', 'dist/src/worker.js'])(
+    '%s exits with EX_CONFIG (78) on WEBHOOK_ALLOW_LOCAL_TARGETS in production, before touching the database',
+    (entry) => {
+      const run = spawnSync(process.execPath, [entry], {
+        env: { PATH: process.env.PATH ?? '', ...production, WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(run.status).toBe(78);
+      expect(run.stderr).toContain('WEBHOOK_ALLOW_LOCAL_TARGETS must not be true in production');
+    },
+  );
 });
