@@ -6,7 +6,8 @@ import type { Config, LogLevel } from './config/config';
 import { AppModule } from './app.module';
 import { RouteTable } from './common/http/route-table';
 import { newId } from './common/ids';
-import { surfaceOf } from './common/http/surface';
+import { PREFIX, surfaceOf } from './common/http/surface';
+import { PublicPipeline } from './content/platform/public-pipeline';
 import { redactUrl } from './common/http/redact';
 import { AllErrorsFilter } from './common/errors/all-errors.filter';
 import { ErrorRenderer } from './common/errors/error-renderer';
@@ -59,7 +60,11 @@ export async function createApp(
     { parseAs: 'string' },
     fastify.getDefaultJsonParser('error', 'error'),
   );
-  fastify.addHook('onRoute', (route) => routeTable.add(route.method, route.url));
+  let publicPipeline: PublicPipeline | null = null;
+  fastify.addHook('onRoute', (route) => {
+    routeTable.add(route.method, route.url);
+    PublicPipeline.attach(route, () => publicPipeline);
+  });
 
   // Graceful shutdown: once closing starts, responses to in-flight requests say `Connection: close`, and
   // keep-alive connections that fall idle are closed, so close() completes as soon as the work is done.
@@ -67,12 +72,14 @@ export async function createApp(
   fastify.addHook('preClose', async () => {
     closing = true;
   });
-  fastify.addHook('onSend', async (_req, reply) => {
+  // Every request passes these hooks: callback style, so none allocates a promise.
+  fastify.addHook('onSend', (_req, reply, payload, done) => {
     if (closing) void reply.header('Connection', 'close');
+    done(null, payload);
   });
 
   let requestLog: RequestLogService | null = null;
-  fastify.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+  fastify.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
     req.ctx = {
       requestId: req.id,
       surface: surfaceOf(req.url),
@@ -85,8 +92,10 @@ export async function createApp(
       rateLimit: null,
     };
     void reply.header('Svc-Request-Id', req.id);
+    done();
   });
-  fastify.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => {
+  fastify.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    done();
     if (closing) fastify.server.closeIdleConnections();
     const ctx = req.ctx;
     if (!requestLog || !ctx) return;
@@ -122,25 +131,25 @@ export async function createApp(
   );
   app.useGlobalFilters(new AllErrorsFilter(app.get(ErrorRenderer)));
   app.useGlobalPipes(new ApiValidationPipe());
-  // Cross-origin GET is enabled for the public content API only.
-  const publicCors = {
-    origin: '*',
-    methods: ['GET', 'HEAD'],
-    maxAge: 600,
-    exposedHeaders: [
-      'Svc-Request-Id',
-      'ETag',
-      'RateLimit-Limit',
-      'RateLimit-Remaining',
-      'RateLimit-Reset',
-      'Retry-After',
-    ],
-  };
-  const corsDelegate = (req: FastifyRequest, cb: (err: Error | null, options: object) => void) =>
-    cb(null, surfaceOf(req.url) === 'public' ? publicCors : { origin: false });
-  app.enableCors(corsDelegate as unknown as Parameters<NestFastifyApplication['enableCors']>[0]);
+  // Cross-origin GET is enabled for the public content API only: its routes set the CORS response headers
+  // (PublicPipeline); this answers browsers' preflight requests for them. Other surfaces answer none.
+  fastify.options(`${PREFIX.public}/*`, (req, reply) => {
+    const asked = req.headers['access-control-request-headers'];
+    void reply
+      .code(204)
+      .header('Access-Control-Allow-Origin', '*')
+      .header('Access-Control-Allow-Methods', 'GET, HEAD')
+      .header('Access-Control-Max-Age', '600');
+    if (asked)
+      void reply
+        .header('Access-Control-Allow-Headers', asked)
+        .header('Vary', 'Access-Control-Request-Headers');
+    void reply.send();
+  });
   await app.init();
   requestLog = app.get(RequestLogService);
+  // Only when the public surface is served (SURFACES); its routes, and so its hooks, exist only then.
+  if (config.surfaces.includes('public')) publicPipeline = app.get(PublicPipeline);
   app.get(OpenApiRegistry).set(buildOpenApiDocuments(app, config));
   await fastify.ready();
   return app;

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { CampaignsController } from './campaigns/campaigns.controller';
 import { CampaignsRepository } from './campaigns/campaigns.repository';
 import { EventsController } from './events/events.controller';
@@ -25,8 +24,7 @@ import { JobsRepository } from './jobs/jobs.repository';
 import { PublicOpenApiController } from './openapi/public-openapi.controller';
 import { PetitionsController } from './petitions/petitions.controller';
 import { PetitionsRepository } from './petitions/petitions.repository';
-import { PublicAuthGuard } from './platform/public-auth.guard';
-import { PublicHttpCache } from './platform/http-cache';
+import { PublicPipeline } from './platform/public-pipeline';
 import { PublicKeysRepository } from './platform/public-keys.repository';
 import { PublicKeysService } from './platform/public-keys.service';
 import { ProfilesController } from './profiles/profiles.controller';
@@ -55,8 +53,7 @@ import { StatsRepository } from './stats/stats.repository';
     GroupsController,
   ],
   providers: [
-    { provide: APP_GUARD, useClass: PublicAuthGuard },
-    PublicHttpCache,
+    PublicPipeline,
     PublicKeysRepository,
     PublicKeysService,
     CampaignsRepository,

@@ -220,7 +220,7 @@ const rateHeader = (description: string) =>
   );
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** Response headers of /public/v1 (see platform/http-cache.ts and the rate limiter). */
+/** Response headers of /public/v1 (see content/platform/public-pipeline.ts). */
 const PUBLIC_HEADERS: Record<string, Json> = {
   'RateLimit-Limit': rateHeader('Requests allowed per minute: 30 per client IP without a key, 600 per key'),
   'RateLimit-Remaining': rateHeader('Requests left in the current minute'),

@@ -374,6 +374,35 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
         expect(exposed).toContain(h);
     });
 
+    it('answers a browser preflight for a keyed GET (x-api-key is not a simple header); other surfaces get none', async () => {
+      const preflight = await get('/public/v1/campaigns?limit=1', {
+        key: null,
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://news.example',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'x-api-key',
+        },
+      });
+      expect(preflight.statusCode).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('*');
+      expect(preflight.headers['access-control-allow-methods']).toBe('GET, HEAD');
+      expect(preflight.headers['access-control-allow-headers']).toBe('x-api-key');
+      // a 4xx carries the CORS headers too, so a browser script can read the error envelope
+      const refused = await get('/public/v1/campaigns?page=0', {
+        key: null,
+        headers: { origin: 'https://x.example' },
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.headers['access-control-allow-origin']).toBe('*');
+      const visitor = await get('/v1/sites', {
+        key: null,
+        method: 'OPTIONS',
+        headers: { origin: 'https://news.example', 'access-control-request-method': 'GET' },
+      });
+      expect(visitor.headers['access-control-allow-origin']).toBeUndefined();
+    });
+
     it('HEAD carries the same ETag and Cache-Control as GET, and If-None-Match gives 304', async () => {
       for (const url of ['/public/v1/campaigns?limit=3', '/public/v1/stats']) {
         const got = await get(url, { key: null });

@@ -177,7 +177,7 @@ export interface RequestOptions {
   /** Client address (each test that counts keyless requests uses its own). */
   ip?: string;
   headers?: Record<string, string>;
-  method?: 'GET' | 'HEAD';
+  method?: 'GET' | 'HEAD' | 'OPTIONS';
 }
 
 export interface ContentTestApp {

@@ -35,11 +35,16 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   /** Counts one request against `allowance`; throws `rate_limited` when it is used up. */
-  async enforce(
+  enforce(
     context: ExecutionContext,
     allowance: RateLimitBucket,
     whenStoreDown: WhenStoreDown,
   ): Promise<void> {
+    return this.count(context.switchToHttp().getResponse<FastifyReply>(), allowance, whenStoreDown);
+  }
+
+  /** `enforce` for a caller outside Nest's pipeline (a Fastify route hook), with the reply to set headers on. */
+  async count(reply: FastifyReply, allowance: RateLimitBucket, whenStoreDown: WhenStoreDown): Promise<void> {
     const { bucket, limit, windowMs } = allowance;
     let record: ThrottlerStorageRecord;
     try {
@@ -56,7 +61,6 @@ export class RateLimitGuard extends ThrottlerGuard {
       if (whenStoreDown === 'open') return;
       record = this.local.increment(bucket, windowMs, limit);
     }
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.header('RateLimit-Limit', String(limit));
     void reply.header('RateLimit-Remaining', String(Math.max(0, limit - record.totalHits)));
     void reply.header('RateLimit-Reset', String(record.timeToExpire));

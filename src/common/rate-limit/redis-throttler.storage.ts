@@ -5,14 +5,30 @@ import { RedisService } from '../../redis/redis.service';
 /** Redis said nothing usable: the caller decides (the guard fails open). */
 export class RateLimitStoreUnavailable extends Error {}
 
-// Fixed window: one counter per bucket and window, created with its expiry in the same atomic step.
+// Fixed window: one counter per bucket and window, created with its expiry in the same atomic step. ARGV[2]
+// units are taken at once (a lease, see RedisThrottlerStorage).
 const INCR_WITH_TTL = `
-local hits = redis.call('INCR', KEYS[1])
-if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local hits = redis.call('INCRBY', KEYS[1], ARGV[2])
+if hits == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {hits, ttl}`;
 const INCR_WITH_TTL_SHA = createHash('sha1').update(INCR_WITH_TTL).digest('hex');
+
+/** At most this share of a limit is leased at once, so other instances lose less than 1 % of it. */
+const LEASE_SHARE = 100;
+/** A lease is at most 1/32 of what is left, so leases shrink to single units as the allowance runs out. */
+const LEASE_OF_REMAINING = 32;
+const LEASE_MAX = 1000;
+
+/** Units this instance took from the shared counter and has not used yet, for one bucket's current window. */
+interface Lease {
+  resetAt: number;
+  /** Units taken and not used yet. */
+  left: number;
+  /** The shared counter after this instance's last trip (capped at the limit). */
+  counted: number;
+}
 
 export interface ThrottlerStorageRecord {
   totalHits: number;
@@ -24,31 +40,80 @@ export interface ThrottlerStorageRecord {
 /**
  * @nestjs/throttler storage on Redis, so every instance shares the counters. Times are in seconds
  * (rounded up), as the RateLimit-Reset and Retry-After headers want them.
+ *
+ * Leases: for a large allowance an instance takes several units per round trip and spends them locally — at
+ * most 1 % of the limit and 1/32 of what is left (so near the end of an allowance every request is counted in
+ * Redis again, and small limits such as 30 or 100 a minute are always counted one by one). The shared counter
+ * never admits more than the limit; another instance may be refused while this one still holds unspent units,
+ * so a client spread over N instances can lose at most (N − 1) % of its allowance in a window. Within one
+ * instance `RateLimit-Remaining` still counts down one by one.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage {
+  private readonly leases = new Map<string, Lease>();
+  private nextSweep = 0;
+
   constructor(
     private readonly redis: RedisService,
     private readonly prefix: string,
   ) {}
 
   async increment(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
+    const now = Date.now();
+    const lease = this.leases.get(key);
+    if (lease && lease.resetAt > now && lease.left > 0) {
+      lease.left -= 1;
+      return this.record(lease.counted - lease.left, lease.resetAt - now, limit);
+    }
     if (!this.redis.isReady()) throw new RateLimitStoreUnavailable('Redis is not connected');
-    let reply: [number, number];
+    // The first trip of a window takes one unit and learns how much is left; later ones may take a lease.
+    const take =
+      lease && lease.resetAt > now
+        ? Math.max(
+            1,
+            Math.min(
+              Math.floor(limit / LEASE_SHARE),
+              Math.floor((limit - lease.counted) / LEASE_OF_REMAINING),
+              LEASE_MAX,
+            ),
+          )
+        : 1;
+    const [hits, pttl] = await this.take(key, ttlMs, take);
+    const granted = Math.min(take, limit - (hits - take));
+    if (granted <= 0) {
+      this.leases.delete(key);
+      return this.record(hits, pttl, limit);
+    }
+    if (limit >= LEASE_SHARE * 2) {
+      if (now >= this.nextSweep) this.sweep(now, ttlMs);
+      this.leases.set(key, { resetAt: now + pttl, left: granted - 1, counted: Math.min(hits, limit) });
+    }
+    return this.record(Math.min(hits, limit) - (granted - 1), pttl, limit);
+  }
+
+  private record(hits: number, pttl: number, limit: number): ThrottlerStorageRecord {
+    const seconds = Math.max(1, Math.ceil(pttl / 1000));
+    return { totalHits: hits, timeToExpire: seconds, isBlocked: hits > limit, timeToBlockExpire: seconds };
+  }
+
+  private async take(key: string, ttlMs: number, units: number): Promise<[number, number]> {
     const bucket = `${this.prefix}:rl:${key}`;
     try {
       // By hash (the script is not sent with every request); a server that does not know it yet gets it once.
-      reply = (await this.redis.client
-        .evalsha(INCR_WITH_TTL_SHA, 1, bucket, String(ttlMs))
+      return (await this.redis.client
+        .evalsha(INCR_WITH_TTL_SHA, 1, bucket, String(ttlMs), String(units))
         .catch((e: Error) =>
           /NOSCRIPT/.test(e.message)
-            ? this.redis.client.eval(INCR_WITH_TTL, 1, bucket, String(ttlMs))
+            ? this.redis.client.eval(INCR_WITH_TTL, 1, bucket, String(ttlMs), String(units))
             : Promise.reject(e),
         )) as [number, number];
     } catch (e) {
       throw new RateLimitStoreUnavailable((e as Error).message);
     }
-    const [hits, pttl] = reply;
-    const seconds = Math.max(1, Math.ceil(pttl / 1000));
-    return { totalHits: hits, timeToExpire: seconds, isBlocked: hits > limit, timeToBlockExpire: seconds };
+  }
+
+  /** Drops leases of finished windows, at most once per window length. */
+  private sweep(now: number, ttlMs: number): void {
+    for (const [k, l] of this.leases) if (l.resetAt <= now) this.leases.delete(k);
+    this.nextSweep = now + ttlMs;
   }
 }

@@ -15,6 +15,8 @@ const hash = (key: string) => createHash('sha256').update(key).digest();
 export const KEY_CACHE_MS = 5_000;
 const KEY_CACHE_MAX = 10_000;
 type KeyRow = { id: string; key_hash: Buffer; revoked_at: Date | null };
+/** A key row read from the database, and the full key value once one request has proven it. */
+type CachedKey = { at: number; row: KeyRow; proven: Buffer | null };
 
 export interface PublicKeyView {
   id: string;
@@ -45,7 +47,7 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   private pending = new Map<string, { keyId: string; day: string; requests: number; lastUsedAt: Date }>();
   private timer: NodeJS.Timeout | null = null;
   /** Key rows by lookup part (only keys that exist; an unknown key is looked up every time). */
-  private readonly rows = new Map<string, { at: number; row: KeyRow }>();
+  private readonly rows = new Map<string, CachedKey>();
 
   constructor(
     private readonly repo: PublicKeysRepository,
@@ -91,24 +93,36 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   async resolve(value: string): Promise<string | 'revoked' | null> {
     const m = KEY.exec(value);
     if (!m) return null;
-    const row = await this.byLookup(m[1]);
-    if (!row) return null;
-    const h = hash(value);
-    const stored = Buffer.from(row.key_hash);
-    if (stored.length !== h.length || !timingSafeEqual(stored, h)) return null;
-    return row.revoked_at ? 'revoked' : row.id;
+    const entry = await this.byLookup(m[1]);
+    if (!entry) return null;
+    const presented = Buffer.from(value);
+    // A value already proven against the stored hash is compared directly (in constant time), not hashed again.
+    if (!(
+      entry.proven &&
+      entry.proven.length === presented.length &&
+      timingSafeEqual(entry.proven, presented)
+    )) {
+      const h = hash(value);
+      const stored = Buffer.from(entry.row.key_hash);
+      if (stored.length !== h.length || !timingSafeEqual(stored, h)) return null;
+      entry.proven = presented;
+    }
+    return entry.row.revoked_at ? 'revoked' : entry.row.id;
   }
 
-  private async byLookup(lookup: string): Promise<KeyRow | null> {
+  private async byLookup(lookup: string): Promise<CachedKey | null> {
     const now = Date.now();
     const hit = this.rows.get(lookup);
-    if (hit && now - hit.at < KEY_CACHE_MS) return hit.row;
+    if (hit && now - hit.at < KEY_CACHE_MS) return hit;
     const row = (await this.repo.byLookup(lookup)) as KeyRow | null;
-    if (row) {
-      if (this.rows.size >= KEY_CACHE_MAX) this.rows.delete(this.rows.keys().next().value as string);
-      this.rows.set(lookup, { at: now, row });
-    } else this.rows.delete(lookup);
-    return row;
+    if (!row) {
+      this.rows.delete(lookup);
+      return null;
+    }
+    if (this.rows.size >= KEY_CACHE_MAX) this.rows.delete(this.rows.keys().next().value as string);
+    const entry: CachedKey = { at: now, row, proven: null };
+    this.rows.set(lookup, entry);
+    return entry;
   }
 
   /** Counts one request of the key (written by the next flush). */

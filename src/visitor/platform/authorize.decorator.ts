@@ -1,5 +1,6 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiHeader } from '@nestjs/swagger';
+import { IdempotencyInterceptor } from './idempotency';
 import type { PlanFeature } from './plans';
 import type { Scope } from './scopes';
 
@@ -30,6 +31,7 @@ export interface AuthorizeOptions {
 export function Authorize(options: AuthorizeOptions): MethodDecorator & ClassDecorator {
   return applyDecorators(
     SetMetadata(AUTHORIZE, options),
+    UseInterceptors(IdempotencyInterceptor),
     ApiBearerAuth(),
     ApiExtension('x-required-scope', options.scope),
     ApiExtension('x-publishable-key', options.publishable === true),

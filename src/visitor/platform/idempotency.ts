@@ -42,51 +42,76 @@ function canonical(v: unknown): string {
 }
 
 /**
- * `Idempotency-Key` on every /v1 POST, scoped to organisation and mode, kept 24 hours in PostgreSQL.
- * The interceptor claims the key before the handler runs (one atomic INSERT … ON CONFLICT, so of concurrent
- * requests exactly one executes); an onSend hook stores the final status and body (any status below 500), or
- * releases the key on a 5xx so a retry runs again. A replay is the stored response with
- * `Idempotent-Replayed: true`.
+ * The idempotency keys claimed by requests in flight, and the one onSend hook that stores each claimed
+ * request's final status and body (any status below 500), or releases the key on a 5xx so a retry runs again.
+ * Requests without a claim pass the hook at the cost of one WeakMap lookup.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
+export class IdempotencyClaims implements OnModuleInit {
   private readonly logger = new Logger('Idempotency');
   private readonly claims = new WeakMap<FastifyRequest, Claim>();
 
   constructor(
     private readonly repo: IdempotencyRepository,
-    private readonly clock: Clock,
     private readonly adapter: HttpAdapterHost,
   ) {}
 
+  has(req: FastifyRequest): boolean {
+    return this.claims.has(req);
+  }
+
+  set(req: FastifyRequest, claim: Claim): void {
+    this.claims.set(req, claim);
+  }
+
   onModuleInit(): void {
     const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    fastify.addHook('onSend', (req, reply, payload, done) => {
       const claim = this.claims.get(req);
-      if (!claim) return payload;
+      if (!claim) return done(null, payload);
       this.claims.delete(req);
-      try {
-        if (reply.statusCode >= 500) await this.repo.release(claim.tenant, claim.key, claim.hash);
-        else
-          await this.repo.complete(
-            claim.tenant,
-            claim.key,
-            claim.hash,
-            reply.statusCode,
-            String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-            typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
-          );
-      } catch (e) {
-        // The key stays "running" until its lock expires; a retry after that runs again.
-        this.logger.warn(`could not store the response for key ${claim.key}: ${(e as Error).message}`);
-      }
-      return payload;
+      void this.store(claim, reply, payload).then(() => done(null, payload));
     });
   }
 
+  private async store(claim: Claim, reply: FastifyReply, payload: unknown): Promise<void> {
+    try {
+      if (reply.statusCode >= 500) await this.repo.release(claim.tenant, claim.key, claim.hash);
+      else
+        await this.repo.complete(
+          claim.tenant,
+          claim.key,
+          claim.hash,
+          reply.statusCode,
+          String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+          typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
+        );
+    } catch (e) {
+      // The key stays "running" until its lock expires; a retry after that runs again.
+      this.logger.warn(`could not store the response for key ${claim.key}: ${(e as Error).message}`);
+    }
+  }
+}
+
+/**
+ * `Idempotency-Key` on every /v1 POST, scoped to organisation and mode, kept 24 hours in PostgreSQL.
+ * The interceptor claims the key before the handler runs (one atomic INSERT … ON CONFLICT, so of concurrent
+ * requests exactly one executes); IdempotencyClaims then stores the response. A replay is the stored response
+ * with `Idempotent-Replayed: true`. It is attached to every credentialed /v1 route by @Authorize (not
+ * globally, so routes of other surfaces run without any interceptor).
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly repo: IdempotencyRepository,
+    private readonly clock: Clock,
+    private readonly claims: IdempotencyClaims,
+  ) {}
+
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
-    if (req.method !== 'POST' || req.ctx?.surface !== 'visitor' || !req.credential) return next.handle();
+    if (req.method !== 'POST' || req.ctx?.surface !== 'visitor' || !req.credential || this.claims.has(req))
+      return next.handle();
     const raw = req.headers['idempotency-key'];
     const key = Array.isArray(raw) ? raw[0] : raw;
     if (key === undefined || key === '')

@@ -1,0 +1,155 @@
+import { hash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { ApiError } from '../../common/errors/api-error';
+import { assertWellFormedQuery } from '../../common/errors/query-string';
+import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
+import { PREFIX } from '../../common/http/surface';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { OpenApiRegistry } from '../../docs/openapi.registry';
+import { PublicKeysService } from './public-keys.service';
+
+/** Whether an `If-None-Match` header value matches the strong ETag `etag` (a list, or `*`). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const v = t.trim();
+    return v === '*' || v === etag || v === `W/${etag}`;
+  });
+}
+
+/** Response headers a browser script may read on /public/v1 (CORS). */
+const EXPOSED = 'Svc-Request-Id, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+
+/**
+ * The /public/v1 request pipeline. It runs as Fastify hooks of the public GET and HEAD routes only (attached
+ * when each route is registered, see `attach`), not as global Nest guards and interceptors, so no other
+ * surface pays for it and a public request pays for nothing else:
+ *
+ * onRequest — CORS (`Access-Control-Allow-Origin: *`, the exposed headers); a malformed query string → 400;
+ *   an optional `x-api-key` (unknown or revoked → UNAUTHORIZED, never silently downgraded); the rate limit —
+ *   30 a minute per client IP without a key, 600 a minute per key (PUBLIC_KEYLESS_RATE_PER_MINUTE,
+ *   PUBLIC_KEYED_RATE_PER_MINUTE), shared by instances through Redis, RateLimit-* headers on every response;
+ *   keyed requests counted for attribution; then query parameters the OpenAPI document does not list for the
+ *   route → 400 VALIDATION_FAILED naming each (after the rate limit, so the 400 is counted and carries the
+ *   headers). Errors thrown here are rendered by the global error filter in the public envelope.
+ * onSend — HTTP caching (beyond the spec): a strong `ETag` (SHA-256 of the body) on every 200 to GET and HEAD
+ *   (a HEAD runs the GET handler, so its validator is the one the GET body would have), `If-None-Match` → 304
+ *   without a body, `Cache-Control: public, max-age=60` on keyless responses and `private, max-age=60` on
+ *   keyed ones (a shared cache must not count one partner's requests as another's).
+ *
+ * Query values are then validated and converted by the route's DTO (the global validation pipe).
+ */
+@Injectable()
+export class PublicPipeline {
+  /** Documented query parameter names per Fastify route (`/public/v1/x/:slug`), from the served document. */
+  private readonly known = new Map<string, Set<string> | null>();
+
+  constructor(
+    private readonly keys: PublicKeysService,
+    private readonly rateLimit: RateLimitGuard,
+    private readonly registry: OpenApiRegistry,
+    @InjectConfig() private readonly config: Config,
+  ) {}
+
+  /**
+   * Adds the pipeline's hooks to a route being registered when it is a /public/v1 GET or HEAD route. `pipeline`
+   * is read at request time: routes are registered while the application is built, before it exists.
+   */
+  static attach(route: RouteOptions, pipeline: () => PublicPipeline | null): void {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!route.url.startsWith(`${PREFIX.public}/`)) return;
+    if (!methods.every((m) => m === 'GET' || m === 'HEAD')) return;
+    const onRequest = (req: FastifyRequest, reply: FastifyReply) => pipeline()!.onRequest(req, reply);
+    const onSend = (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) =>
+      done(null, pipeline()!.onSend(req, reply, payload));
+    route.onRequest = [...asList(route.onRequest), onRequest] as RouteOptions['onRequest'];
+    // First, so that on a HEAD route it sees the GET body before Fastify's HEAD handler empties it.
+    route.onSend = [onSend, ...asList(route.onSend)] as RouteOptions['onSend'];
+  }
+
+  async onRequest(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    void reply.header('Access-Control-Allow-Origin', '*');
+    void reply.header('Access-Control-Expose-Headers', EXPOSED);
+    assertWellFormedQuery(req.url);
+    const raw = req.headers['x-api-key'];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value !== undefined) {
+      const keyId = await this.keys.resolve(value.trim());
+      if (keyId === null)
+        throw new ApiError(
+          'unauthorized',
+          'The x-api-key header holds an unknown key. Omit it to use the keyless tier.',
+        );
+      if (keyId === 'revoked')
+        throw new ApiError(
+          'unauthorized',
+          'The x-api-key header holds a revoked key. Omit it to use the keyless tier.',
+        );
+      req.ctx.credentialId = keyId;
+      req.ctx.rateLimit = {
+        bucket: `pub:key:${keyId}`,
+        limit: this.config.publicRates.keyedPerMinute,
+        windowMs: 60_000,
+      };
+      this.keys.countUse(keyId);
+    } else {
+      req.ctx.rateLimit = {
+        bucket: `pub:ip:${req.ip}`,
+        limit: this.config.publicRates.keylessPerMinute,
+        windowMs: 60_000,
+      };
+    }
+    await this.rateLimit.count(reply, req.ctx.rateLimit, 'open');
+    this.refuseUndocumented(req);
+  }
+
+  onSend(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+    if (reply.statusCode !== 200) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    const etag = `"${hash('sha256', payload, 'base64url')}"`;
+    void reply.header('ETag', etag);
+    void reply.header('Cache-Control', req.ctx.credentialId ? 'private, max-age=60' : 'public, max-age=60');
+    const inm = req.headers['if-none-match'];
+    if (etagMatches(Array.isArray(inm) ? inm.join(',') : inm, etag)) {
+      void reply.code(304);
+      void reply.removeHeader('content-length');
+      return '';
+    }
+    return payload;
+  }
+
+  /** Refuses query parameters the served document does not list for the route (`query.<name>`). */
+  private refuseUndocumented(req: FastifyRequest): void {
+    if (req.url.indexOf('?') === -1) return;
+    const allowed = this.allowedFor(req.routeOptions.url ?? '');
+    if (!allowed) return;
+    const unknown = Object.keys((req.query as Record<string, unknown> | undefined) ?? {}).filter(
+      (name) => !allowed.has(name),
+    );
+    if (unknown.length)
+      throw ApiError.validation(
+        unknown.map((name) => ({
+          location: `query.${name}`,
+          message: 'is not a parameter of this endpoint',
+        })),
+      );
+  }
+
+  /** Query parameter names the document lists for a route; null when the document does not have the route. */
+  private allowedFor(route: string): Set<string> | null {
+    let names = this.known.get(route);
+    if (names === undefined) {
+      const path = route.slice(PREFIX.public.length).replace(/:(\w+)/g, '{$1}') || '/';
+      const op = this.registry.get('public').paths[path]?.get as
+        { parameters?: { in: string; name: string }[] } | undefined;
+      names = op ? new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)) : null;
+      this.known.set(route, names);
+    }
+    return names;
+  }
+}
+
+type Done = (err: Error | null, payload?: unknown) => void;
+const asList = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
