@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from './harness';
 import { RequestLogService } from '../src/ops/request-log/request-log.service';
+import { RequestLogRepository } from '../src/ops/request-log/request-log.repository';
 import { RetentionScheduler } from '../src/ops/retention/retention.scheduler';
 
 const run = promisify(execFile);
@@ -28,6 +29,64 @@ describe('request log for support', () => {
       url: `/console/support/requests/${encodeURIComponent(idOrRef)}`,
       headers: operator,
     });
+
+  it('stores every value exactly as given, whatever characters it holds (COPY text format escaping)', async () => {
+    const awkward = 'a\\b\tc\nd\re \\N \\. \u00e9\u{1F600}';
+    const rows = [
+      {
+        requestId: 'req_copytest0000000000001',
+        errorRef: null,
+        receivedAt: new Date('2026-01-02T03:04:05.678Z'),
+        surface: 'public',
+        method: 'GET',
+        path: `/public/v1/x?q=${awkward}`,
+        status: 200,
+        errorCode: null,
+        durationMs: 1.25,
+        clientIp: null,
+        organisationId: null,
+        credentialId: awkward,
+        livemode: null,
+      },
+      {
+        requestId: 'req_copytest0000000000002',
+        errorRef: 'ERR-AAAA-BBBB-CCCC',
+        receivedAt: new Date('2026-01-02T03:04:06Z'),
+        surface: 'visitor',
+        method: 'POST',
+        path: '\\N',
+        status: 422,
+        errorCode: 'validation_failed',
+        durationMs: 0,
+        clientIp: '::1',
+        organisationId: 'org_1',
+        credentialId: null,
+        livemode: false,
+      },
+    ];
+    await t.app.get(RequestLogRepository).insertMany(rows);
+    const stored = await pg.query(
+      `SELECT request_id, error_ref, received_at, surface, method, path, status, error_code, duration_ms, client_ip,
+         organisation_id, credential_id, livemode FROM ops.request_log WHERE request_id LIKE 'req_copytest%' ORDER BY request_id`,
+    );
+    expect(stored.rows).toEqual(
+      rows.map((r) => ({
+        request_id: r.requestId,
+        error_ref: r.errorRef,
+        received_at: r.receivedAt,
+        surface: r.surface,
+        method: r.method,
+        path: r.path,
+        status: r.status,
+        error_code: r.errorCode,
+        duration_ms: r.durationMs,
+        client_ip: r.clientIp,
+        organisation_id: r.organisationId,
+        credential_id: r.credentialId,
+        livemode: r.livemode,
+      })),
+    );
+  });
 
   it('finds a public error by its ref and a visitor error by its request id (the done-when scenario)', async () => {
     const pub = await t.app.inject({ method: 'GET', url: '/public/v1/nope' });

@@ -1,42 +1,55 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, Repository } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { RequestLogEntry } from './request-log.entity';
 
 export type NewRequestLogEntry = Omit<RequestLogEntry, 'id'>;
+
+const COPY = `COPY ops.request_log (request_id, error_ref, received_at, surface, method, path, status, error_code,
+  duration_ms, client_ip, organisation_id, credential_id, livemode) FROM STDIN`;
+
+/** A text value in COPY's text format: backslash, tab and line breaks escaped; null as \\N. */
+export function copyText(v: string | null): string {
+  if (v === null) return '\\N';
+  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : v;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 @Injectable()
 export class RequestLogRepository {
   private readonly repo: Repository<RequestLogEntry>;
 
-  constructor(@Inject(DataSource) ds: DataSource) {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {
     this.repo = ds.getRepository(RequestLogEntry);
   }
 
-  /** One statement for the whole batch, columns as arrays (cheaper to build than a VALUES list per row). */
+  /**
+   * The whole batch in one `COPY … FROM STDIN` (text format): the cheapest way into PostgreSQL on both sides —
+   * one string built here, no per-value parameter encoding, and COPY's parser on the server.
+   */
   async insertMany(rows: NewRequestLogEntry[]): Promise<void> {
     if (rows.length === 0) return;
-    const col = <K extends keyof NewRequestLogEntry>(k: K) => rows.map((r) => r[k]);
-    await this.repo.query(
-      `INSERT INTO ops.request_log (request_id, error_ref, received_at, surface, method, path, status, error_code,
-         duration_ms, client_ip, organisation_id, credential_id, livemode)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[],
-         $7::smallint[], $8::text[], $9::real[], $10::text[], $11::text[], $12::text[], $13::boolean[])`,
-      [
-        col('requestId'),
-        col('errorRef'),
-        col('receivedAt'),
-        col('surface'),
-        col('method'),
-        col('path'),
-        col('status'),
-        col('errorCode'),
-        col('durationMs'),
-        col('clientIp'),
-        col('organisationId'),
-        col('credentialId'),
-        col('livemode'),
-      ],
-    );
+    let text = '';
+    for (const r of rows)
+      text += `${copyText(r.requestId)}\t${copyText(r.errorRef)}\t${r.receivedAt.toISOString()}\t${copyText(r.surface)}\t${copyText(r.method)}\t${copyText(r.path)}\t${r.status}\t${copyText(r.errorCode)}\t${r.durationMs}\t${copyText(r.clientIp)}\t${copyText(r.organisationId)}\t${copyText(r.credentialId)}\t${r.livemode === null ? '\\N' : r.livemode ? 't' : 'f'}\n`;
+    const [client, release] = (await (this.ds.driver as PostgresDriver).obtainMasterConnection()) as [
+      PoolClient,
+      (err?: Error) => void,
+    ];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const stream = client.query(copyFrom(COPY));
+        stream.on('finish', resolve);
+        stream.on('error', reject);
+        stream.end(text);
+      });
+      release();
+    } catch (e) {
+      release(e as Error);
+      throw e;
+    }
   }
 
   /** Newest first; a request id matches one request, a ref matches the failed request it was given to. */
