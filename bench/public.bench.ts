@@ -68,7 +68,8 @@ const appEnv = (url: string, port: number) => ({
 });
 
 export async function main(): Promise<void> {
-  const port = 40_400 + Math.floor(Math.random() * 400);
+  // Below the ephemeral range (32768+), so no load-generator socket can hold the port.
+  const port = 20_400 + Math.floor(Math.random() * 400);
   const full = await seeded(SCALE);
   const small = await seeded(Math.max(1, Math.round(SCALE / 100)));
   const opts = (url: string, key?: string) => ({

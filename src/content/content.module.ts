@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { CampaignsController } from './campaigns/campaigns.controller';
 import { CampaignsRepository } from './campaigns/campaigns.repository';
 import { EventsController } from './events/events.controller';
@@ -34,6 +35,7 @@ import { StatsRepository } from './stats/stats.repository';
 
 /** The public content API (/public/v1): optional x-api-key, IP/key rate limits, HTTP caching, domain routes. */
 @Module({
+  imports: [DiscoveryModule],
   controllers: [
     PublicOpenApiController,
     CampaignsController,

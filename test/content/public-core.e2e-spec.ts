@@ -4,6 +4,8 @@ import { bootContentApp, ContentTestApp, RequestOptions } from '../support/conte
 import { runCli } from '../support/cli';
 import { KEY_CACHE_MS, PublicKeysService } from '../../src/content/platform/public-keys.service';
 import { until } from '../support/until';
+import { PublicPipeline } from '../../src/content/platform/public-pipeline';
+import { OpenApiRegistry } from '../../src/docs/openapi.registry';
 
 /** Campaigns, petitions, profiles, stats; keys, rate limits, caching and privacy of /public/v1. */
 describe('public content API: campaigns, petitions, profiles, stats, keys, limits', () => {
@@ -247,6 +249,14 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
     expect(leaked).toEqual([]);
     for (const pattern of ['@private.example', 'Private donor', 'Private signer', 'Internal note', 'usr_'])
       expect(all).not.toContain(pattern);
+  });
+
+  it('every documented /public/v1 operation is served by a direct handler, not through the Nest router', () => {
+    const paths = Object.keys(t.app.get(OpenApiRegistry).get('public').paths);
+    expect(paths.length).toBeGreaterThan(25);
+    const pipeline = t.app.get(PublicPipeline);
+    const missing = paths.filter((p) => !pipeline.directFor(`/public/v1${p.replace(/\{(\w+)\}/g, ':$1')}`));
+    expect(missing).toEqual([]);
   });
 
   describe('keys, rate limits and HTTP caching', () => {

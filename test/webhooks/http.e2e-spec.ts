@@ -295,7 +295,11 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
   it('created_before is exclusive, combines with created_after, and must come after it (query.created_before)', async () => {
     const own = await createOrg(t.app, 'growth');
     const key = await own.key({ mode: 'test' });
-    const rec = (id: string) => recordIn(own.id, false, 'person.updated', { id });
+    // Each event in its own millisecond, so the bounds fall strictly between them.
+    const rec = async (id: string) => {
+      await new Promise((r) => setTimeout(r, 3));
+      return recordIn(own.id, false, 'person.updated', { id });
+    };
     const a = await rec('person_a');
     const b = await rec('person_b');
     const c = await rec('person_c');

@@ -48,6 +48,9 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
   /** Key rows by lookup part (only keys that exist; an unknown key is looked up every time). */
   private readonly rows = new Map<string, CachedKey>();
+  /** The UTC day requests are counted under, worked out once a day rather than per request. */
+  private dayStart = NaN;
+  private day = '';
 
   constructor(
     private readonly repo: PublicKeysRepository,
@@ -128,7 +131,12 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   /** Counts one request of the key (written by the next flush). */
   countUse(keyId: string): void {
     const now = this.clock.now();
-    const day = now.toISOString().slice(0, 10);
+    const dayStart = now.getTime() - (now.getTime() % 86_400_000);
+    if (dayStart !== this.dayStart) {
+      this.dayStart = dayStart;
+      this.day = now.toISOString().slice(0, 10);
+    }
+    const day = this.day;
     const k = `${keyId}|${day}`;
     const entry = this.pending.get(k);
     if (entry) {

@@ -1,14 +1,24 @@
 import { hash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { Injectable, OnModuleInit, Type } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService } from '@nestjs/core';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RouteHandlerMethod,
+  RouteOptions,
+} from 'fastify';
+import { ApiValidationPipe } from '../../common/errors/validation.pipe';
 import { ApiError } from '../../common/errors/api-error';
 import { assertWellFormedQuery } from '../../common/errors/query-string';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
-import { PREFIX } from '../../common/http/surface';
+import { PREFIX, surfaceOf } from '../../common/http/surface';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
 import { PublicKeysService } from './public-keys.service';
+import { DirectHandler, directHandlers, joinRoute } from './public-dispatch';
 
 /** Whether an `If-None-Match` header value matches the strong ETag `etag` (a list, or `*`). */
 export function etagMatches(header: string | undefined, etag: string): boolean {
@@ -39,10 +49,14 @@ const EXPOSED = 'Svc-Request-Id, ETag, RateLimit-Limit, RateLimit-Remaining, Rat
  *   without a body, `Cache-Control: public, max-age=60` on keyless responses and `private, max-age=60` on
  *   keyed ones (a shared cache must not count one partner's requests as another's).
  *
- * Query values are then validated and converted by the route's DTO (the global validation pipe).
+ * handler — the controller method, called directly (see directHandlers: its arguments through the validation
+ *   pipe, its @Header and @HttpCode applied) rather than through Nest's router, which would build an execution
+ *   context and run the global guard for nothing on every request; a method that needs more of Nest stays on
+ *   Nest's router.
  */
 @Injectable()
-export class PublicPipeline {
+export class PublicPipeline implements OnModuleInit {
+  private readonly direct = new Map<string, DirectHandler>();
   /** Documented query parameter names per Fastify route (`/public/v1/x/:slug`), from the served document. */
   private readonly known = new Map<string, Set<string> | null>();
 
@@ -51,7 +65,24 @@ export class PublicPipeline {
     private readonly rateLimit: RateLimitGuard,
     private readonly registry: OpenApiRegistry,
     @InjectConfig() private readonly config: Config,
+    private readonly discovery: DiscoveryService,
   ) {}
+
+  onModuleInit(): void {
+    const pipe = new ApiValidationPipe();
+    for (const c of this.discovery.getControllers()) {
+      const type = c.metatype as Type | null;
+      if (!type || !c.instance) continue;
+      if (surfaceOf(joinRoute(String(Reflect.getMetadata(PATH_METADATA, type) ?? ''))) !== 'public') continue;
+      for (const [route, handler] of directHandlers(c.instance as object, type, pipe))
+        this.direct.set(route, handler);
+    }
+  }
+
+  /** The direct handler of a public route, if its method has one. */
+  directFor(route: string): DirectHandler | null {
+    return this.direct.get(joinRoute(route)) ?? null;
+  }
 
   /**
    * Adds the pipeline's hooks to a route being registered when it is a /public/v1 GET or HEAD route. `pipeline`
@@ -65,6 +96,12 @@ export class PublicPipeline {
     const onSend = (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) =>
       done(null, pipeline()!.onSend(req, reply, payload));
     route.onRequest = [...asList(route.onRequest), onRequest] as RouteOptions['onRequest'];
+    const nest = route.handler;
+    let direct: DirectHandler | null | undefined;
+    route.handler = function (this: FastifyInstance, req, reply) {
+      if (direct === undefined) direct = pipeline()?.directFor(route.url) ?? null;
+      return direct ? direct(req, reply) : nest.call(this, req, reply);
+    } as RouteHandlerMethod;
     // First, so that on a HEAD route it sees the GET body before Fastify's HEAD handler empties it.
     route.onSend = [onSend, ...asList(route.onSend)] as RouteOptions['onSend'];
   }
