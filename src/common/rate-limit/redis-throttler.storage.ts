@@ -83,7 +83,8 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
       this.leases.delete(key);
       return this.record(hits, pttl, limit);
     }
-    if (limit >= LEASE_SHARE * 2) {
+    // Local state only where a later trip could take more than one unit (limits of 200 and more).
+    if (Math.floor(limit / LEASE_SHARE) > 1) {
       if (now >= this.nextSweep) this.sweep(now, ttlMs);
       this.leases.set(key, { resetAt: now + pttl, left: granted - 1, counted: Math.min(hits, limit) });
     }

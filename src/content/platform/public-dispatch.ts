@@ -52,25 +52,22 @@ export function directHandlers(
     if (Reflect.getMetadata(METHOD_METADATA, method) !== RequestMethod.GET) continue;
     if (enhanced(method) || Reflect.getMetadata(REDIRECT_METADATA, method)) continue;
     const types = (Reflect.getMetadata('design:paramtypes', proto, name) ?? []) as Type[];
-    const params: { index: number; query: boolean; data?: string; metatype: Type }[] = [];
-    let plain = true;
-    for (const [key, a] of Object.entries(
+    const args = Object.entries(
       (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<
         string,
         { index: number; data?: string; pipes?: unknown[] }
       >,
-    )) {
-      const type = Number(key.split(':')[0]);
-      if ((type !== RouteParamtypes.QUERY && type !== RouteParamtypes.PARAM) || a.pipes?.length)
-        plain = false;
-      params.push({
-        index: a.index,
-        query: type === RouteParamtypes.QUERY,
-        data: a.data,
-        metatype: types[a.index],
-      });
-    }
-    if (!plain || params.length !== method.length) continue;
+    ).map(([key, a]) => ({ ...a, type: Number(key.split(':')[0]) }));
+    const plain = args.every(
+      (a) => (a.type === RouteParamtypes.QUERY || a.type === RouteParamtypes.PARAM) && !a.pipes?.length,
+    );
+    if (!plain || args.length !== method.length) continue;
+    const params = args.map((a) => ({
+      index: a.index,
+      query: a.type === RouteParamtypes.QUERY,
+      data: a.data,
+      metatype: types[a.index],
+    }));
     const headers = (Reflect.getMetadata(HEADERS_METADATA, method) ?? []) as {
       name: string;
       value: string;
@@ -80,13 +77,8 @@ export function directHandlers(
     out.set(route, async (req, reply) => {
       const values = new Array<unknown>(params.length);
       for (const p of params) {
-        const raw = p.query
-          ? p.data === undefined
-            ? req.query
-            : (req.query as Record<string, unknown>)[p.data]
-          : p.data === undefined
-            ? req.params
-            : (req.params as Record<string, unknown>)[p.data];
+        const source = (p.query ? req.query : req.params) as Record<string, unknown>;
+        const raw = p.data === undefined ? source : source[p.data];
         values[p.index] = await pipe.transform(raw, {
           type: p.query ? 'query' : 'param',
           metatype: p.metatype,

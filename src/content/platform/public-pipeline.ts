@@ -90,7 +90,7 @@ export class PublicPipeline implements OnModuleInit {
    */
   static attach(route: RouteOptions, pipeline: () => PublicPipeline | null): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!route.url.startsWith(`${PREFIX.public}/`)) return;
+    if (surfaceOf(route.url) !== 'public') return;
     if (!methods.every((m) => m === 'GET' || m === 'HEAD')) return;
     const onRequest = (req: FastifyRequest, reply: FastifyReply) => pipeline()!.onRequest(req, reply);
     const onSend = (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) =>
