@@ -19,6 +19,23 @@ import { benchDatabase, BenchDatabase, DURATION, load, LoadResult, peakRssMb, ru
 const SCALE = Number(process.env.BENCH_SCALE ?? 2000);
 const CONNECTIONS = Number(process.env.BENCH_PUBLIC_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_PUBLIC_SECONDS ?? Math.min(DURATION, 5));
+/** BENCH_PUBLIC_ONLY=stats,actor measures just those endpoints (by name); all by default. */
+const ONLY = process.env.BENCH_PUBLIC_ONLY?.split(',').map((n) => n.trim());
+/** Rounds per endpoint of app and baseline, alternating which goes first (BENCH_PUBLIC_ROUNDS, default 2). */
+const ROUNDS = Number(process.env.BENCH_PUBLIC_ROUNDS ?? 2);
+const SELECTED = ENDPOINTS.map((e, i) => ({ e, i })).filter(({ e }) => !ONLY || ONLY.includes(e.name));
+
+/** Equal-length runs as one: mean throughput and mean latency, the worst p99. */
+function combine(runs: LoadResult[]): LoadResult {
+  const mean = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  return {
+    rps: Math.round(mean((r) => r.rps)),
+    mean: Number(mean((r) => r.mean).toFixed(2)),
+    p50: Number(mean((r) => r.p50).toFixed(1)),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    requests: runs.reduce((a, r) => a + r.requests, 0),
+  };
+}
 
 async function seeded(
   scale: number,
@@ -97,13 +114,25 @@ export async function main(): Promise<void> {
     });
     const measured: Record<string, { gatehouse: LoadResult; baseline: LoadResult }> = {};
     try {
-      for (const [i, e] of ENDPOINTS.entries()) {
+      for (const { e, i } of SELECTED) {
         const url = `http://127.0.0.1:${port}${e.path(full.samples)}`;
         const check = await fetch(url, { headers: { 'x-api-key': full.key } });
         if (check.status !== 200) throw new Error(`${e.name}: ${url} answered ${check.status}`);
+        const baseUrl = `http://127.0.0.1:${port + 1}/b/${i}`;
         await load({ ...opts(url, full.key), duration: 1 });
-        const gatehouse = await load(opts(url, full.key));
-        const base = await load(opts(`http://127.0.0.1:${port + 1}/b/${i}`));
+        await load({ ...opts(baseUrl), duration: 1 });
+        // Alternating rounds (app first, then baseline first, …), so drift in the machine's speed during the run
+        // falls on both sides alike.
+        const runs: { gatehouse: LoadResult[]; baseline: LoadResult[] } = { gatehouse: [], baseline: [] };
+        for (let r = 0; r < ROUNDS; r++) {
+          const pair = [
+            async () => runs.gatehouse.push(await load(opts(url, full.key))),
+            async () => runs.baseline.push(await load(opts(baseUrl))),
+          ];
+          for (const run of r % 2 === 0 ? pair : pair.reverse()) await run();
+        }
+        const gatehouse = combine(runs.gatehouse);
+        const base = combine(runs.baseline);
         measured[e.name] = { gatehouse, baseline: base };
         console.log(`${e.name}: ${gatehouse.rps}/s p99 ${gatehouse.p99} ms (baseline ${base.rps}/s)`);
       }
@@ -115,7 +144,7 @@ export async function main(): Promise<void> {
     }
     const smallApp = await start('server.js', appEnv(small.db.url, port + 2));
     try {
-      for (const e of ENDPOINTS) {
+      for (const { e } of SELECTED) {
         const url = `http://127.0.0.1:${port + 2}${e.path(small.samples)}`;
         await load({ ...opts(url, small.key), duration: 1 });
         const s = await load(opts(url, small.key));
@@ -143,6 +172,7 @@ export async function main(): Promise<void> {
     seed_seconds: full.seconds,
     connections: CONNECTIONS,
     seconds_each: SECONDS,
+    rounds: ROUNDS,
     app_peak_rss_mb: appRss,
     baseline_peak_rss_mb: baselineRss,
     endpoints: rows,
@@ -152,10 +182,12 @@ export async function main(): Promise<void> {
       growth: '≤ 1.5 (full scale / 1 % scale mean latency)',
     },
   };
+  // A partial run (BENCH_PUBLIC_ONLY) prints its table but keeps the recorded results of the full one.
+  const out = ONLY ? 'bench/results/public-partial' : 'bench/results/public';
   mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
-  writeFileSync(join(process.cwd(), 'bench/results/public.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(process.cwd(), `${out}.json`), `${JSON.stringify(result, null, 2)}\n`);
   const md = [
-    `# bench public (${result.date}, ${result.machine}; scale ${SCALE} seeded in ${full.seconds} s; ${CONNECTIONS} connections, ${SECONDS} s each)`,
+    `# bench public (${result.date}, ${result.machine}; scale ${SCALE} seeded in ${full.seconds} s; ${CONNECTIONS} connections; app and baseline alternated ${ROUNDS} rounds of ${SECONDS} s each)`,
     '',
     '| endpoint | req/s | p50 ms | p99 ms | baseline req/s | baseline p99 ms | ratio | 1 % scale p50 ms | growth |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -167,7 +199,7 @@ export async function main(): Promise<void> {
     `App peak RSS ${appRss} MB; baseline ${baselineRss} MB. Targets: ratio ≥ 0.70, p99 ≤ 50 ms, growth ≤ 1.5.`,
     '',
   ].join('\n');
-  writeFileSync(join(process.cwd(), 'bench/results/public.md'), md);
+  writeFileSync(join(process.cwd(), `${out}.md`), md);
   console.log(md);
 }
 

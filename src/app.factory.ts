@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, LogLevel } from './config/config';
 import { AppModule } from './app.module';
 import { RouteTable } from './common/http/route-table';
-import { newId } from './common/ids';
+import { newRequestId } from './common/ids';
 import { PREFIX, surfaceOf } from './common/http/surface';
 import { PublicPipeline } from './content/platform/public-pipeline';
 import { redactUrl } from './common/http/redact';
@@ -43,7 +43,7 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   const routeTable = new RouteTable();
   const adapter = new FastifyAdapter({
-    genReqId: () => newId('req'),
+    genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,

@@ -5,6 +5,7 @@ import { bootTestApp, TestApp } from './harness';
 import { RequestLogService } from '../src/ops/request-log/request-log.service';
 import { RequestLogRepository } from '../src/ops/request-log/request-log.repository';
 import { RetentionScheduler } from '../src/ops/retention/retention.scheduler';
+import { newRequestId } from '../src/common/ids';
 
 const run = promisify(execFile);
 
@@ -228,6 +229,51 @@ describe('request log for support', () => {
     } finally {
       await pg.query('ALTER TABLE IF EXISTS ops.request_log_away RENAME TO request_log');
     }
+  });
+
+  it('request ids sort in the order requests arrived, in the log as in the headers', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.app.inject({ method: 'GET', url: '/health/live' });
+      ids.push(res.headers['svc-request-id'] as string);
+      await new Promise((r) => setTimeout(r, 2)); // the next request in a later millisecond
+    }
+    for (const id of ids) expect(id).toMatch(/^req_[0-9A-Za-z]{22}$/);
+    await t.app.get(RequestLogService).flush();
+    const { rows } = await pg.query(
+      'SELECT request_id FROM ops.request_log WHERE request_id = ANY($1) ORDER BY request_id',
+      [ids],
+    );
+    expect(rows.map((r: { request_id: string }) => r.request_id)).toEqual(ids);
+    // Compared in byte order whatever the database's collation (in en_US, 'a' sorts before 'Z').
+    const { rows: col } = await pg.query(
+      `SELECT collation_name FROM information_schema.columns
+        WHERE table_schema = 'ops' AND table_name = 'request_log' AND column_name = 'request_id'`,
+    );
+    expect(col).toEqual([{ collation_name: 'C' }]);
+  });
+
+  it('a batch stored twice (a retry after an ambiguous failure) shows the request once', async () => {
+    const row = {
+      requestId: newRequestId(),
+      errorRef: null,
+      receivedAt: new Date(),
+      surface: 'public',
+      method: 'GET',
+      path: '/public/v1/stats',
+      status: 200,
+      errorCode: null,
+      durationMs: 0.5,
+      clientIp: '127.0.0.1',
+      organisationId: null,
+      credentialId: null,
+      livemode: null,
+    };
+    await t.app.get(RequestLogRepository).insertMany([row]);
+    await t.app.get(RequestLogRepository).insertMany([row]);
+    const res = await lookup(row.requestId);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual([expect.objectContaining({ request_id: row.requestId, status: 200 })]);
   });
 
   it('the retention purge deletes rows older than the retention period only', async () => {

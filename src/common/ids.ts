@@ -30,6 +30,17 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomBase62(22)}`;
 }
 
+/**
+ * Request id (`Svc-Request-Id`): `req_` + the millisecond it was issued as 8 base62 digits + 14 random base62
+ * characters (about 83 bits). Ids sort in time order (byte order: the alphabet is in ASCII order), so the request
+ * log's index on them is appended at its right edge instead of touched at a random page for every request.
+ */
+export function newRequestId(now = Date.now()): string {
+  let t = '';
+  for (let i = 0, n = now; i < 8; i++, n = Math.floor(n / 62)) t = ALPHABET[n % 62] + t;
+  return `req_${t}${randomBase62(14)}`;
+}
+
 /** Public error reference quoted to support: short, unambiguous, case-insensitive. */
 export function newErrorRef(): string {
   const alphabet = '23456789ABCDEFGHJKMNPQRSTVWXYZ';

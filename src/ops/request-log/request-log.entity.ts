@@ -1,11 +1,12 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+/**
+ * One row per request. The table has no primary key (see migration RequestLogKeys): `requestId` is declared
+ * primary here for TypeORM's identity map only, backed by a plain index.
+ */
 @Entity({ schema: 'ops', name: 'request_log' })
 export class RequestLogEntry {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
-  id: string;
-
-  @Column('text')
+  @PrimaryColumn('text')
   requestId: string;
 
   @Column('text', { nullable: true })

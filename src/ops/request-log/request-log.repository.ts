@@ -5,8 +5,6 @@ import { DataSource, Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { RequestLogEntry } from './request-log.entity';
 
-export type NewRequestLogEntry = Omit<RequestLogEntry, 'id'>;
-
 const COPY = `COPY ops.request_log (request_id, error_ref, received_at, surface, method, path, status, error_code,
   duration_ms, client_ip, organisation_id, credential_id, livemode) FROM STDIN`;
 
@@ -17,6 +15,11 @@ export function copyText(v: string | null): string {
 }
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
+/** One row as a line of COPY text format, in the column order of `COPY`. */
+export function copyLine(r: RequestLogEntry): string {
+  return `${copyText(r.requestId)}\t${copyText(r.errorRef)}\t${r.receivedAt.toISOString()}\t${copyText(r.surface)}\t${copyText(r.method)}\t${copyText(r.path)}\t${r.status}\t${copyText(r.errorCode)}\t${r.durationMs}\t${copyText(r.clientIp)}\t${copyText(r.organisationId)}\t${copyText(r.credentialId)}\t${r.livemode === null ? '\\N' : r.livemode ? 't' : 'f'}\n`;
+}
+
 @Injectable()
 export class RequestLogRepository {
   private readonly repo: Repository<RequestLogEntry>;
@@ -25,15 +28,19 @@ export class RequestLogRepository {
     this.repo = ds.getRepository(RequestLogEntry);
   }
 
+  /** Writes rows in one `COPY … FROM STDIN` (see `copy`). */
+  insertMany(rows: RequestLogEntry[]): Promise<void> {
+    return this.copy(rows.map(copyLine));
+  }
+
   /**
-   * The whole batch in one `COPY … FROM STDIN` (text format): the cheapest way into PostgreSQL on both sides —
-   * one string built here, no per-value parameter encoding, and COPY's parser on the server.
+   * Writes rows already in COPY text format (`copyLine`) in one `COPY … FROM STDIN`: the cheapest way into
+   * PostgreSQL on both sides — one string, no per-value parameter encoding, and COPY's parser on the server.
+   * All or nothing: a failed COPY stores none of the batch.
    */
-  async insertMany(rows: NewRequestLogEntry[]): Promise<void> {
-    if (rows.length === 0) return;
-    let text = '';
-    for (const r of rows)
-      text += `${copyText(r.requestId)}\t${copyText(r.errorRef)}\t${r.receivedAt.toISOString()}\t${copyText(r.surface)}\t${copyText(r.method)}\t${copyText(r.path)}\t${r.status}\t${copyText(r.errorCode)}\t${r.durationMs}\t${copyText(r.clientIp)}\t${copyText(r.organisationId)}\t${copyText(r.credentialId)}\t${r.livemode === null ? '\\N' : r.livemode ? 't' : 'f'}\n`;
+  async copy(lines: string[]): Promise<void> {
+    if (lines.length === 0) return;
+    const text = lines.join('');
     const [client, release] = (await (this.ds.driver as PostgresDriver).obtainMasterConnection()) as [
       PoolClient,
       (err?: Error) => void,
@@ -68,7 +75,7 @@ export class RequestLogRepository {
     let total = 0;
     for (;;) {
       const result = (await this.repo.query(
-        `DELETE FROM ops.request_log WHERE id IN (SELECT id FROM ops.request_log WHERE received_at < $1 LIMIT $2)`,
+        `DELETE FROM ops.request_log WHERE ctid = ANY(ARRAY(SELECT ctid FROM ops.request_log WHERE received_at < $1 LIMIT $2))`,
         [before, batch],
       )) as [unknown, number];
       const n = Number(result[1] ?? 0);

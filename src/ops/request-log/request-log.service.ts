@@ -2,18 +2,19 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@ne
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
-import { NewRequestLogEntry, RequestLogRepository } from './request-log.repository';
+import { copyLine, RequestLogRepository } from './request-log.repository';
 import { RequestLogEntry } from './request-log.entity';
 
 /**
- * Buffers request-log rows in memory and writes them in batches off the request path. A failed write never
+ * Buffers request-log rows in memory, each already a line of COPY text (a short-lived row object, one string
+ * kept), and writes them in batches off the request path. A failed write never
  * fails a request: rows stay buffered (bounded by REQUEST_LOG_MAX_BUFFER, oldest dropped first) and are
  * retried on the next flush; the failure is logged once until a write succeeds again.
  */
 @Injectable()
 export class RequestLogService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('RequestLog');
-  private buffer: NewRequestLogEntry[] = [];
+  private buffer: string[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private failing = false;
@@ -37,8 +38,8 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
     if (this.buffer.length > 0) await this.flush();
   }
 
-  record(row: NewRequestLogEntry): void {
-    this.buffer.push(row);
+  record(row: RequestLogEntry): void {
+    this.buffer.push(copyLine(row));
     const overflow = this.buffer.length - this.config.requestLog.maxBuffer;
     if (overflow > 0) {
       this.buffer.splice(0, overflow);
@@ -59,9 +60,14 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
 
   private async drain(): Promise<void> {
     while (this.buffer.length > 0) {
-      const batch = this.buffer.splice(0, this.config.requestLog.batchSize);
+      const size = this.config.requestLog.batchSize;
+      let batch: string[];
+      if (this.buffer.length <= size) {
+        batch = this.buffer;
+        this.buffer = [];
+      } else batch = this.buffer.splice(0, size);
       try {
-        await this.repo.insertMany(batch);
+        await this.repo.copy(batch);
         if (this.failing || this.dropped > 0) {
           this.logger.log(
             `request log writes recovered${this.dropped ? `; ${this.dropped} rows were dropped while failing` : ''}`,

@@ -3,7 +3,8 @@ import { timestamptzToIso } from './visits.repository';
 
 /** PostgreSQL's own text forms of timestamps (as the driver receives them), against the Date-based conversion. */
 describe('timestamptzToIso', () => {
-  const pg = new Client({ connectionString: process.env.DATABASE_URL });
+  // The test run's server: DATABASE_URL's, or the embedded one the global setup started when it is unset.
+  const pg = new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
   const parse = types.getTypeParser(1184, 'text') as (text: string) => Date;
   const values = [
     '2026-11-16 13:37:36.586123+00',
