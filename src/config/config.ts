@@ -147,13 +147,17 @@ export const CONFIG_SPEC: VarSpec[] = [
   { name: 'REQUEST_LOG_RETENTION_DAYS', description: 'Days the request log is kept', default: '30' },
   {
     name: 'REQUEST_LOG_FLUSH_MS',
-    description: 'How often buffered request-log rows are written',
+    description: 'How often buffered request-log entries are written',
     default: '200',
   },
-  { name: 'REQUEST_LOG_BATCH_SIZE', description: 'Rows per request-log insert', default: '500' },
+  {
+    name: 'REQUEST_LOG_BATCH_SIZE',
+    description: 'Requests per stored request-log batch (one row each)',
+    default: '500',
+  },
   {
     name: 'REQUEST_LOG_MAX_BUFFER',
-    description: 'Rows held in memory before the oldest are dropped (database down)',
+    description: 'Requests held in memory before the oldest are dropped (database down)',
     default: '50000',
   },
   {

@@ -1,85 +1,73 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-import { DataSource, Repository } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { RequestLogEntry } from './request-log.entity';
+import { DataSource } from 'typeorm';
+import { batchOf, logLine, parseLine, RequestLogEntry } from './request-log.entry';
 
-const COPY = `COPY ops.request_log (request_id, error_ref, received_at, surface, method, path, status, error_code,
-  duration_ms, client_ip, organisation_id, credential_id, livemode) FROM STDIN`;
+/** Lookups answer at most this many requests, newest first. */
+const LOOKUP_LIMIT = 10;
 
-/** A text value in COPY's text format: backslash, tab and line breaks escaped; null as \\N. */
-export function copyText(v: string | null): string {
-  if (v === null) return '\\N';
-  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : v;
-}
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-
-/** One row as a line of COPY text format, in the column order of `COPY`. */
-export function copyLine(r: RequestLogEntry): string {
-  return `${copyText(r.requestId)}\t${copyText(r.errorRef)}\t${r.receivedAt.toISOString()}\t${copyText(r.surface)}\t${copyText(r.method)}\t${copyText(r.path)}\t${r.status}\t${copyText(r.errorCode)}\t${r.durationMs}\t${copyText(r.clientIp)}\t${copyText(r.organisationId)}\t${copyText(r.credentialId)}\t${r.livemode === null ? '\\N' : r.livemode ? 't' : 'f'}\n`;
-}
-
+/**
+ * `ops.request_log_batch`: the request log, one row per write of up to REQUEST_LOG_BATCH_SIZE requests (see the
+ * migration RequestLogBatches and request-log.entry.ts for the line format).
+ */
 @Injectable()
 export class RequestLogRepository {
-  private readonly repo: Repository<RequestLogEntry>;
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {
-    this.repo = ds.getRepository(RequestLogEntry);
-  }
-
-  /** Writes rows in one `COPY … FROM STDIN` (see `copy`). */
+  /** Stores entries as one batch. */
   insertMany(rows: RequestLogEntry[]): Promise<void> {
-    return this.copy(rows.map(copyLine));
+    return this.write(rows.map(logLine));
   }
 
   /**
-   * Writes rows already in COPY text format (`copyLine`) in one `COPY … FROM STDIN`: the cheapest way into
-   * PostgreSQL on both sides — one string, no per-value parameter encoding, and COPY's parser on the server.
-   * All or nothing: a failed COPY stores none of the batch.
+   * Stores lines (`logLine`) as one batch row: one INSERT, all or nothing. A batch written twice (a retry after
+   * an acknowledgement was lost) is harmless: lookups show each request once.
    */
-  async copy(lines: string[]): Promise<void> {
+  async write(lines: string[]): Promise<void> {
     if (lines.length === 0) return;
-    const text = lines.join('');
-    const [client, release] = (await (this.ds.driver as PostgresDriver).obtainMasterConnection()) as [
-      PoolClient,
-      (err?: Error) => void,
-    ];
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const stream = client.query(copyFrom(COPY));
-        stream.on('finish', resolve);
-        stream.on('error', reject);
-        stream.end(text);
-      });
-      release();
-    } catch (e) {
-      release(e as Error);
-      throw e;
-    }
+    const b = batchOf(lines);
+    await this.ds.query(
+      `INSERT INTO ops.request_log_batch (request_ids, first_received_at, last_received_at, error_refs, row_count, lines)
+       VALUES (ops.request_id_range($1, $2, '[]'), $3, $4, $5, $6, $7)`,
+      [b.firstId, b.lastId, b.firstAt, b.lastAt, b.errorRefs, lines.length, lines.join('')],
+    );
   }
 
   /** Newest first; a request id matches one request, a ref matches the failed request it was given to. */
-  findByIdOrRef(idOrRef: string): Promise<RequestLogEntry[]> {
-    return this.repo
-      .createQueryBuilder('r')
-      .where('r.requestId = :id', { id: idOrRef })
-      .orWhere('r.errorRef = :ref', { ref: idOrRef.toUpperCase() })
-      .orderBy('r.receivedAt', 'DESC')
-      .limit(10)
-      .getMany();
+  async findByIdOrRef(idOrRef: string): Promise<RequestLogEntry[]> {
+    const ref = idOrRef.toUpperCase();
+    const batches = (await this.ds.query(
+      `SELECT lines FROM ops.request_log_batch WHERE request_ids @> $1::text
+       UNION ALL
+       SELECT lines FROM ops.request_log_batch WHERE cardinality(error_refs) > 0 AND error_refs @> ARRAY[$2::text]`,
+      [idOrRef, ref],
+    )) as { lines: string }[];
+    const found = new Map<string, RequestLogEntry>();
+    for (const { lines } of batches)
+      for (const line of lines.split('\n')) {
+        if (line === '') continue;
+        const e = parseLine(line);
+        if (e.requestId === idOrRef || e.errorRef === ref) found.set(e.requestId, e);
+      }
+    return [...found.values()]
+      .sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime())
+      .slice(0, LOOKUP_LIMIT);
   }
 
-  /** Deletes rows older than `before` in batches so the purge never holds long locks. Returns rows deleted. */
-  async purgeOlderThan(before: Date, batch = 10_000): Promise<number> {
+  /**
+   * Deletes batches whose newest request is older than `before`, a few thousand at a time so the purge never
+   * holds long locks. Returns the number of requests deleted.
+   */
+  async purgeOlderThan(before: Date, batch = 1_000): Promise<number> {
     let total = 0;
     for (;;) {
-      const result = (await this.repo.query(
-        `DELETE FROM ops.request_log WHERE ctid = ANY(ARRAY(SELECT ctid FROM ops.request_log WHERE received_at < $1 LIMIT $2))`,
+      const rows = (await this.ds.query(
+        `DELETE FROM ops.request_log_batch
+          WHERE ctid = ANY(ARRAY(SELECT ctid FROM ops.request_log_batch WHERE last_received_at < $1 LIMIT $2))
+          RETURNING row_count`,
         [before, batch],
-      )) as [unknown, number];
-      const n = Number(result[1] ?? 0);
-      total += n;
+      )) as [{ row_count: number }[], number];
+      const [deleted, n] = rows;
+      total += deleted.reduce((a, r) => a + Number(r.row_count), 0);
       if (n < batch) return total;
     }
   }

@@ -2,12 +2,12 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@ne
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
-import { copyLine, RequestLogRepository } from './request-log.repository';
-import { RequestLogEntry } from './request-log.entity';
+import { RequestLogRepository } from './request-log.repository';
+import { logLine, RequestLogEntry } from './request-log.entry';
 
 /**
- * Buffers request-log rows in memory, each already a line of COPY text (a short-lived row object, one string
- * kept), and writes them in batches off the request path. A failed write never
+ * Buffers request-log entries in memory, each already its line of text (a short-lived object, one string kept),
+ * and writes them off the request path, one stored row per batch. A failed write never
  * fails a request: rows stay buffered (bounded by REQUEST_LOG_MAX_BUFFER, oldest dropped first) and are
  * retried on the next flush; the failure is logged once until a write succeeds again.
  */
@@ -39,7 +39,7 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
   }
 
   record(row: RequestLogEntry): void {
-    this.buffer.push(copyLine(row));
+    this.buffer.push(logLine(row));
     const overflow = this.buffer.length - this.config.requestLog.maxBuffer;
     if (overflow > 0) {
       this.buffer.splice(0, overflow);
@@ -67,7 +67,7 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
         this.buffer = [];
       } else batch = this.buffer.splice(0, size);
       try {
-        await this.repo.copy(batch);
+        await this.repo.write(batch);
         if (this.failing || this.dropped > 0) {
           this.logger.log(
             `request log writes recovered${this.dropped ? `; ${this.dropped} rows were dropped while failing` : ''}`,

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { RequestLogEntry } from '../request-log.entity';
+import { RequestLogEntry } from '../request-log.entry';
 
 export class RequestLogResponse {
   @ApiProperty({ example: 'req_3kT9x…' }) request_id: string;

@@ -1,0 +1,53 @@
+import {
+  batchOf,
+  escapeField,
+  logLine,
+  parseLine,
+  RequestLogEntry,
+  unescapeField,
+} from './request-log.entry';
+
+const entry = (over: Partial<RequestLogEntry>): RequestLogEntry => ({
+  requestId: 'req_00000000000000000000AA',
+  errorRef: null,
+  receivedAt: new Date('2026-11-23T10:00:00.000Z'),
+  surface: 'public',
+  method: 'GET',
+  path: '/public/v1/stats',
+  status: 200,
+  errorCode: null,
+  durationMs: 0.25,
+  clientIp: '127.0.0.1',
+  organisationId: null,
+  credentialId: null,
+  livemode: null,
+  ...over,
+});
+
+describe('request log line format', () => {
+  it('gives back every field exactly, whatever characters it holds', () => {
+    const awkward = 'a\\b\tc\nd\re \\N \\. \\t \u00e9\u{1F600}';
+    for (const v of [awkward, '\\N', '\\', '', 'plain']) expect(unescapeField(escapeField(v))).toBe(v);
+    expect(unescapeField(escapeField(null))).toBeNull();
+    const e = entry({ path: `/x?q=${awkward}`, credentialId: awkward, livemode: false, errorRef: 'ERR-A' });
+    const line = logLine(e);
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toMatch(/[\n\r]/);
+    expect(parseLine(line.slice(0, -1))).toEqual(e);
+  });
+
+  it('a batch knows its least and greatest id, first and last time and its error refs, in any line order', () => {
+    const lines = [
+      entry({ requestId: 'req_b', receivedAt: new Date('2026-11-23T10:00:02.000Z') }),
+      entry({ requestId: 'req_a', receivedAt: new Date('2026-11-23T10:00:03.000Z'), errorRef: 'ERR-1' }),
+      entry({ requestId: 'req_c', receivedAt: new Date('2026-11-23T10:00:01.000Z'), errorRef: 'ERR-2' }),
+    ].map(logLine);
+    expect(batchOf(lines)).toEqual({
+      firstId: 'req_a',
+      lastId: 'req_c',
+      firstAt: '2026-11-23T10:00:01.000Z',
+      lastAt: '2026-11-23T10:00:03.000Z',
+      errorRefs: ['ERR-1', 'ERR-2'],
+    });
+  });
+});
