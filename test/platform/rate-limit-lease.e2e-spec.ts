@@ -53,4 +53,23 @@ describe('leased rate-limit counters', () => {
     expect(last.statusCode).toBe(429);
     expect(last.headers['ratelimit-remaining']).toBe('0');
   });
+
+  it('admits the whole allowance to concurrent requests, each told a different remaining count', async () => {
+    const ip = '10.91.0.2';
+    const get = () => a.app.inject({ method: 'GET', url: '/public/v1/stats', remoteAddress: ip });
+    const remaining: number[] = [];
+    for (;;) {
+      // 32 at once: requests that find the lease spent go to Redis together, and every unit they take is used.
+      const wave = await Promise.all(Array.from({ length: 32 }, get));
+      for (const res of wave) {
+        if (res.statusCode === 200) remaining.push(Number(res.headers['ratelimit-remaining']));
+        else expect(res.statusCode).toBe(429);
+      }
+      if (wave.every((res) => res.statusCode === 429)) break;
+    }
+    expect(remaining).toHaveLength(1000);
+    expect(new Set(remaining).size).toBe(1000);
+    expect(Math.min(...remaining)).toBe(0);
+    expect(Math.max(...remaining)).toBe(999);
+  });
 });

@@ -79,16 +79,29 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
         : 1;
     const [hits, pttl] = await this.take(key, ttlMs, take);
     const granted = Math.min(take, limit - (hits - take));
+    // Requests that missed the lease together each made a trip: their units join one lease (the same window:
+    // this trip did not start the counter) instead of the last trip's lease replacing the others'.
+    const current = this.leases.get(key);
+    const joined = current && current.resetAt > now && hits > take ? current : null;
     if (granted <= 0) {
+      if (joined && joined.left > 0) {
+        joined.left -= 1;
+        return this.record(joined.counted - joined.left, joined.resetAt - now, limit);
+      }
       this.leases.delete(key);
       return this.record(hits, pttl, limit);
     }
     // Local state only where a later trip could take more than one unit (limits of 200 and more).
-    if (Math.floor(limit / LEASE_SHARE) > 1) {
-      if (now >= this.nextSweep) this.sweep(now, ttlMs);
-      this.leases.set(key, { resetAt: now + pttl, left: granted - 1, counted: Math.min(hits, limit) });
+    if (Math.floor(limit / LEASE_SHARE) <= 1) return this.record(Math.min(hits, limit), pttl, limit);
+    if (joined) {
+      joined.left += granted - 1;
+      joined.counted = Math.max(joined.counted, Math.min(hits, limit));
+      return this.record(joined.counted - joined.left, joined.resetAt - now, limit);
     }
-    return this.record(Math.min(hits, limit) - (granted - 1), pttl, limit);
+    if (now >= this.nextSweep) this.sweep(now, ttlMs);
+    const fresh = { resetAt: now + pttl, left: granted - 1, counted: Math.min(hits, limit) };
+    this.leases.set(key, fresh);
+    return this.record(fresh.counted - fresh.left, pttl, limit);
   }
 
   private record(hits: number, pttl: number, limit: number): ThrottlerStorageRecord {
