@@ -25,7 +25,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/** Type-prefixed id such as `req_3kT9…` (about 131 bits of randomness). */
+/** Type-prefixed id such as `visit_3kT9…` (22 random base62 characters, about 131 bits). */
 export function newId(prefix: string): string {
   return `${prefix}_${randomBase62(22)}`;
 }
