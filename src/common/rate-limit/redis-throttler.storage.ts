@@ -60,10 +60,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   async increment(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
     const now = Date.now();
     const lease = this.leases.get(key);
-    if (lease && lease.resetAt > now && lease.left > 0) {
-      lease.left -= 1;
-      return this.record(lease.counted - lease.left, lease.resetAt - now, limit);
-    }
+    if (lease && lease.resetAt > now && lease.left > 0) return this.spend(lease, now, limit);
     if (!this.redis.isReady()) throw new RateLimitStoreUnavailable('Redis is not connected');
     // The first trip of a window takes one unit and learns how much is left; later ones may take a lease.
     const take =
@@ -84,24 +81,28 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     const current = this.leases.get(key);
     const joined = current && current.resetAt > now && hits > take ? current : null;
     if (granted <= 0) {
-      if (joined && joined.left > 0) {
-        joined.left -= 1;
-        return this.record(joined.counted - joined.left, joined.resetAt - now, limit);
-      }
+      // Refused by Redis, but units another trip brought back may still be unspent here.
+      if (joined && joined.left > 0) return this.spend(joined, now, limit);
       this.leases.delete(key);
       return this.record(hits, pttl, limit);
     }
     // Local state only where a later trip could take more than one unit (limits of 200 and more).
     if (Math.floor(limit / LEASE_SHARE) <= 1) return this.record(Math.min(hits, limit), pttl, limit);
-    if (joined) {
-      joined.left += granted - 1;
-      joined.counted = Math.max(joined.counted, Math.min(hits, limit));
-      return this.record(joined.counted - joined.left, joined.resetAt - now, limit);
+    let into = joined;
+    if (!into) {
+      if (now >= this.nextSweep) this.sweep(now, ttlMs);
+      into = { resetAt: now + pttl, left: 0, counted: 0 };
+      this.leases.set(key, into);
     }
-    if (now >= this.nextSweep) this.sweep(now, ttlMs);
-    const fresh = { resetAt: now + pttl, left: granted - 1, counted: Math.min(hits, limit) };
-    this.leases.set(key, fresh);
-    return this.record(fresh.counted - fresh.left, pttl, limit);
+    into.left += granted;
+    into.counted = Math.max(into.counted, Math.min(hits, limit));
+    return this.spend(into, now, limit);
+  }
+
+  /** Uses one unit of a lease for this request. */
+  private spend(lease: Lease, now: number, limit: number): ThrottlerStorageRecord {
+    lease.left -= 1;
+    return this.record(lease.counted - lease.left, lease.resetAt - now, limit);
   }
 
   private record(hits: number, pttl: number, limit: number): ThrottlerStorageRecord {
