@@ -41,12 +41,14 @@ export class RequestLogBatches1795392301000 implements MigrationInterface {
       END $$`);
   }
 
+  /** Back to the row-per-request table of the Foundation and RequestLogBrin migrations (empty). */
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE ops.request_log_batch`);
     await q.query(`DROP TYPE ops.request_id_range`);
     await q.query(`
       CREATE TABLE ops.request_log (
-        request_id      text COLLATE "C" NOT NULL,
+        id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        request_id      text        NOT NULL,
         error_ref       text,
         received_at     timestamptz NOT NULL,
         surface         text        NOT NULL,
