@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { bootTestApp, TestApp } from './harness';
 import { RequestLogService } from '../src/ops/request-log/request-log.service';
 import { RequestLogRepository } from '../src/ops/request-log/request-log.repository';
 import { RetentionScheduler } from '../src/ops/retention/retention.scheduler';
 import { newRequestId } from '../src/common/ids';
+import { RequestLogEntry } from '../src/ops/request-log/request-log.entry';
 
 const run = promisify(execFile);
 
@@ -26,6 +28,24 @@ describe('request log for support', () => {
   afterAll(async () => {
     await pg.end();
     await t.close();
+  });
+
+  /** An entry with plain values, changed by `over`. */
+  const entry = (over: Partial<RequestLogEntry>): RequestLogEntry => ({
+    requestId: newRequestId(),
+    errorRef: null,
+    receivedAt: new Date(),
+    surface: 'public',
+    method: 'GET',
+    path: '/public/v1/stats',
+    status: 200,
+    errorCode: null,
+    durationMs: 0.5,
+    clientIp: '127.0.0.1',
+    organisationId: null,
+    credentialId: null,
+    livemode: null,
+    ...over,
   });
 
   const lookup = (idOrRef: string) =>
@@ -73,6 +93,39 @@ describe('request log for support', () => {
     await repo.insertMany(rows);
     for (const r of rows) expect(await repo.findByIdOrRef(r.requestId)).toEqual([r]);
     expect(await repo.findByIdOrRef('err-aaaa-bbbb-cccc')).toEqual([rows[1]]);
+
+    // The stored lines are COPY text format: PostgreSQL's own COPY reads them back to the same values.
+    const { rows: batches } = await pg.query(
+      'SELECT lines FROM ops.request_log_batch WHERE request_ids @> $1::text',
+      [rows[0].requestId],
+    );
+    await pg.query(`CREATE TEMP TABLE copied (request_id text, error_ref text, received_at timestamptz,
+      surface text, method text, path text, status smallint, error_code text, duration_ms real, client_ip text,
+      organisation_id text, credential_id text, livemode boolean)`);
+    await new Promise<void>((resolve, reject) => {
+      const stream = pg.query(copyFrom('COPY copied FROM STDIN'));
+      stream.on('finish', resolve);
+      stream.on('error', reject);
+      stream.end(batches[0].lines);
+    });
+    const { rows: copied } = await pg.query('SELECT * FROM copied ORDER BY request_id');
+    expect(copied).toEqual(
+      rows.map((r) => ({
+        request_id: r.requestId,
+        error_ref: r.errorRef,
+        received_at: r.receivedAt,
+        surface: r.surface,
+        method: r.method,
+        path: r.path,
+        status: r.status,
+        error_code: r.errorCode,
+        duration_ms: r.durationMs,
+        client_ip: r.clientIp,
+        organisation_id: r.organisationId,
+        credential_id: r.credentialId,
+        livemode: r.livemode,
+      })),
+    );
   });
 
   it('finds a public error by its ref and a visitor error by its request id (the done-when scenario)', async () => {
@@ -237,21 +290,7 @@ describe('request log for support', () => {
   });
 
   it('a batch stored twice (a retry after an ambiguous failure) shows the request once', async () => {
-    const row = {
-      requestId: newRequestId(),
-      errorRef: null,
-      receivedAt: new Date(),
-      surface: 'public',
-      method: 'GET',
-      path: '/public/v1/stats',
-      status: 200,
-      errorCode: null,
-      durationMs: 0.5,
-      clientIp: '127.0.0.1',
-      organisationId: null,
-      credentialId: null,
-      livemode: null,
-    };
+    const row = entry({});
     await t.app.get(RequestLogRepository).insertMany([row]);
     await t.app.get(RequestLogRepository).insertMany([row]);
     const res = await lookup(row.requestId);
@@ -261,23 +300,10 @@ describe('request log for support', () => {
 
   it('the retention purge deletes requests older than the retention period only', async () => {
     const repo = t.app.get(RequestLogRepository);
-    const entry = (requestId: string, daysAgo: number) => ({
-      requestId,
-      errorRef: null,
-      receivedAt: new Date(Date.now() - daysAgo * 86_400_000),
-      surface: 'public',
-      method: 'GET',
-      path: '/x',
-      status: 200,
-      errorCode: null,
-      durationMs: 1,
-      clientIp: null,
-      organisationId: null,
-      credentialId: null,
-      livemode: null,
-    });
-    await repo.insertMany([entry('req_old', 31), entry('req_older', 32)]);
-    await repo.insertMany([entry('req_recent', 29)]);
+    const daysAgo = (requestId: string, days: number) =>
+      entry({ requestId, receivedAt: new Date(Date.now() - days * 86_400_000) });
+    await repo.insertMany([daysAgo('req_old', 31), daysAgo('req_older', 32)]);
+    await repo.insertMany([daysAgo('req_recent', 29)]);
     const purged = await t.app.get(RetentionScheduler).runOnce();
     expect(purged.requestLog).toBeGreaterThanOrEqual(2);
     expect(await repo.findByIdOrRef('req_old')).toEqual([]);
