@@ -8,6 +8,9 @@ import { RequestLogRepository } from '../src/ops/request-log/request-log.reposit
 import { RetentionScheduler } from '../src/ops/retention/retention.scheduler';
 import { newRequestId } from '../src/common/ids';
 import { RequestLogEntry } from '../src/ops/request-log/request-log.entry';
+import { Clock } from '../src/common/clock';
+import { CONFIG } from '../src/config/config.module';
+import type { Config } from '../src/config/config';
 
 const run = promisify(execFile);
 
@@ -266,6 +269,47 @@ describe('request log for support', () => {
     } finally {
       await pg.query('ALTER TABLE IF EXISTS ops.request_log_away RENAME TO request_log_batch');
     }
+  });
+
+  it('while writes fail it holds at most REQUEST_LOG_MAX_BUFFER requests, dropping the oldest, and writes the rest later', async () => {
+    const config = t.app.get<Config>(CONFIG);
+    const log = new RequestLogService(t.app.get(RequestLogRepository), new Clock(), {
+      ...config,
+      requestLog: { ...config.requestLog, batchSize: 3, maxBuffer: 7 },
+    });
+    const rows = Array.from({ length: 12 }, () => entry({}));
+    await pg.query('ALTER TABLE ops.request_log_batch RENAME TO request_log_away');
+    try {
+      for (const r of rows) log.record(r); // every third fills a batch, whose write fails
+      await log.flush();
+    } finally {
+      await pg.query('ALTER TABLE IF EXISTS ops.request_log_away RENAME TO request_log_batch');
+    }
+    await log.flush();
+    const found = await Promise.all(rows.map(async (r) => (await lookup(r.requestId)).statusCode));
+    // 12 recorded in batches of 3, at most 7 held: the two oldest batches went, the last six arrived.
+    expect(found).toEqual([404, 404, 404, 404, 404, 404, 200, 200, 200, 200, 200, 200]);
+  });
+
+  it('a busy instance writes full batches, not a small batch per database round trip', async () => {
+    const config = t.app.get<Config>(CONFIG);
+    const log = new RequestLogService(t.app.get(RequestLogRepository), new Clock(), {
+      ...config,
+      requestLog: { ...config.requestLog, batchSize: 50 },
+    });
+    const rows = Array.from({ length: 120 }, () => entry({}));
+    for (const r of rows) {
+      log.record(r);
+      await new Promise((resolve) => setImmediate(resolve)); // writes under way get on meanwhile
+    }
+    await log.flush();
+    const ids = rows.map((r) => r.requestId).sort(); // ids of one millisecond are in no particular order
+    const { rows: stored } = await pg.query(
+      `SELECT row_count FROM ops.request_log_batch WHERE request_ids && ops.request_id_range($1, $2, '[]')
+        ORDER BY first_received_at, row_count DESC`,
+      [ids[0], ids[119]],
+    );
+    expect(stored).toEqual([{ row_count: 50 }, { row_count: 50 }, { row_count: 20 }]);
   });
 
   it('stores the requests of a flush as one row; ids sort in arrival order and each is found', async () => {

@@ -37,9 +37,21 @@ export function unescapeField(v: string): string | null {
   return v.indexOf('\\') === -1 ? v : v.replace(/\\(.)/g, (_, c: string) => UNESCAPES[c] ?? c);
 }
 
+/** `toISOString` of the last millisecond asked for: requests arriving in the same millisecond share it. */
+let isoMs = NaN;
+let iso = '';
+function isoOf(d: Date): string {
+  const ms = d.getTime();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    iso = d.toISOString();
+  }
+  return iso;
+}
+
 /** One entry as a line. */
 export function logLine(r: RequestLogEntry): string {
-  return `${escapeField(r.requestId)}\t${escapeField(r.errorRef)}\t${r.receivedAt.toISOString()}\t${escapeField(r.surface)}\t${escapeField(r.method)}\t${escapeField(r.path)}\t${r.status}\t${escapeField(r.errorCode)}\t${r.durationMs}\t${escapeField(r.clientIp)}\t${escapeField(r.organisationId)}\t${escapeField(r.credentialId)}\t${r.livemode === null ? '\\N' : r.livemode ? 't' : 'f'}\n`;
+  return `${escapeField(r.requestId)}\t${escapeField(r.errorRef)}\t${isoOf(r.receivedAt)}\t${escapeField(r.surface)}\t${escapeField(r.method)}\t${escapeField(r.path)}\t${r.status}\t${escapeField(r.errorCode)}\t${r.durationMs}\t${escapeField(r.clientIp)}\t${escapeField(r.organisationId)}\t${escapeField(r.credentialId)}\t${r.livemode === null ? '\\N' : r.livemode ? 't' : 'f'}\n`;
 }
 
 /** A line (without its newline) back into an entry. */
@@ -63,30 +75,52 @@ export function parseLine(line: string): RequestLogEntry {
   };
 }
 
-/** What a batch of lines holds: its least and greatest request id, first and last time, and its error refs. */
-export function batchOf(lines: string[]): {
-  firstId: string;
-  lastId: string;
-  firstAt: string;
-  lastAt: string;
-  errorRefs: string[];
-} {
-  let firstId = '';
-  let lastId = '';
-  let firstAt = '';
-  let lastAt = '';
-  const errorRefs: string[] = [];
-  lines.forEach((line, i) => {
-    const a = line.indexOf('\t');
-    const b = line.indexOf('\t', a + 1);
-    const id = unescapeField(line.slice(0, a)) ?? '';
-    const ref = unescapeField(line.slice(a + 1, b));
-    const at = line.slice(b + 1, line.indexOf('\t', b + 1)); // toISOString: fixed width, sorts as time
-    if (i === 0 || id < firstId) firstId = id;
-    if (i === 0 || id > lastId) lastId = id;
-    if (i === 0 || at < firstAt) firstAt = at;
-    if (i === 0 || at > lastAt) lastAt = at;
-    if (ref !== null) errorRefs.push(ref);
-  });
-  return { firstId, lastId, firstAt, lastAt, errorRefs };
+const FIRST_CAPACITY = 16 * 1024;
+
+/**
+ * A batch being filled: its entries' lines written into one byte buffer as they come (nothing of a request stays
+ * on the JavaScript heap until the flush, so holding a batch costs the garbage collector nothing), and what the
+ * batch row records beside them — least and greatest request id, first and last time, error refs — kept up to
+ * date entry by entry rather than read back from the lines.
+ */
+export class LogBatch {
+  private bytes = Buffer.allocUnsafe(FIRST_CAPACITY);
+  private used = 0;
+  count = 0;
+  firstId = '';
+  lastId = '';
+  private firstMs = Infinity;
+  private lastMs = -Infinity;
+  readonly errorRefs: string[] = [];
+
+  add(e: RequestLogEntry): void {
+    const line = logLine(e);
+    // A UTF-8 character is at most 3 bytes per UTF-16 code unit.
+    if (this.used + line.length * 3 > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + line.length * 3));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    this.used += this.bytes.write(line, this.used, 'utf8');
+    if (this.count === 0 || e.requestId < this.firstId) this.firstId = e.requestId;
+    if (this.count === 0 || e.requestId > this.lastId) this.lastId = e.requestId;
+    const ms = e.receivedAt.getTime();
+    if (ms < this.firstMs) this.firstMs = ms;
+    if (ms > this.lastMs) this.lastMs = ms;
+    if (e.errorRef !== null) this.errorRefs.push(e.errorRef);
+    this.count += 1;
+  }
+
+  /** The lines, as UTF-8 (a view of the buffer, not a copy). */
+  lines(): Buffer {
+    return this.bytes.subarray(0, this.used);
+  }
+
+  get firstAt(): Date {
+    return new Date(this.firstMs);
+  }
+
+  get lastAt(): Date {
+    return new Date(this.lastMs);
+  }
 }

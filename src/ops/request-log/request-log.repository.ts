@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { batchOf, logLine, parseLine, RequestLogEntry } from './request-log.entry';
+import { LogBatch, parseLine, RequestLogEntry } from './request-log.entry';
 
 /** Lookups answer at most this many requests, newest first. */
 const LOOKUP_LIMIT = 10;
@@ -15,20 +15,22 @@ export class RequestLogRepository {
 
   /** Stores entries as one batch. */
   insertMany(rows: RequestLogEntry[]): Promise<void> {
-    return this.write(rows.map(logLine));
+    const batch = new LogBatch();
+    for (const r of rows) batch.add(r);
+    return this.write(batch);
   }
 
   /**
-   * Stores lines (`logLine`) as one batch row: one INSERT, all or nothing. A batch written twice (a retry after
-   * an acknowledgement was lost) is harmless: lookups show each request once.
+   * Stores a batch as one row: one INSERT, all or nothing. A batch written twice (a retry after an
+   * acknowledgement was lost) is harmless: lookups show each request once.
    */
-  async write(lines: string[]): Promise<void> {
-    if (lines.length === 0) return;
-    const b = batchOf(lines);
+  async write(b: LogBatch): Promise<void> {
+    if (b.count === 0) return;
     await this.ds.query(
       `INSERT INTO ops.request_log_batch (request_ids, first_received_at, last_received_at, error_refs, row_count, lines)
        VALUES (ops.request_id_range($1, $2, '[]'), $3, $4, $5, $6, $7)`,
-      [b.firstId, b.lastId, b.firstAt, b.lastAt, b.errorRefs, lines.length, lines.join('')],
+      // The lines go as bytes (pg sends a Buffer in binary format, which a text column takes as UTF-8 text).
+      [b.firstId, b.lastId, b.firstAt, b.lastAt, b.errorRefs, b.count, b.lines()],
     );
   }
 

@@ -3,18 +3,22 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
 import { RequestLogRepository } from './request-log.repository';
-import { logLine, RequestLogEntry } from './request-log.entry';
+import { LogBatch, RequestLogEntry } from './request-log.entry';
 
 /**
- * Buffers request-log entries in memory, each already its line of text (a short-lived object, one string kept),
- * and writes them off the request path, one stored row per batch. A failed write never
- * fails a request: rows stay buffered (bounded by REQUEST_LOG_MAX_BUFFER, oldest dropped first) and are
- * retried on the next flush; the failure is logged once until a write succeeds again.
+ * Buffers request-log entries in memory, each written as its line into the batch being filled (LogBatch), and
+ * writes them off the request path, one stored row per batch of REQUEST_LOG_BATCH_SIZE (or whatever a timed
+ * flush finds). A failed write never fails a request: batches stay buffered (bounded by REQUEST_LOG_MAX_BUFFER
+ * requests, oldest batches dropped first) and are retried on the next flush; the failure is logged once until a
+ * write succeeds again.
  */
 @Injectable()
 export class RequestLogService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('RequestLog');
-  private buffer: string[] = [];
+  /** The batch being filled, and full batches not written yet (oldest first). */
+  private current = new LogBatch();
+  private full: LogBatch[] = [];
+  private buffered = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private failing = false;
@@ -35,39 +39,63 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.flush();
-    if (this.buffer.length > 0) await this.flush();
+    if (this.buffered > 0) await this.flush();
   }
 
   record(row: RequestLogEntry): void {
-    this.buffer.push(logLine(row));
-    const overflow = this.buffer.length - this.config.requestLog.maxBuffer;
-    if (overflow > 0) {
-      this.buffer.splice(0, overflow);
-      this.dropped += overflow;
-    }
-    if (this.buffer.length >= this.config.requestLog.batchSize) void this.flush();
+    this.current.add(row);
+    this.buffered += 1;
+    if (this.current.count < this.config.requestLog.batchSize) return;
+    this.full.push(this.current);
+    this.current = new LogBatch();
+    this.trim();
+    void this.flush();
   }
 
-  /** Writes everything buffered so far; concurrent callers share one flush. */
-  flush(): Promise<void> {
-    if (!this.flushing) {
-      this.flushing = this.drain().finally(() => {
-        this.flushing = null;
-      });
+  /** Drops the oldest batches while more than REQUEST_LOG_MAX_BUFFER requests are held (while writes fail). */
+  private trim(): void {
+    while (this.buffered > this.config.requestLog.maxBuffer && this.full.length > 0) {
+      const dropped = this.full.shift()!;
+      this.buffered -= dropped.count;
+      this.dropped += dropped.count;
     }
+  }
+
+  /**
+   * Writes everything recorded so far. Concurrent callers share one write loop, which goes on while full batches
+   * wait; what arrives meanwhile fills the next batch, written when it is full or by the next timed flush, so a
+   * busy instance writes batches of REQUEST_LOG_BATCH_SIZE rather than one small batch per database round trip.
+   */
+  flush(): Promise<void> {
+    if (this.current.count > 0) {
+      this.full.push(this.current);
+      this.current = new LogBatch();
+    }
+    if (this.full.length === 0) return this.flushing ?? Promise.resolve();
+    this.flushing ??= this.drain();
     return this.flushing;
   }
 
+  /** Writes full batches, oldest first, until none is left or a write fails. */
   private async drain(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const size = this.config.requestLog.batchSize;
-      let batch: string[];
-      if (this.buffer.length <= size) {
-        batch = this.buffer;
-        this.buffer = [];
-      } else batch = this.buffer.splice(0, size);
-      try {
-        await this.repo.write(batch);
+    try {
+      while (this.full.length > 0) {
+        const batch = this.full[0];
+        try {
+          await this.repo.write(batch);
+        } catch (e) {
+          if (!this.failing)
+            this.logger.warn(
+              `request log write failed, rows kept in memory and retried: ${(e as Error).message}`,
+            );
+          this.failing = true;
+          return;
+        }
+        // Unless trim dropped it meanwhile (then it counted as dropped, though it arrived).
+        if (this.full[0] === batch) {
+          this.full.shift();
+          this.buffered -= batch.count;
+        } else this.dropped -= batch.count;
         if (this.failing || this.dropped > 0) {
           this.logger.log(
             `request log writes recovered${this.dropped ? `; ${this.dropped} rows were dropped while failing` : ''}`,
@@ -75,15 +103,10 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
           this.failing = false;
           this.dropped = 0;
         }
-      } catch (e) {
-        this.buffer.unshift(...batch);
-        if (!this.failing)
-          this.logger.warn(
-            `request log write failed, rows kept in memory and retried: ${(e as Error).message}`,
-          );
-        this.failing = true;
-        return;
       }
+    } finally {
+      // In the same step as the loop's last check, so no caller is handed a loop that has already finished.
+      this.flushing = null;
     }
   }
 
