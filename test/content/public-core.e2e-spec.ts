@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { bootContentApp, ContentTestApp, RequestOptions } from '../support/content-fixtures';
@@ -382,6 +383,25 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       const exposed = String(cors.headers['access-control-expose-headers']);
       for (const h of ['ETag', 'Svc-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
         expect(exposed).toContain(h);
+    });
+
+    it('the ETag is the SHA-256 of the body it comes with, also when one route answers different bodies in turn', async () => {
+      const sha = (body: string) => `"${createHash('sha256').update(body).digest('base64url')}"`;
+      const seen = new Map<string, string>();
+      for (const url of [
+        '/public/v1/campaigns?limit=1',
+        '/public/v1/campaigns?limit=2',
+        '/public/v1/campaigns?limit=1',
+        '/public/v1/stats',
+        '/public/v1/stats',
+      ]) {
+        const res = await get(url);
+        expect(res.statusCode).toBe(200);
+        expect(res.headers.etag).toBe(sha(res.body));
+        if (seen.has(url)) expect(res.headers.etag).toBe(seen.get(url));
+        seen.set(url, String(res.headers.etag));
+      }
+      expect(seen.get('/public/v1/campaigns?limit=1')).not.toBe(seen.get('/public/v1/campaigns?limit=2'));
     });
 
     it('answers a browser preflight for a keyed GET (x-api-key is not a simple header); other surfaces get none', async () => {

@@ -4,7 +4,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
 import type { RateLimitBucket } from '../http/request-context';
 import { LocalWindowCounter } from './local-window';
-import { RateLimitStoreUnavailable, ThrottlerStorageRecord } from './redis-throttler.storage';
+import {
+  RateLimitStoreUnavailable,
+  RedisThrottlerStorage,
+  ThrottlerStorageRecord,
+} from './redis-throttler.storage';
 
 /**
  * What a limit does while Redis is down: `open` lets requests through (the /v1 and public API allowances: an
@@ -35,7 +39,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   /** Counts one request against `allowance`; throws `rate_limited` when it is used up. */
-  enforce(
+  async enforce(
     context: ExecutionContext,
     allowance: RateLimitBucket,
     whenStoreDown: WhenStoreDown,
@@ -43,8 +47,25 @@ export class RateLimitGuard extends ThrottlerGuard {
     return this.count(context.switchToHttp().getResponse<FastifyReply>(), allowance, whenStoreDown);
   }
 
-  /** `enforce` for a caller outside Nest's pipeline (a Fastify route hook), with the reply to set headers on. */
-  async count(reply: FastifyReply, allowance: RateLimitBucket, whenStoreDown: WhenStoreDown): Promise<void> {
+  /**
+   * `enforce` for a caller outside Nest's pipeline (a Fastify route hook), with the reply to set headers on.
+   * Synchronous (no promise) when the request is counted from a lease this instance holds, as most requests of
+   * a busy client are; a promise when it takes a trip to Redis.
+   */
+  count(reply: FastifyReply, allowance: RateLimitBucket, whenStoreDown: WhenStoreDown): Promise<void> | void {
+    const leased =
+      this.storageService instanceof RedisThrottlerStorage
+        ? this.storageService.incrementLeased(allowance.bucket, allowance.limit)
+        : null;
+    if (leased) return this.apply(reply, allowance, leased);
+    return this.countInStore(reply, allowance, whenStoreDown);
+  }
+
+  private async countInStore(
+    reply: FastifyReply,
+    allowance: RateLimitBucket,
+    whenStoreDown: WhenStoreDown,
+  ): Promise<void> {
     const { bucket, limit, windowMs } = allowance;
     let record: ThrottlerStorageRecord;
     try {
@@ -61,6 +82,15 @@ export class RateLimitGuard extends ThrottlerGuard {
       if (whenStoreDown === 'open') return;
       record = this.local.increment(bucket, windowMs, limit);
     }
+    this.apply(reply, allowance, record);
+  }
+
+  /** The RateLimit-* headers of a counted request; `rate_limited` when the allowance is used up. */
+  private apply(
+    reply: FastifyReply,
+    { limit, windowMs }: RateLimitBucket,
+    record: ThrottlerStorageRecord,
+  ): void {
     void reply.header('RateLimit-Limit', String(limit));
     void reply.header('RateLimit-Remaining', String(Math.max(0, limit - record.totalHits)));
     void reply.header('RateLimit-Reset', String(record.timeToExpire));

@@ -57,10 +57,22 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     private readonly prefix: string,
   ) {}
 
+  /**
+   * The request counted from a unit this instance already holds for the bucket, without a trip to Redis; null
+   * when it holds none (then `increment`).
+   */
+  incrementLeased(key: string, limit: number): ThrottlerStorageRecord | null {
+    const lease = this.leases.get(key);
+    if (!lease || lease.left <= 0) return null;
+    const now = Date.now();
+    return lease.resetAt > now ? this.spend(lease, now, limit) : null;
+  }
+
   async increment(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
+    const leased = this.incrementLeased(key, limit);
+    if (leased) return leased;
     const now = Date.now();
     const lease = this.leases.get(key);
-    if (lease && lease.resetAt > now && lease.left > 0) return this.spend(lease, now, limit);
     if (!this.redis.isReady()) throw new RateLimitStoreUnavailable('Redis is not connected');
     // The first trip of a window takes one unit and learns how much is left; later ones may take a lease.
     const take =

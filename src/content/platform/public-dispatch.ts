@@ -74,7 +74,27 @@ export function directHandlers(
     }[];
     const code = Reflect.getMetadata(HTTP_CODE_METADATA, method) as number | undefined;
     const route = joinRoute(base, String(Reflect.getMetadata(PATH_METADATA, method) ?? ''));
-    out.set(route, async (req, reply) => {
+    // A named string path or query value is what the validation pipe would pass on (String(value)), so it is
+    // taken as is; anything else (a DTO to validate, a number) goes through the pipe.
+    const direct = params.every((p) => p.data !== undefined && p.metatype === String);
+    out.set(route, (req, reply) => {
+      for (const h of headers) void reply.header(h.name, h.value);
+      if (code !== undefined) void reply.code(code);
+      if (direct) {
+        try {
+          const values = new Array<unknown>(params.length);
+          for (const p of params) {
+            const v = ((p.query ? req.query : req.params) as Record<string, unknown>)[p.data!];
+            values[p.index] = v === undefined ? v : String(v);
+          }
+          return Promise.resolve(method.apply(instance, values));
+        } catch (e) {
+          return Promise.reject(e as Error);
+        }
+      }
+      return piped(req);
+    });
+    const piped = async (req: FastifyRequest) => {
       const values = new Array<unknown>(params.length);
       for (const p of params) {
         const source = (p.query ? req.query : req.params) as Record<string, unknown>;
@@ -85,10 +105,8 @@ export function directHandlers(
           data: p.data,
         });
       }
-      for (const h of headers) void reply.header(h.name, h.value);
-      if (code !== undefined) void reply.code(code);
       return method.apply(instance, values);
-    });
+    };
   }
   return out;
 }

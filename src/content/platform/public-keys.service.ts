@@ -94,10 +94,25 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
 
   /** The key's id, 'revoked', or null when the value is not a key of ours. */
   async resolve(value: string): Promise<string | 'revoked' | null> {
+    const known = this.resolveCached(value);
+    if (known !== undefined) return known;
+    const entry = await this.byLookup(KEY.exec(value)![1]);
+    return entry ? this.check(entry, value) : null;
+  }
+
+  /**
+   * `resolve` answered from memory: undefined when the key's row is not cached (or no longer fresh), so the
+   * database must be asked.
+   */
+  resolveCached(value: string): string | 'revoked' | null | undefined {
     const m = KEY.exec(value);
     if (!m) return null;
-    const entry = await this.byLookup(m[1]);
-    if (!entry) return null;
+    const hit = this.rows.get(m[1]);
+    if (!hit || Date.now() - hit.at >= KEY_CACHE_MS) return undefined;
+    return this.check(hit, value);
+  }
+
+  private check(entry: CachedKey, value: string): string | 'revoked' | null {
     const presented = Buffer.from(value);
     // A value already proven against the stored hash is compared directly (in constant time), not hashed again.
     if (!(
@@ -114,16 +129,13 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async byLookup(lookup: string): Promise<CachedKey | null> {
-    const now = Date.now();
-    const hit = this.rows.get(lookup);
-    if (hit && now - hit.at < KEY_CACHE_MS) return hit;
     const row = (await this.repo.byLookup(lookup)) as KeyRow | null;
     if (!row) {
       this.rows.delete(lookup);
       return null;
     }
     if (this.rows.size >= KEY_CACHE_MAX) this.rows.delete(this.rows.keys().next().value as string);
-    const entry: CachedKey = { at: now, row, proven: null };
+    const entry: CachedKey = { at: Date.now(), row, proven: null };
     this.rows.set(lookup, entry);
     return entry;
   }

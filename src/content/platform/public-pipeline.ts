@@ -59,6 +59,8 @@ export class PublicPipeline implements OnModuleInit {
   private readonly direct = new Map<string, DirectHandler>();
   /** Documented query parameter names per Fastify route (`/public/v1/x/:slug`), from the served document. */
   private readonly known = new Map<string, Set<string> | null>();
+  /** Each public route's last 200 body and its ETag (see etagOf). */
+  private readonly lastBody = new Map<string, { payload: string; etag: string }>();
 
   constructor(
     private readonly keys: PublicKeysService,
@@ -92,7 +94,8 @@ export class PublicPipeline implements OnModuleInit {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (surfaceOf(route.url) !== 'public') return;
     if (!methods.every((m) => m === 'GET' || m === 'HEAD')) return;
-    const onRequest = (req: FastifyRequest, reply: FastifyReply) => pipeline()!.onRequest(req, reply);
+    const onRequest = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) =>
+      pipeline()!.onRequest(req, reply, done);
     const onSend = (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) =>
       done(null, pipeline()!.onSend(req, reply, payload));
     route.onRequest = [...asList(route.onRequest), onRequest] as RouteOptions['onRequest'];
@@ -106,14 +109,38 @@ export class PublicPipeline implements OnModuleInit {
     route.onSend = [onSend, ...asList(route.onSend)] as RouteOptions['onSend'];
   }
 
-  async onRequest(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    void reply.header('Access-Control-Allow-Origin', '*');
-    void reply.header('Access-Control-Expose-Headers', EXPOSED);
-    assertWellFormedQuery(req.url);
-    const raw = req.headers['x-api-key'];
-    const value = Array.isArray(raw) ? raw[0] : raw;
-    if (value !== undefined) {
-      const keyId = await this.keys.resolve(value.trim());
+  /**
+   * Callback style, and synchronous when the key's row is cached and the rate limit is counted from a lease this
+   * instance holds (most requests of a busy client): such a request allocates no promise here.
+   */
+  onRequest(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    try {
+      void reply.header('Access-Control-Allow-Origin', '*');
+      void reply.header('Access-Control-Expose-Headers', EXPOSED);
+      assertWellFormedQuery(req.url);
+      const raw = req.headers['x-api-key'];
+      const value = Array.isArray(raw) ? raw[0]?.trim() : raw?.trim();
+      if (value !== undefined) {
+        const known = this.keys.resolveCached(value);
+        if (known === undefined) {
+          this.keys.resolve(value).then((keyId) => this.afterKey(req, reply, keyId, done), done);
+          return;
+        }
+        this.afterKey(req, reply, known, done);
+      } else this.afterKey(req, reply, undefined, done);
+    } catch (e) {
+      done(e as Error);
+    }
+  }
+
+  /** The rest of onRequest once the key (if any; undefined without one) is known. */
+  private afterKey(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    keyId: string | 'revoked' | null | undefined,
+    done: (err?: Error) => void,
+  ): void {
+    try {
       if (keyId === null)
         throw new ApiError(
           'unauthorized',
@@ -124,28 +151,44 @@ export class PublicPipeline implements OnModuleInit {
           'unauthorized',
           'The x-api-key header holds a revoked key. Omit it to use the keyless tier.',
         );
-      req.ctx.credentialId = keyId;
-      req.ctx.rateLimit = {
-        bucket: `pub:key:${keyId}`,
-        limit: this.config.publicRates.keyedPerMinute,
-        windowMs: 60_000,
-      };
-      this.keys.countUse(keyId);
-    } else {
-      req.ctx.rateLimit = {
-        bucket: `pub:ip:${req.ip}`,
-        limit: this.config.publicRates.keylessPerMinute,
-        windowMs: 60_000,
-      };
+      if (keyId !== undefined) {
+        req.ctx.credentialId = keyId;
+        req.ctx.rateLimit = {
+          bucket: `pub:key:${keyId}`,
+          limit: this.config.publicRates.keyedPerMinute,
+          windowMs: 60_000,
+        };
+        this.keys.countUse(keyId);
+      } else {
+        req.ctx.rateLimit = {
+          bucket: `pub:ip:${req.ip}`,
+          limit: this.config.publicRates.keylessPerMinute,
+          windowMs: 60_000,
+        };
+      }
+      const counted = this.rateLimit.count(reply, req.ctx.rateLimit, 'open');
+      if (counted) {
+        counted.then(() => {
+          try {
+            this.refuseUndocumented(req);
+            done();
+          } catch (e) {
+            done(e as Error);
+          }
+        }, done);
+        return;
+      }
+      this.refuseUndocumented(req);
+      done();
+    } catch (e) {
+      done(e as Error);
     }
-    await this.rateLimit.count(reply, req.ctx.rateLimit, 'open');
-    this.refuseUndocumented(req);
   }
 
   onSend(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     if (reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const etag = `"${hash('sha256', payload, 'base64url')}"`;
+    const etag = this.etagOf(req.routeOptions.url ?? '', payload);
     void reply.header('ETag', etag);
     void reply.header('Cache-Control', req.ctx.credentialId ? 'private, max-age=60' : 'public, max-age=60');
     const inm = req.headers['if-none-match'];
@@ -155,6 +198,19 @@ export class PublicPipeline implements OnModuleInit {
       return '';
     }
     return payload;
+  }
+
+  /**
+   * The strong ETag of a body: SHA-256, unless the route's previous body was the same text (a cached aggregate, a
+   * popular page between changes), whose tag is reused — comparing text costs far less than hashing it.
+   */
+  private etagOf(route: string, payload: string | Buffer): string {
+    if (typeof payload !== 'string') return `"${hash('sha256', payload, 'base64url')}"`;
+    const last = this.lastBody.get(route);
+    if (last && last.payload === payload) return last.etag;
+    const etag = `"${hash('sha256', payload, 'base64url')}"`;
+    this.lastBody.set(route, { payload, etag });
+    return etag;
   }
 
   /** Refuses query parameters the served document does not list for the route (`query.<name>`). */
