@@ -114,32 +114,31 @@ export class PublicPipeline implements OnModuleInit {
    * instance holds (most requests of a busy client): such a request allocates no promise here.
    */
   onRequest(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    let value: string | undefined;
+    let known: string | 'revoked' | null | undefined;
     try {
       void reply.header('Access-Control-Allow-Origin', '*');
       void reply.header('Access-Control-Expose-Headers', EXPOSED);
       assertWellFormedQuery(req.url);
       const raw = req.headers['x-api-key'];
-      const value = Array.isArray(raw) ? raw[0]?.trim() : raw?.trim();
-      if (value !== undefined) {
-        const known = this.keys.resolveCached(value);
-        if (known === undefined) {
-          this.keys.resolve(value).then((keyId) => this.afterKey(req, reply, keyId, done), done);
-          return;
-        }
-        this.afterKey(req, reply, known, done);
-      } else this.afterKey(req, reply, undefined, done);
+      value = Array.isArray(raw) ? raw[0]?.trim() : raw?.trim();
+      if (value !== undefined) known = this.keys.resolveCached(value);
     } catch (e) {
-      done(e as Error);
+      return done(e as Error);
     }
+    if (value !== undefined && known === undefined)
+      this.keys.resolve(value).then((keyId) => this.afterKey(req, reply, keyId, done), done);
+    else this.afterKey(req, reply, known, done);
   }
 
-  /** The rest of onRequest once the key (if any; undefined without one) is known. */
+  /** The rest of onRequest once the key (if any; undefined without one) is known. `done` is called once. */
   private afterKey(
     req: FastifyRequest,
     reply: FastifyReply,
     keyId: string | 'revoked' | null | undefined,
     done: (err?: Error) => void,
   ): void {
+    let counted: Promise<void> | void;
     try {
       if (keyId === null)
         throw new ApiError(
@@ -166,23 +165,22 @@ export class PublicPipeline implements OnModuleInit {
           windowMs: 60_000,
         };
       }
-      const counted = this.rateLimit.count(reply, req.ctx.rateLimit, 'open');
-      if (counted) {
-        counted.then(() => {
-          try {
-            this.refuseUndocumented(req);
-            done();
-          } catch (e) {
-            done(e as Error);
-          }
-        }, done);
-        return;
-      }
-      this.refuseUndocumented(req);
-      done();
+      counted = this.rateLimit.count(reply, req.ctx.rateLimit, 'open');
     } catch (e) {
-      done(e as Error);
+      return done(e as Error);
     }
+    if (counted) counted.then(() => this.lastStep(req, done), done);
+    else this.lastStep(req, done);
+  }
+
+  private lastStep(req: FastifyRequest, done: (err?: Error) => void): void {
+    let err: Error | undefined;
+    try {
+      this.refuseUndocumented(req);
+    } catch (e) {
+      err = e as Error;
+    }
+    done(err);
   }
 
   onSend(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
