@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { bootTestApp, TestApp } from './harness';
+import { until } from './support/until';
 import { RequestLogService } from '../src/ops/request-log/request-log.service';
 import { RequestLogRepository } from '../src/ops/request-log/request-log.repository';
 import { RetentionScheduler } from '../src/ops/retention/retention.scheduler';
@@ -50,6 +51,15 @@ describe('request log for support', () => {
     livemode: null,
     ...over,
   });
+
+  /** A log service of its own over the test database, with its request-log settings changed by `over`. */
+  const logWith = (over: Partial<Config['requestLog']>) => {
+    const config = t.app.get<Config>(CONFIG);
+    return new RequestLogService(t.app.get(RequestLogRepository), new Clock(), {
+      ...config,
+      requestLog: { ...config.requestLog, ...over },
+    });
+  };
 
   const lookup = (idOrRef: string) =>
     t.app.inject({
@@ -272,11 +282,7 @@ describe('request log for support', () => {
   });
 
   it('while writes fail it holds at most REQUEST_LOG_MAX_BUFFER requests, dropping the oldest, and writes the rest later', async () => {
-    const config = t.app.get<Config>(CONFIG);
-    const log = new RequestLogService(t.app.get(RequestLogRepository), new Clock(), {
-      ...config,
-      requestLog: { ...config.requestLog, batchSize: 3, maxBuffer: 7 },
-    });
+    const log = logWith({ batchSize: 3, maxBuffer: 7 });
     const rows = Array.from({ length: 12 }, () => entry({}));
     await pg.query('ALTER TABLE ops.request_log_batch RENAME TO request_log_away');
     try {
@@ -292,24 +298,26 @@ describe('request log for support', () => {
   });
 
   it('a busy instance writes full batches, not a small batch per database round trip', async () => {
-    const config = t.app.get<Config>(CONFIG);
-    const log = new RequestLogService(t.app.get(RequestLogRepository), new Clock(), {
-      ...config,
-      requestLog: { ...config.requestLog, batchSize: 50 },
-    });
+    const log = logWith({ batchSize: 50 });
     const rows = Array.from({ length: 120 }, () => entry({}));
-    for (const r of rows) {
-      log.record(r);
-      await new Promise((resolve) => setImmediate(resolve)); // writes under way get on meanwhile
-    }
-    await log.flush();
     const ids = rows.map((r) => r.requestId).sort(); // ids of one millisecond are in no particular order
-    const { rows: stored } = await pg.query(
-      `SELECT row_count FROM ops.request_log_batch WHERE request_ids && ops.request_id_range($1, $2, '[]')
-        ORDER BY first_received_at, row_count DESC`,
-      [ids[0], ids[119]],
-    );
-    expect(stored).toEqual([{ row_count: 50 }, { row_count: 50 }, { row_count: 20 }]);
+    const stored = async () =>
+      (
+        await pg.query(
+          `SELECT row_count FROM ops.request_log_batch WHERE request_ids && ops.request_id_range($1, $2, '[]')
+            ORDER BY first_received_at, row_count DESC`,
+          [ids[0], ids[119]],
+        )
+      ).rows as { row_count: number }[];
+    // The 50th fills a batch and starts its write; the 51st arrives while it is under way.
+    for (const r of rows.slice(0, 51)) log.record(r);
+    await until(async () => (await stored()).length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The write has ended, and the one request that came meanwhile waits for its batch to fill.
+    expect(await stored()).toEqual([{ row_count: 50 }]);
+    for (const r of rows.slice(51)) log.record(r);
+    await log.flush();
+    expect(await stored()).toEqual([{ row_count: 50 }, { row_count: 50 }, { row_count: 20 }]);
   });
 
   it('stores the requests of a flush as one row; ids sort in arrival order and each is found', async () => {

@@ -18,7 +18,6 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
   /** The batch being filled, and full batches not written yet (oldest first). */
   private current = new LogBatch();
   private full: LogBatch[] = [];
-  private buffered = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private failing = false;
@@ -39,12 +38,11 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.flush();
-    if (this.buffered > 0) await this.flush();
+    if (this.held() > 0) await this.flush();
   }
 
   record(row: RequestLogEntry): void {
     this.current.add(row);
-    this.buffered += 1;
     if (this.current.count < this.config.requestLog.batchSize) return;
     this.full.push(this.current);
     this.current = new LogBatch();
@@ -54,11 +52,17 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
 
   /** Drops the oldest batches while more than REQUEST_LOG_MAX_BUFFER requests are held (while writes fail). */
   private trim(): void {
-    while (this.buffered > this.config.requestLog.maxBuffer && this.full.length > 0) {
+    let held = this.held();
+    while (held > this.config.requestLog.maxBuffer && this.full.length > 0) {
       const dropped = this.full.shift()!;
-      this.buffered -= dropped.count;
+      held -= dropped.count;
       this.dropped += dropped.count;
     }
+  }
+
+  /** Requests recorded and not written yet. */
+  private held(): number {
+    return this.full.reduce((n, b) => n + b.count, this.current.count);
   }
 
   /**
@@ -92,10 +96,8 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
           return;
         }
         // Unless trim dropped it meanwhile (then it counted as dropped, though it arrived).
-        if (this.full[0] === batch) {
-          this.full.shift();
-          this.buffered -= batch.count;
-        } else this.dropped -= batch.count;
+        if (this.full[0] === batch) this.full.shift();
+        else this.dropped -= batch.count;
         if (this.failing || this.dropped > 0) {
           this.logger.log(
             `request log writes recovered${this.dropped ? `; ${this.dropped} rows were dropped while failing` : ''}`,
