@@ -139,6 +139,10 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       expect(await error('/public/v1/campaigns?category=%zz', 400, 'VALIDATION_FAILED')).toContain(
         'query.category',
       );
+      // A value failing several rules of one parameter is named once, not once per rule.
+      expect(await error('/public/v1/campaigns?limit=abc&page=-1', 400, 'VALIDATION_FAILED')).toBe(
+        'query.page: must be an integer of 1 or more; query.limit: must be an integer from 1 to 50',
+      );
       const beyond = await ok('/public/v1/campaigns?page=999');
       expect(beyond.data).toEqual([]);
       expect(beyond.total).toBeGreaterThan(0);

@@ -160,6 +160,12 @@ describe('people over HTTP', () => {
     const bad = await api('GET', '/v1/people?can_host=maybe&limit=0');
     expect(bad.status).toBe(422);
     expect(locations(bad.body)).toEqual(['query.can_host', 'query.limit']);
+    // Not an integer fails IsInt, Min and Max, which share one message: one error, not three.
+    const notInteger = await api('GET', '/v1/people?limit=abc');
+    expect(notInteger.status).toBe(422);
+    expect(notInteger.body.errors).toEqual([
+      { location: 'query.limit', message: 'must be an integer from 1 to 100' },
+    ]);
     const forged = await api('GET', '/v1/people?cursor=bm90LWEtY3Vyc29y');
     expect(forged).toMatchObject({ status: 422, body: { errors: [{ location: 'query.cursor' }] } });
   });

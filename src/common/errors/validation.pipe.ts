@@ -10,11 +10,12 @@ class RawValidationErrors {
 function flatten(errors: ValidationError[], prefix: string): FieldError[] {
   return errors.flatMap((e) => {
     const here = `${prefix}.${e.property}`;
-    // A missing required field gets one clear message instead of every rule it failed.
+    // A missing required field gets one clear message instead of every rule it failed; rules that share a
+    // message (an integer from 1 to 50: IsInt, Min and Max) give it once.
     const missing = e.value === undefined && e.constraints && !e.children?.length;
     const own = missing
       ? [{ location: here, message: 'is required' }]
-      : Object.values(e.constraints ?? {}).map((message) => ({ location: here, message }));
+      : [...new Set(Object.values(e.constraints ?? {}))].map((message) => ({ location: here, message }));
     return own.concat(flatten(e.children ?? [], here));
   });
 }
