@@ -143,6 +143,10 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       expect(await error('/public/v1/campaigns?limit=abc&page=-1', 400, 'VALIDATION_FAILED')).toBe(
         'query.page: must be an integer of 1 or more; query.limit: must be an integer from 1 to 50',
       );
+      // No parameter takes a list: one given twice is refused by name.
+      expect(await error('/public/v1/campaigns?page=1&page=2', 400, 'VALIDATION_FAILED')).toBe(
+        'query.page: must be given once',
+      );
       const beyond = await ok('/public/v1/campaigns?page=999');
       expect(beyond.data).toEqual([]);
       expect(beyond.total).toBeGreaterThan(0);

@@ -166,6 +166,9 @@ describe('people over HTTP', () => {
     expect(notInteger.body.errors).toEqual([
       { location: 'query.limit', message: 'must be an integer from 1 to 100' },
     ]);
+    const twice = await api('GET', '/v1/people?limit=5&limit=6&q=a');
+    expect(twice.status).toBe(422);
+    expect(twice.body.errors).toEqual([{ location: 'query.limit', message: 'must be given once' }]);
     const forged = await api('GET', '/v1/people?cursor=bm90LWEtY3Vyc29y');
     expect(forged).toMatchObject({ status: 422, body: { errors: [{ location: 'query.cursor' }] } });
   });

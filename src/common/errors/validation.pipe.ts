@@ -21,6 +21,19 @@ function flatten(errors: ValidationError[], prefix: string): FieldError[] {
 }
 
 /**
+ * No query parameter of either surface takes a list, so one given twice (`?page=1&page=2`, which the query
+ * parser turns into an array) is refused by name rather than judged against rules written for one value.
+ */
+function refuseRepeated(query: unknown): void {
+  if (query === null || typeof query !== 'object') return;
+  const repeated = Object.entries(query).filter(([, v]) => Array.isArray(v));
+  if (repeated.length)
+    throw ApiError.validation(
+      repeated.map(([name]) => ({ location: `query.${name}`, message: 'must be given once' })),
+    );
+}
+
+/**
  * class-validator with whitelist + forbidNonWhitelisted + transform; failures become `validation_failed`
  * with one `{location, message}` per field, located `body.<path>`, `query.<name>` or `path.<name>`.
  */
@@ -48,6 +61,7 @@ export class ApiValidationPipe extends ValidationPipe {
         { location: 'body', message: 'must be a JSON object' },
       ]);
     }
+    if (metadata.type === 'query' && isDto) refuseRepeated(value);
     try {
       return await super.transform(value, metadata);
     } catch (e) {
