@@ -380,6 +380,9 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       const again = await get('/public/v1/campaigns', { key: null, headers: { 'if-none-match': etag } });
       expect(again.statusCode).toBe(304);
       expect(again.body).toBe('');
+      // RFC 9110 §8.6: a 304 carries no Content-Length unless it is the 200 body's length; it sends none.
+      expect(again.headers['content-length']).toBeUndefined();
+      expect(again.headers.etag).toBe(etag);
       const changed = await get('/public/v1/campaigns', {
         key: null,
         headers: { 'if-none-match': '"other"' },
@@ -456,6 +459,7 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
         });
         expect(cached.statusCode).toBe(304);
         expect(cached.headers.etag).toBe(got.headers.etag);
+        expect(cached.headers['content-length']).toBe(String(Buffer.byteLength(got.body)));
       }
     });
   });

@@ -192,8 +192,12 @@ export class PublicPipeline implements OnModuleInit {
     const inm = req.headers['if-none-match'];
     if (etagMatches(Array.isArray(inm) ? inm.join(',') : inm, etag)) {
       void reply.code(304);
+      // A 304 has no body, and its Content-Length may only be the 200 body's (RFC 9110 §8.6). A HEAD route's own
+      // onSend (after this one) sets it from the payload and sends none; a GET sends no Content-Length (payload
+      // null, not '', which Fastify would count as 0).
+      if (req.method === 'HEAD') return payload;
       void reply.removeHeader('content-length');
-      return '';
+      return null;
     }
     return payload;
   }
