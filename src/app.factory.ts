@@ -9,6 +9,7 @@ import { newRequestId } from './common/ids';
 import { PREFIX, surfaceOf } from './common/http/surface';
 import { PublicPipeline } from './content/platform/public-pipeline';
 import { redactUrl } from './common/http/redact';
+import { assertNoNul } from './common/errors/query-string';
 import { AllErrorsFilter } from './common/errors/all-errors.filter';
 import { ErrorRenderer } from './common/errors/error-renderer';
 import { ApiValidationPipe } from './common/errors/validation.pipe';
@@ -79,7 +80,7 @@ export async function createApp(
   });
 
   let requestLog: RequestLogService | null = null;
-  fastify.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+  fastify.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     req.ctx = {
       requestId: req.id,
       surface: surfaceOf(req.url),
@@ -92,6 +93,13 @@ export async function createApp(
       rateLimit: null,
     };
     void reply.header('Svc-Request-Id', req.id);
+    if (req.url.includes('%00')) {
+      try {
+        assertNoNul(req.url);
+      } catch (e) {
+        return done(e as Error);
+      }
+    }
     done();
   });
   fastify.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {

@@ -143,6 +143,11 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       expect(await error('/public/v1/campaigns?limit=abc&page=-1', 400, 'VALIDATION_FAILED')).toBe(
         'query.page: must be an integer of 1 or more; query.limit: must be an integer from 1 to 50',
       );
+      // PostgreSQL text cannot hold NUL: in a parameter it is refused by name, and no resource has such a slug.
+      expect(await error('/public/v1/events?q=a%00b', 400, 'VALIDATION_FAILED')).toBe(
+        'query.q: must not contain the NUL character',
+      );
+      await error('/public/v1/campaigns/x%00', 404, 'NOT_FOUND');
       // No parameter takes a list: one given twice is refused by name.
       expect(await error('/public/v1/campaigns?page=1&page=2', 400, 'VALIDATION_FAILED')).toBe(
         'query.page: must be given once',

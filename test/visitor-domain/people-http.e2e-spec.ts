@@ -51,6 +51,29 @@ describe('people over HTTP', () => {
     ).rows.map((r) => ({ type: r.type as string, object: JSON.parse(r.body).data.object }));
   const locations = (body: Body) => (body.errors as { location: string }[]).map((e) => e.location).sort();
 
+  it('refuses the NUL character (which PostgreSQL cannot store) at its location in a body or query, and a path holding it is not found', async () => {
+    const before = (await api('GET', '/v1/people?limit=100')).body.data.length;
+    const bad = await create({ name: 'Ama\u0000 Owusu', email: 'nul@corp.test' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual([
+      { location: 'body.name', message: 'must not contain the NUL character' },
+    ]);
+    expect((await api('GET', '/v1/people?limit=100')).body.data.length).toBe(before);
+    const query = await api('GET', '/v1/people?q=a%00b');
+    expect(query.status).toBe(422);
+    expect(query.body.errors).toEqual([
+      { location: 'query.q', message: 'must not contain the NUL character' },
+    ]);
+    // No object can have such an id.
+    const path = await api('GET', '/v1/people/per_%00');
+    expect(path.status).toBe(404);
+    expect(path.body.code).toBe('not_found');
+    const list = await create({ name: 'Ama Owusu', email: 'nul2@corp.test', site_ids: ['site_\u0000'] });
+    expect(list.body.errors).toEqual([
+      { location: 'body.site_ids.0', message: 'must not contain the NUL character' },
+    ]);
+  });
+
   it('PATCH changes the given fields only, records person.updated, and 404s for another organisation', async () => {
     const p = (await create({ name: 'Ama Mensah', email: 'ama@corp.test', department: 'Finance' })).body;
     const res = await api('PATCH', `/v1/people/${p.id}`, {

@@ -30,3 +30,31 @@ export function assertWellFormedQuery(url: string): void {
     }
   }
 }
+
+/** PostgreSQL text cannot hold the NUL character, so no value of either surface may contain it. */
+export const NUL_MESSAGE = 'must not contain the NUL character';
+
+/**
+ * Refuses a URL with an encoded NUL (`%00`): in the path, no resource can have that name (not_found); in the query
+ * string, validation_failed at `query.<name>` (or `query` when the name itself holds it). Checked once for every
+ * request, before any handler could pass the value to the database (which would fail the request with a 500).
+ */
+export function assertNoNul(url: string): void {
+  if (url.indexOf('%00') === -1) return;
+  const q = url.indexOf('?');
+  if ((q < 0 ? url : url.slice(0, q)).includes('%00'))
+    throw new ApiError('not_found', 'No resource has a path that contains the NUL character (%00).');
+  for (const pair of url.slice(q + 1).split('&')) {
+    if (!pair.includes('%00')) continue;
+    const eq = pair.indexOf('=');
+    let name: string | null;
+    try {
+      name = decodeURIComponent((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
+    } catch {
+      name = null;
+    }
+    throw ApiError.validation([
+      { location: name && !name.includes('\0') ? `query.${name}` : 'query', message: NUL_MESSAGE },
+    ]);
+  }
+}

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, FieldError } from './api-error';
+import { NUL_MESSAGE } from './query-string';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
@@ -18,6 +19,18 @@ function flatten(errors: ValidationError[], prefix: string): FieldError[] {
       : [...new Set(Object.values(e.constraints ?? {}))].map((message) => ({ location: here, message }));
     return own.concat(flatten(e.children ?? [], here));
   });
+}
+
+/** Where in a parsed JSON body a string (or a key) holds the NUL character, which PostgreSQL cannot store. */
+function nulAt(value: unknown, at: string): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? at : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes('\0')) return at;
+    const found = nulAt(v, `${at}.${k}`);
+    if (found) return found;
+  }
+  return null;
 }
 
 /**
@@ -62,6 +75,10 @@ export class ApiValidationPipe extends ValidationPipe {
       ]);
     }
     if (metadata.type === 'query' && isDto) refuseRepeated(value);
+    if (metadata.type === 'body') {
+      const at = nulAt(value, 'body');
+      if (at) throw ApiError.validation([{ location: at, message: NUL_MESSAGE }]);
+    }
     try {
       return await super.transform(value, metadata);
     } catch (e) {
