@@ -6,6 +6,7 @@ import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { BlogPostListItemResponse, BlogPostResponse, BlogQuery } from './blog.dto';
 import { BlogRepository } from './blog.repository';
 import { PublicController } from '../openapi/public-controller';
+import { iso } from '../common/iso';
 
 @PublicController('blog', 'Blog')
 export class BlogController {
@@ -22,7 +23,7 @@ export class BlogController {
         title: r.title,
         slug: r.slug,
         excerpt: r.excerpt,
-        published_at: new Date(r.published_at).toISOString(),
+        published_at: iso(r.published_at),
         featured_image_url: r.featured_image_url,
         blog_categories: r.category,
       })),
@@ -43,7 +44,7 @@ export class BlogController {
       slug: r.slug,
       excerpt: r.excerpt,
       content: sanitize(r.content_html),
-      published_at: new Date(r.published_at).toISOString(),
+      published_at: iso(r.published_at),
       featured_image_url: r.featured_image_url,
       category: r.category,
     };

@@ -8,8 +8,8 @@ import { CampaignRow, CampaignsRepository } from './campaigns.repository';
 import { CampaignDetailResponse, CampaignResponse } from './dto/campaign.response';
 import { CategoryCountryQuery } from './dto/campaigns.query';
 import { PublicController } from '../openapi/public-controller';
+import { iso, isoOrNull } from '../common/iso';
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const percent = (part: number, whole: number | null) =>
   whole ? Math.round((part / whole) * 10_000) / 100 : 0;
 
@@ -30,9 +30,9 @@ export function toCampaignResponse(r: CampaignRow): CampaignResponse {
     target_country: r.target_country,
     target_country_name: countryName(r.target_country),
     progress: { raised_amount: raised, goal_amount: goal, percent: percent(raised, goal) },
-    goal_reached_at: iso(r.goal_reached_at),
-    deadline: iso(r.deadline),
-    created_at: iso(r.created_at)!,
+    goal_reached_at: isoOrNull(r.goal_reached_at),
+    deadline: isoOrNull(r.deadline),
+    created_at: iso(r.created_at),
   };
 }
 
@@ -66,7 +66,7 @@ export class CampaignsController {
         title: u.title,
         content: sanitize(u.content_html),
         media_urls: u.media_urls,
-        created_at: iso(u.created_at)!,
+        created_at: iso(u.created_at),
       })),
     };
   }

@@ -5,8 +5,8 @@ import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { DurbarDetailResponse, DurbarResponse, DurbarsQuery, DurbarTranscriptResponse } from './durbar.dto';
 import { DurbarRow, DurbarsRepository } from './durbars.repository';
 import { PublicController } from '../openapi/public-controller';
+import { iso, isoOrNull } from '../common/iso';
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 export const TRANSCRIPT_DISCLAIMER =
   'Machine transcription: it may contain errors and carries no speaker attribution. Do not present a line as a quotation from a named person.';
 
@@ -17,9 +17,9 @@ export function toDurbarResponse(r: DurbarRow): DurbarResponse {
     title: r.title,
     description: r.description,
     status: r.status,
-    scheduled_for: iso(r.scheduled_for),
-    started_at: iso(r.started_at),
-    ended_at: iso(r.ended_at),
+    scheduled_for: isoOrNull(r.scheduled_for),
+    started_at: isoOrNull(r.started_at),
+    ended_at: isoOrNull(r.ended_at),
     is_recorded: r.is_recorded,
     language: r.language,
     peak_listener_count: r.peak_listener_count,
@@ -32,7 +32,7 @@ export function toDurbarResponse(r: DurbarRow): DurbarResponse {
       verified: r.host_verified,
     },
     url: `/durbars/${r.slug}`,
-    created_at: iso(r.created_at)!,
+    created_at: iso(r.created_at),
   };
 }
 
@@ -96,7 +96,7 @@ export class DurbarsController {
       duration_seconds: t.duration_seconds,
       segment_count: segments.length,
       mean_confidence: Math.round(mean * 1000) / 1000,
-      completed_at: iso(t.completed_at)!,
+      completed_at: iso(t.completed_at),
       disclaimer: TRANSCRIPT_DISCLAIMER,
       segments: segments.map((s) => ({ ...s, confidence: Math.round(s.confidence * 1000) / 1000 })),
     };

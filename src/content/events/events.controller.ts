@@ -14,8 +14,8 @@ import {
 import { EventsQuery } from './dto/events.query';
 import { EventRow, EventsRepository } from './events.repository';
 import { PublicController } from '../openapi/public-controller';
+import { iso, isoOrNull } from '../common/iso';
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 
 export function toEventResponse(r: EventRow): PublicEventResponse {
@@ -26,8 +26,8 @@ export function toEventResponse(r: EventRow): PublicEventResponse {
     description: r.description,
     event_type: r.event_type,
     category: r.category,
-    start_date: iso(r.start_date)!,
-    end_date: iso(r.end_date),
+    start_date: iso(r.start_date),
+    end_date: isoOrNull(r.end_date),
     timezone: r.timezone,
     location: r.location,
     is_online: r.is_online,
@@ -36,7 +36,7 @@ export function toEventResponse(r: EventRow): PublicEventResponse {
     currency: r.currency,
     tags: r.tags,
     is_featured: r.is_featured,
-    created_at: iso(r.created_at)!,
+    created_at: iso(r.created_at),
   };
 }
 

@@ -6,8 +6,7 @@ import { JobDetailResponse, JobResponse } from './dto/job.response';
 import { JobsQuery } from './dto/jobs.query';
 import { JobRow, JobsRepository } from './jobs.repository';
 import { PublicController } from '../openapi/public-controller';
-
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+import { iso, isoOrNull } from '../common/iso';
 
 export function toJobResponse(r: JobRow): JobResponse {
   return {
@@ -25,10 +24,10 @@ export function toJobResponse(r: JobRow): JobResponse {
     salary_period: r.salary_period,
     salary_hidden: r.salary_hidden,
     skills: r.skills,
-    application_deadline: iso(r.application_deadline),
+    application_deadline: isoOrNull(r.application_deadline),
     is_featured: r.is_featured,
-    published_at: iso(r.published_at)!,
-    created_at: iso(r.created_at)!,
+    published_at: iso(r.published_at),
+    created_at: iso(r.created_at),
   };
 }
 

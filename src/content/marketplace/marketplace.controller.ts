@@ -10,6 +10,7 @@ import {
 } from './marketplace.dto';
 import { ListingRow, MarketplaceRepository } from './marketplace.repository';
 import { PublicController } from '../openapi/public-controller';
+import { iso } from '../common/iso';
 
 const num = (v: string | null) => (v === null ? null : Number(v));
 
@@ -31,7 +32,7 @@ export function toListingResponse(r: ListingRow): ListingResponse {
     is_featured: r.is_featured,
     cover_url: r.cover_url,
     supports_campaign_id: r.supports_campaign_id,
-    created_at: new Date(r.created_at).toISOString(),
+    created_at: iso(r.created_at),
   };
 }
 

@@ -8,6 +8,7 @@ import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { PetitionDetailResponse, PetitionResponse } from './dto/petition.response';
 import { PetitionRow, PetitionsRepository } from './petitions.repository';
 import { PublicController } from '../openapi/public-controller';
+import { iso } from '../common/iso';
 
 export function toPetitionResponse(r: PetitionRow): PetitionResponse {
   return {
@@ -28,7 +29,7 @@ export function toPetitionResponse(r: PetitionRow): PetitionResponse {
       petition_target: r.petition_target,
       percent: r.petition_target ? Math.round((r.signatures_count / r.petition_target) * 10_000) / 100 : 0,
     },
-    created_at: new Date(r.created_at).toISOString(),
+    created_at: iso(r.created_at),
   };
 }
 

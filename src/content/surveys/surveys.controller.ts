@@ -5,8 +5,8 @@ import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
 import { SurveyDetailResponse, SurveyResponse, SurveysQuery } from './survey.dto';
 import { SurveyRow, SurveysRepository } from './surveys.repository';
 import { PublicController } from '../openapi/public-controller';
+import { iso, isoOrNull } from '../common/iso';
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const revealed = (r: SurveyRow) =>
   r.result_visibility === 'public_live' || (r.result_visibility === 'after_close' && r.status === 'closed');
 
@@ -22,11 +22,11 @@ export function toSurveyResponse(r: SurveyRow): SurveyResponse {
     guests_allowed: r.guests_allowed,
     result_visibility: r.result_visibility,
     status: r.status,
-    opens_at: iso(r.opens_at),
-    closes_at: iso(r.closes_at),
+    opens_at: isoOrNull(r.opens_at),
+    closes_at: isoOrNull(r.closes_at),
     category_slug: r.category_slug,
-    published_at: iso(r.published_at)!,
-    created_at: iso(r.created_at)!,
+    published_at: iso(r.published_at),
+    created_at: iso(r.created_at),
     results_revealed: shown,
     response_count: shown ? r.response_count : null,
     url: `/surveys/${r.slug}`,
