@@ -9,17 +9,27 @@ export const TOTAL_TTL_MS = 30_000;
 const TOTAL_CACHE_MAX = 10_000;
 const cache = new WeakMap<DataSource, Map<string, { at: number; n: Promise<number> }>>();
 
-function cachedTotal(ds: DataSource, key: string, count: () => Promise<number>): Promise<number> {
+interface Total {
+  at: number;
+  n: Promise<number>;
+  /** The count once it has arrived. */
+  known?: number;
+}
+
+function cachedTotal(ds: DataSource, key: string, count: () => Promise<number>): Total {
   let totals = cache.get(ds);
   if (!totals) cache.set(ds, (totals = new Map()));
   const now = Date.now();
   const hit = totals.get(key);
-  if (hit && now - hit.at < TOTAL_TTL_MS) return hit.n;
+  if (hit && now - hit.at < TOTAL_TTL_MS) return hit;
   if (totals.size >= TOTAL_CACHE_MAX) totals.delete(totals.keys().next().value as string);
-  const n = count();
-  totals.set(key, { at: now, n });
-  n.catch(() => totals.delete(key));
-  return n;
+  const total: Total = { at: now, n: count() };
+  total.n.then(
+    (n) => (total.known = n),
+    () => totals.delete(key),
+  );
+  totals.set(key, total);
+  return total;
 }
 
 /**
@@ -47,6 +57,11 @@ export class PublicQuery {
     return this;
   }
 
+  /**
+   * One page and the total. A later page that starts past a known total is empty without asking PostgreSQL for
+   * rows, so a deep `page` costs at most what counting the list costs (once per TOTAL_TTL_MS), however large it is.
+   * The first page always asks: a list that was empty shows new rows at once.
+   */
   async page<T>(
     ds: DataSource,
     q: { select: string; from: string; orderBy: string },
@@ -55,17 +70,20 @@ export class PublicQuery {
   ): Promise<{ rows: T[]; total: number }> {
     const w = this.where.join(' AND ');
     const n = this.params.length;
+    const total = cachedTotal(ds, `${q.from}|${w}|${JSON.stringify(this.params)}`, async () => {
+      const r = (await ds.query(`SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`, this.params)) as {
+        n: number;
+      }[];
+      return r[0].n;
+    });
+    if (offset > 0 && total.known !== undefined && offset >= total.known)
+      return { rows: [], total: total.known };
     const [rows, count] = await Promise.all([
       ds.query(
         `SELECT ${q.select} FROM ${q.from} WHERE ${w} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...this.params, limit, offset],
       ) as Promise<T[]>,
-      cachedTotal(ds, `${q.from}|${w}|${JSON.stringify(this.params)}`, async () => {
-        const r = (await ds.query(`SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`, this.params)) as {
-          n: number;
-        }[];
-        return r[0].n;
-      }),
+      total.n,
     ]);
     return { rows, total: count };
   }

@@ -2,8 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
-/** The highest `page` accepted (an offset beyond 50 million rows is never a real request). */
-export const PAGE_MAX = 1_000_000;
+/**
+ * The highest `page` accepted: the spec sets no bound, so the only one is the largest integer a JSON number carries
+ * exactly (RFC 7493), which the response echoes. Deep pages cost no more than the list's size (see PublicQuery).
+ */
+export const PAGE_MAX = Number.MAX_SAFE_INTEGER;
 
 /** `page` and `limit` of every /public/v1 list; list DTOs extend it with their filters. */
 export class PublicListQuery {
@@ -12,13 +15,13 @@ export class PublicListQuery {
     minimum: 1,
     maximum: PAGE_MAX,
     default: 1,
-    description: `Page number; beyond the last page \`data\` is empty. At most ${PAGE_MAX}`,
+    description: 'Page number; beyond the last page `data` is empty and `total` still counts every match',
   })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'must be an integer of 1 or more' })
   @Min(1, { message: 'must be an integer of 1 or more' })
-  @Max(PAGE_MAX, { message: `must be at most ${PAGE_MAX}` })
+  @Max(PAGE_MAX, { message: `must be at most ${PAGE_MAX}, the largest integer JSON carries exactly` })
   page?: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 50, default: 20 })
