@@ -9,13 +9,10 @@
  * and pays for every header it parses.
  */
 import 'reflect-metadata';
-import { hash } from 'node:crypto';
 import Fastify from 'fastify';
 import { createDataSource } from '../src/database/data-source.factory';
+import { EXPOSED, strongEtag } from '../src/content/platform/public-pipeline';
 import { controllers, ENDPOINTS, Samples } from './public-endpoints';
-
-/** What Gatehouse exposes to browsers on /public/v1 (src/content/platform/public-pipeline.ts). */
-const EXPOSED = 'Svc-Request-Id, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
 
 async function main() {
   const ds = await createDataSource({
@@ -34,7 +31,7 @@ async function main() {
     let last = { body: '', etag: '' };
     app.get(`/f/${i}`, async (_req, reply) => {
       const body = JSON.stringify(await e.baseline(c, s));
-      if (body !== last.body) last = { body, etag: `"${hash('sha256', body, 'base64url')}"` };
+      if (body !== last.body) last = { body, etag: strongEtag(body) };
       n = (n + 1) % 1e8;
       return reply
         .header('Svc-Request-Id', `req_0Vbtd${String(n).padStart(17, '0')}`)

@@ -29,8 +29,12 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
+/** The strong ETag of a response body: SHA-256, base64url, quoted. */
+export const strongEtag = (body: string | Buffer): string => `"${hash('sha256', body, 'base64url')}"`;
+
 /** Response headers a browser script may read on /public/v1 (CORS). */
-const EXPOSED = 'Svc-Request-Id, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+export const EXPOSED =
+  'Svc-Request-Id, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
 
 /**
  * The /public/v1 request pipeline. It runs as Fastify hooks of the public GET and HEAD routes only (attached
@@ -207,10 +211,10 @@ export class PublicPipeline implements OnModuleInit {
    * popular page between changes), whose tag is reused — comparing text costs far less than hashing it.
    */
   private etagOf(route: string, payload: string | Buffer): string {
-    if (typeof payload !== 'string') return `"${hash('sha256', payload, 'base64url')}"`;
+    if (typeof payload !== 'string') return strongEtag(payload);
     const last = this.lastBody.get(route);
     if (last && last.payload === payload) return last.etag;
-    const etag = `"${hash('sha256', payload, 'base64url')}"`;
+    const etag = strongEtag(payload);
     this.lastBody.set(route, { payload, etag });
     return etag;
   }
