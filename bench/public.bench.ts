@@ -24,8 +24,13 @@ const CONNECTIONS = Number(process.env.BENCH_PUBLIC_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_PUBLIC_SECONDS ?? Math.min(DURATION, 5));
 /** BENCH_PUBLIC_ONLY=stats,actor measures just those endpoints (by name); all by default. */
 const ONLY = process.env.BENCH_PUBLIC_ONLY?.split(',').map((n) => n.trim());
-/** Rounds per endpoint of app and baseline, alternating which goes first (BENCH_PUBLIC_ROUNDS, default 3). */
+/** Rounds per endpoint of every variant, alternating which goes first (BENCH_PUBLIC_ROUNDS, default 3). */
 const ROUNDS = Number(process.env.BENCH_PUBLIC_ROUNDS ?? 3);
+/** What each endpoint is measured on: Gatehouse, the baseline, the headers floor and the contract floor. */
+const VARIANTS = ['gatehouse', 'baseline', 'floor', 'contract'] as const;
+type Variant = (typeof VARIANTS)[number];
+const perVariant = <T>(f: (v: Variant) => T) =>
+  Object.fromEntries(VARIANTS.map((v) => [v, f(v)])) as Record<Variant, T>;
 const SELECTED = ENDPOINTS.map((e, i) => ({ e, i })).filter(({ e }) => !ONLY || ONLY.includes(e.name));
 
 /**
@@ -113,12 +118,8 @@ export async function main(): Promise<void> {
     duration: SECONDS,
     headers: key ? { 'x-api-key': key } : {},
   });
-  const rows: {
+  const rows: ({
     name: string;
-    gatehouse: LoadResult;
-    baseline: LoadResult;
-    floor: LoadResult;
-    contract: LoadResult;
     ratio: number;
     floor_ratio: number;
     contract_ratio: number;
@@ -126,7 +127,7 @@ export async function main(): Promise<void> {
     items: number | null;
     small_items: number | null;
     growth: number;
-  }[] = [];
+  } & Record<Variant, LoadResult>)[] = [];
   let appRss: number;
   let baselineRss: number;
   try {
@@ -136,51 +137,29 @@ export async function main(): Promise<void> {
       PORT: String(port + 1),
       BENCH_SAMPLES: JSON.stringify(full.samples),
     });
-    const measured: Record<
-      string,
-      {
-        gatehouse: LoadResult;
-        baseline: LoadResult;
-        floor: LoadResult;
-        contract: LoadResult;
-        items: number | null;
-      }
-    > = {};
+    const measured: Record<string, Record<Variant, LoadResult> & { items: number | null }> = {};
     try {
       for (const { e, i } of SELECTED) {
         const url = `http://127.0.0.1:${port}${e.path(full.samples)}`;
         const items = await itemsAt(url, full.key, e.name);
-        const baseUrl = `http://127.0.0.1:${port + 1}/b/${i}`;
-        const floorUrl = `http://127.0.0.1:${port + 1}/f/${i}`;
-        const contractUrl = `http://127.0.0.1:${port + 1}/c/${i}`;
-        await load({ ...opts(url, full.key), duration: 1 });
-        await load({ ...opts(baseUrl), duration: 1 });
-        await load({ ...opts(floorUrl), duration: 1 });
-        await load({ ...opts(contractUrl, full.key), duration: 1 });
+        const at = (route: string) => `http://127.0.0.1:${port + 1}/${route}/${i}`;
+        const targets: Record<Variant, ReturnType<typeof opts>> = {
+          gatehouse: opts(url, full.key),
+          baseline: opts(at('b')),
+          floor: opts(at('f')),
+          contract: opts(at('c'), full.key),
+        };
+        for (const v of VARIANTS) await load({ ...targets[v], duration: 1 });
         // Alternating rounds (app first, then last, …), so drift in the machine's speed during the run falls on
         // every side alike.
-        const runs: Record<'gatehouse' | 'baseline' | 'floor' | 'contract', LoadResult[]> = {
-          gatehouse: [],
-          baseline: [],
-          floor: [],
-          contract: [],
-        };
-        for (let r = 0; r < ROUNDS; r++) {
-          const order = [
-            async () => runs.gatehouse.push(await load(opts(url, full.key))),
-            async () => runs.baseline.push(await load(opts(baseUrl))),
-            async () => runs.floor.push(await load(opts(floorUrl))),
-            async () => runs.contract.push(await load(opts(contractUrl, full.key))),
-          ];
-          for (const run of r % 2 === 0 ? order : order.reverse()) await run();
-        }
-        const gatehouse = combine(runs.gatehouse);
-        const base = combine(runs.baseline);
-        const floor = combine(runs.floor);
-        const contract = combine(runs.contract);
-        measured[e.name] = { gatehouse, baseline: base, floor, contract, items };
+        const runs = perVariant((): LoadResult[] => []);
+        for (let r = 0; r < ROUNDS; r++)
+          for (const v of r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse())
+            runs[v].push(await load(targets[v]));
+        const m = perVariant((v): LoadResult => combine(runs[v]));
+        measured[e.name] = { ...m, items };
         console.log(
-          `${e.name}: ${gatehouse.rps}/s p99 ${gatehouse.p99} ms (baseline ${base.rps}/s, headers floor ${floor.rps}/s, contract floor ${contract.rps}/s)`,
+          `${e.name}: ${m.gatehouse.rps}/s p99 ${m.gatehouse.p99} ms (baseline ${m.baseline.rps}/s, headers floor ${m.floor.rps}/s, contract floor ${m.contract.rps}/s)`,
         );
       }
       appRss = peakRssMb(app.pid!);

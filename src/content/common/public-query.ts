@@ -7,7 +7,6 @@ import type { DataSource } from 'typeorm';
  */
 export const TOTAL_TTL_MS = 30_000;
 const TOTAL_CACHE_MAX = 10_000;
-const cache = new WeakMap<DataSource, Map<string, { at: number; n: Promise<number> }>>();
 
 interface Total {
   at: number;
@@ -15,6 +14,8 @@ interface Total {
   /** The count once it has arrived. */
   known?: number;
 }
+
+const cache = new WeakMap<DataSource, Map<string, Total>>();
 
 function cachedTotal(ds: DataSource, key: string, count: () => Promise<number>): Total {
   let totals = cache.get(ds);
