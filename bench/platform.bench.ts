@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDataSource } from '../src/database/data-source.factory';
-import { platformServices } from '../src/visitor/platform/platform.command';
+import { platformServices } from '../src/visitor/visitor.command';
 import { benchDatabase, CONNECTIONS, DURATION, load, peakRssMb, runIfMain } from './support';
 
 const PORT = 39_400 + Math.floor(Math.random() * 500);

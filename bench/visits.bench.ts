@@ -19,7 +19,7 @@ import { loadConfig } from '../src/config/config';
 import { newId } from '../src/common/ids';
 import { createDataSource } from '../src/database/data-source.factory';
 import { CursorCodec } from '../src/visitor/platform/pagination';
-import { platformServices } from '../src/visitor/platform/platform.command';
+import { platformServices } from '../src/visitor/visitor.command';
 import { benchDatabase, CONNECTIONS, DURATION, load, LoadResult, peakRssMb, runIfMain } from './support';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 1_000_000);

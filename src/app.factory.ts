@@ -14,6 +14,7 @@ import { AllErrorsFilter } from './common/errors/all-errors.filter';
 import { ErrorRenderer } from './common/errors/error-renderer';
 import { ApiValidationPipe } from './common/errors/validation.pipe';
 import { RequestLogService } from './ops/request-log/request-log.service';
+import { guardVisitorRoutes } from './visitor/platform/visitor-routes';
 import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
 import type { RequestContext } from './common/http/request-context';
@@ -137,6 +138,7 @@ export async function createApp(
       bodyParser: false,
     },
   );
+  guardVisitorRoutes(app);
   app.useGlobalFilters(new AllErrorsFilter(app.get(ErrorRenderer)));
   app.useGlobalPipes(new ApiValidationPipe());
   // Cross-origin GET is enabled for the public content API only: its routes set the CORS response headers

@@ -5,19 +5,13 @@ import { DatabaseModule } from './database/database.module';
 import { CommonModule } from './common/common.module';
 import { RouteTable } from './common/http/route-table';
 import { RedisModule } from './redis/redis.module';
-import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { OpsModule } from './ops/ops.module';
 import { HealthModule } from './health/health.module';
 import { ContentModule } from './content/content.module';
 import { VisitorModule } from './visitor/visitor.module';
 import { ConsoleModule } from './console/console.module';
 import { DocsModule, OpenApiModule } from './docs/docs.module';
-import { WebhooksModule } from './visitor/webhooks/webhooks.module';
-import { FormsModule } from './visitor/forms/forms.module';
-import { PeopleModule } from './visitor/people/people.module';
-import { VisitTypesModule } from './visitor/visit-types/visit-types.module';
-import { PlatformModule } from './visitor/platform/platform.module';
-import { VisitsModule } from './visitor/visits/visits.module';
+import { VisitorWorkerModule } from './visitor/visitor-worker.module';
 
 @Module({})
 class RouteTableModule {
@@ -31,7 +25,10 @@ class RouteTableModule {
   }
 }
 
-/** The whole service; SURFACES chooses which surface modules this process serves. */
+/**
+ * The whole service: infrastructure (config, database, Redis, clock, request context, request log, health) and
+ * the surface modules SURFACES chooses; each surface composes its domain modules.
+ */
 @Module({})
 export class AppModule {
   static forRoot(
@@ -46,6 +43,10 @@ export class AppModule {
       console: [ConsoleModule],
       docs: [DocsModule],
     };
+    // The visitor area's background work runs where RUN_WORKER is on, except in a process that serves the public
+    // content API and neither visitor surface: a public-only node loads no visitor code at all.
+    const servesVisitor = config.surfaces.some((s) => s === 'visitor' || s === 'console');
+    const visitorWork = config.runWorker && (servesVisitor || !config.surfaces.includes('public'));
     return {
       module: AppModule,
       imports: [
@@ -54,17 +55,11 @@ export class AppModule {
         RouteTableModule.forRoot(routeTable),
         CommonModule,
         RedisModule,
-        RateLimitModule,
-        OpenApiModule,
         OpsModule,
         HealthModule,
-        PlatformModule,
-        WebhooksModule.forRoot(config),
-        FormsModule,
-        PeopleModule,
-        VisitTypesModule,
-        VisitsModule.forRoot(config),
+        OpenApiModule,
         ...config.surfaces.flatMap((s) => surfaces[s]),
+        ...(visitorWork ? [VisitorWorkerModule] : []),
         ...extraModules,
       ],
     };

@@ -1,7 +1,7 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import { bootTestApp, CapturingLogger, TestApp } from './harness';
 import { call, createOrg } from './support/platform-fixtures';
-import { AccountsService } from '../src/console/auth/accounts.service';
+import { AccountsService } from '../src/visitor/accounts/accounts.service';
 
 async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;

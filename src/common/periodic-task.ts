@@ -21,6 +21,7 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnModuleDe
   protected abstract work(): Promise<number>;
 
   onApplicationBootstrap(): void {
+    if (!this.config.runWorker) return;
     if (this.config.nodeEnv === 'test' && !this.runsInTests) return;
     this.timer = setInterval(() => void this.run(), this.intervalMs);
     this.timer.unref();

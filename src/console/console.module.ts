@@ -1,22 +1,39 @@
 import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { OpsModule } from '../ops/ops.module';
+import { AccountsModule } from '../visitor/accounts/accounts.module';
+import { ApiKeysModule } from '../visitor/api-keys/api-keys.module';
+import { FormsModule } from '../visitor/forms/forms.module';
 import { MessagesModule } from '../visitor/messages/messages.module';
+import { PlatformModule } from '../visitor/platform/platform.module';
 import { VisitTypesModule } from '../visitor/visit-types/visit-types.module';
-import { ConsoleFrontDoorController } from './front-door/front-door.controller';
-import { SupportController } from './support/support.controller';
-import { OperatorGuard } from './operator.guard';
-import { AccountsRepository } from './auth/accounts.repository';
-import { AccountsService } from './auth/accounts.service';
+import { VisitsModule } from '../visitor/visits/visits.module';
+import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
+import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
 import { SessionController, SignInLimitGuard } from './auth/session.controller';
-import { ConsoleApiKeysController } from './auth/api-keys.controller';
+import { ConsoleFrontDoorController } from './front-door/front-door.controller';
+import { OperatorGuard } from './operator.guard';
+import { SupportController } from './support/support.controller';
 import {
   ConsoleWebhookDeliveriesController,
   SupportDeliveriesController,
 } from './webhooks/webhook-deliveries.controller';
 
+/** The organisation console (/console): sessions, API keys, the delivery log, front-door settings, support. */
 @Module({
-  imports: [OpsModule, MessagesModule, VisitTypesModule],
+  imports: [
+    OpsModule,
+    RateLimitModule,
+    PlatformModule,
+    AccountsModule,
+    ApiKeysModule,
+    FormsModule,
+    MessagesModule,
+    VisitTypesModule,
+    VisitsModule,
+    WebhooksModule,
+  ],
   controllers: [
     SupportController,
     SessionController,
@@ -25,6 +42,6 @@ import {
     SupportDeliveriesController,
     ConsoleFrontDoorController,
   ],
-  providers: [OperatorGuard, AccountsRepository, AccountsService, ConsoleSessionGuard, SignInLimitGuard],
+  providers: [OperatorGuard, ConsoleSessionGuard, SignInLimitGuard],
 })
 export class ConsoleModule {}

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { OpenApiModule } from '../docs/docs.module';
 import { CampaignsController } from './campaigns/campaigns.controller';
 import { CampaignsRepository } from './campaigns/campaigns.repository';
 import { EventsController } from './events/events.controller';
@@ -35,7 +37,7 @@ import { StatsRepository } from './stats/stats.repository';
 
 /** The public content API (/public/v1): optional x-api-key, IP/key rate limits, HTTP caching, domain routes. */
 @Module({
-  imports: [DiscoveryModule],
+  imports: [DiscoveryModule, OpenApiModule, RateLimitModule],
   controllers: [
     PublicOpenApiController,
     CampaignsController,

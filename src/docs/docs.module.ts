@@ -1,10 +1,10 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DocsController } from './docs.controller';
 import { OpenApiRegistry } from './openapi.registry';
 
-@Global()
+/** The served OpenAPI documents (one registry, filled at start-up), for the surfaces that serve them. */
 @Module({ providers: [OpenApiRegistry], exports: [OpenApiRegistry] })
 export class OpenApiModule {}
 
-@Module({ controllers: [DocsController] })
+@Module({ imports: [OpenApiModule], controllers: [DocsController] })
 export class DocsModule {}

@@ -1,28 +1,34 @@
 import { Module } from '@nestjs/common';
+import { OpenApiModule } from '../docs/docs.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
+import { EventsModule } from './events/events.module';
+import { FormsModule } from './forms/forms.module';
 import { VisitorOpenApiController } from './openapi/visitor-openapi.controller';
-import { OrganisationsController } from './organisations/organisations.controller';
-import { AuditController } from './platform/audit.controller';
-import { PeopleController } from './people/people.controller';
+import { OrganisationsModule } from './organisations/organisations.module';
 import { PeopleModule } from './people/people.module';
-import { VisitTypesController } from './visit-types/visit-types.controller';
+import { PlatformModule } from './platform/platform.module';
 import { VisitTypesModule } from './visit-types/visit-types.module';
-import { EventsController } from './events/events.controller';
-import { VisitorsController, VisitsController } from './visits/visits.controller';
-import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
+import { VisitorsModule } from './visitors/visitors.module';
+import { VisitsModule } from './visits/visits.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
-/** The visitor-management API (/v1) routes. Services live in the platform and domain modules. */
+/** The visitor-management API (/v1): composes the domain modules, each of which owns its routes. */
 @Module({
-  imports: [PeopleModule, VisitTypesModule],
-  controllers: [
-    VisitorOpenApiController,
-    OrganisationsController,
-    AuditController,
-    PeopleController,
-    VisitTypesController,
-    WebhookEndpointsController,
-    EventsController,
-    VisitsController,
-    VisitorsController,
+  imports: [
+    OpenApiModule,
+    PlatformModule,
+    OrganisationsModule,
+    ApiKeysModule,
+    AuditModule,
+    FormsModule,
+    PeopleModule,
+    VisitTypesModule,
+    EventsModule,
+    WebhooksModule,
+    VisitsModule,
+    VisitorsModule,
   ],
+  controllers: [VisitorOpenApiController],
 })
 export class VisitorModule {}

@@ -1,7 +1,7 @@
 import { bootTestApp, TestApp } from '../harness';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { runCli } from '../support/cli';
-import { AccountsService } from '../../src/console/auth/accounts.service';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 
 const PASSWORD = 'correct horse battery staple';
 

@@ -4,7 +4,7 @@ import { ProbeModule } from '../fixtures/probe.module';
 import { Contract } from '../support/openapi-contract';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
-import { ApiKeysService } from '../../src/visitor/platform/api-keys.service';
+import { ApiKeysService } from '../../src/visitor/api-keys/api-keys.service';
 import { RequestLogRepository } from '../../src/ops/request-log/request-log.repository';
 import { RequestLogService } from '../../src/ops/request-log/request-log.service';
 

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
-import { ApiKeysService } from '../../src/visitor/platform/api-keys.service';
+import { ApiKeysService } from '../../src/visitor/api-keys/api-keys.service';
 import { SCOPES } from '../../src/visitor/platform/scopes';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };

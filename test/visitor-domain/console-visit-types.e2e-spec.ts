@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
-import { AccountsService } from '../../src/console/auth/accounts.service';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 import type { Role } from '../../src/visitor/platform/scopes';
 import { BUILT_IN_TYPES } from '../../src/visitor/visit-types/visit-types.service';
 

@@ -7,7 +7,7 @@ import { until } from '../support/until';
 import { Contract } from '../support/openapi-contract';
 import { createEndpoint } from '../support/webhook-fixtures';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
-import { AccountsService } from '../../src/console/auth/accounts.service';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 import { LogProvider, MessagesService } from '../../src/visitor/messages/messages.service';
 import { VISIT_STATUSES, VISIT_TRANSITIONS } from '../../src/visitor/visits/visit-state-machine';
 import { VisitsService } from '../../src/visitor/visits/visits.service';

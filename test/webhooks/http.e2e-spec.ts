@@ -6,7 +6,7 @@ import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { startWebhookApp, WebhookApp } from './webhook-app';
 import { Contract } from '../support/openapi-contract';
-import { AccountsService } from '../../src/console/auth/accounts.service';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 import { Transactions } from '../../src/database/unit-of-work';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
 import { EventsService } from '../../src/visitor/events/events.service';

@@ -8,7 +8,7 @@ import { startWebhookApp, WebhookApp } from './webhook-app';
 import { Transactions } from '../../src/database/unit-of-work';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
 import { EventsService } from '../../src/visitor/events/events.service';
-import { AccountsService } from '../../src/console/auth/accounts.service';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { RedisService } from '../../redis/redis.service';
 import { CONFIG } from '../../config/config.module';
@@ -7,7 +7,6 @@ import { RateLimitGuard } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
 /** @nestjs/throttler on Redis storage; the allowance per request comes from the surface (see RateLimitGuard). */
-@Global()
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({

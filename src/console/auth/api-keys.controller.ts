@@ -14,10 +14,10 @@ import {
   ApiKeysService,
   CreatedApiKeyResponse,
   toApiKeyResponse,
-} from '../../visitor/platform/api-keys.service';
+} from '../../visitor/api-keys/api-keys.service';
 import { CursorCodecProvider } from '../../visitor/platform/cursor-codec.provider';
 import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
-import type { AccountRow } from './accounts.repository';
+import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { ConsoleAuth, CurrentAccount } from './console-auth';
 
 export class CreateApiKeyBody {

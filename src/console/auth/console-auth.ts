@@ -11,8 +11,8 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
 import type { Role } from '../../visitor/platform/scopes';
-import type { AccountRow } from './accounts.repository';
-import { AccountsService, SESSION_COOKIE } from './accounts.service';
+import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import { AccountsService, SESSION_COOKIE } from '../../visitor/accounts/accounts.service';
 
 const ROLES = 'gatehouse:console-roles';
 

@@ -16,8 +16,8 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagg
 import { IsEmail, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
-import type { AccountRow } from './accounts.repository';
-import { AccountsService, SESSION_COOKIE, SESSION_HOURS } from './accounts.service';
+import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import { AccountsService, SESSION_COOKIE, SESSION_HOURS } from '../../visitor/accounts/accounts.service';
 import { ConsoleAuth, CurrentAccount, sessionToken } from './console-auth';
 
 export class SignInBody {

@@ -19,7 +19,7 @@ import { VisitTypeResponse } from '../../visitor/visit-types/dto/visit-type.resp
 import { VisitTypesService } from '../../visitor/visit-types/visit-types.service';
 import { VisitResponse } from '../../visitor/visits/dto/visit.response';
 import { VisitsService } from '../../visitor/visits/visits.service';
-import type { AccountRow } from '../auth/accounts.repository';
+import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
 
 export class ModeQuery {

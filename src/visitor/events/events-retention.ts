@@ -3,7 +3,7 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
 import { PeriodicTask } from '../../common/periodic-task';
-import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { EventsRepository } from './events.repository';
 
 export const EVENT_RETENTION_DAYS = 30;
 
@@ -14,7 +14,7 @@ export class EventsRetention extends PeriodicTask {
   protected readonly what = `events older than ${EVENT_RETENTION_DAYS} days purged`;
 
   constructor(
-    private readonly repo: WebhooksRepository,
+    private readonly repo: EventsRepository,
     private readonly clock: Clock,
     @InjectConfig() config: Config,
   ) {
@@ -22,8 +22,6 @@ export class EventsRetention extends PeriodicTask {
   }
 
   protected work(): Promise<number> {
-    return this.repo.purgeEventsBefore(
-      new Date(this.clock.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000),
-    );
+    return this.repo.purgeBefore(new Date(this.clock.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000));
   }
 }

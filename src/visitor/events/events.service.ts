@@ -2,9 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import type { UnitOfWork } from '../../database/unit-of-work';
-import { Tenant, WebhooksRepository } from '../webhooks/webhooks.repository';
-import { WebhookQueue } from '../webhooks/delivery/webhook-queue';
-import type { WebhookDeliveryRow } from '../webhooks/webhook.entity';
+import { ApiError } from '../../common/errors/api-error';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import type { Page } from '../platform/pagination';
+import type { Tenant } from '../platform/tenant';
+import { EventResponse, toEventResponse } from './dto/event.response';
+import type { EventsQuery } from './dto/events.query';
+import type { EventRow } from './event.entity';
+import { EventsRepository } from './events.repository';
 
 export interface EventEnvelope {
   id: string;
@@ -15,18 +20,40 @@ export interface EventEnvelope {
   data: { object: unknown };
 }
 
+/** A recorded event as subscribers see it, inside the transaction that recorded it. */
+export interface RecordedEvent {
+  envelope: EventEnvelope;
+  tenant: Tenant;
+  /** When work the event starts is due: the wall clock when it was recorded. */
+  dueAt: Date;
+}
+
 /**
- * The outbox. `record` writes the event and one delivery per subscribed endpoint in the caller's transaction;
- * the deliveries are enqueued only after that transaction commits. `object` must already be the public
- * response shape (with sensitive answers omitted): it is stored and sent as is.
+ * Something that acts on every recorded event in the recording transaction (webhooks write one delivery per
+ * subscribed endpoint). Subscribers register themselves (`EventsService.subscribe`); events know none of them.
+ */
+export interface EventSubscriber {
+  onRecorded(uow: UnitOfWork, event: RecordedEvent): Promise<void>;
+}
+
+/**
+ * The outbox. `record` writes the event in the caller's transaction and hands it to each subscriber in that same
+ * transaction. `object` must already be the public response shape (with sensitive answers omitted): it is stored
+ * and sent as is.
  */
 @Injectable()
 export class EventsService {
+  private readonly subscribers: EventSubscriber[] = [];
+
   constructor(
-    private readonly repo: WebhooksRepository,
-    private readonly queue: WebhookQueue,
+    private readonly repo: EventsRepository,
     private readonly clock: Clock,
+    private readonly cursors: CursorCodecProvider,
   ) {}
+
+  subscribe(subscriber: EventSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
 
   /** The created_at of the last event each open transaction recorded. */
   private readonly lastInTransaction = new WeakMap<UnitOfWork, Date>();
@@ -47,57 +74,42 @@ export class EventsService {
       livemode: tenant.livemode,
       data: { object },
     };
-    const deliveryIds = await this.repo.insertEventWithDeliveries(
-      uow.manager,
-      {
-        id: envelope.id,
-        organisationId: tenant.organisationId,
-        livemode: tenant.livemode,
-        type,
-        createdAt: now,
-        body: JSON.stringify(envelope),
-      },
-      dueAt,
-    );
-    if (deliveryIds.length)
-      uow.afterCommit(() =>
-        this.queue.enqueue(deliveryIds.map((deliveryId) => ({ deliveryId, attempt: 1 }))),
-      );
+    await this.repo.insert(uow.manager, {
+      id: envelope.id,
+      organisationId: tenant.organisationId,
+      livemode: tenant.livemode,
+      type,
+      createdAt: now,
+      body: JSON.stringify(envelope),
+    });
+    for (const s of this.subscribers) await s.onRecorded(uow, { envelope, tenant, dueAt });
     return envelope;
   }
 
-  /**
-   * One new pending delivery of a stored event per endpoint, enqueued after commit. Used when the event is
-   * recorded and when it is redelivered (the body, and so `webhook-id`, stay the same).
-   */
-  async fanOut(
-    uow: UnitOfWork,
-    tenant: Tenant,
-    eventId: string,
-    endpointIds: string[],
-  ): Promise<WebhookDeliveryRow[]> {
-    const now = this.clock.now();
-    const deliveries: WebhookDeliveryRow[] = endpointIds.map((endpointId) => ({
-      id: newId('dlv'),
-      organisationId: tenant.organisationId,
-      livemode: tenant.livemode,
-      eventId,
-      endpointId,
-      status: 'pending',
-      attemptCount: 0,
-      nextAttemptAt: now,
-      lockedUntil: null,
-      firstFailureAt: null,
-      lastAttemptAt: null,
-      lastStatusCode: null,
-      lastError: null,
-      heldSince: null,
-      createdAt: now,
-      updatedAt: now,
-    }));
-    await this.repo.insertDeliveries(uow.manager, deliveries);
-    if (deliveries.length)
-      uow.afterCommit(() => this.queue.enqueue(deliveries.map((d) => ({ deliveryId: d.id, attempt: 1 }))));
-    return deliveries;
+  /** Events of the last 30 days, newest first (GET /v1/events). */
+  list(tenant: Tenant, q: EventsQuery): Promise<Page<EventResponse>> {
+    if (q.created_after && q.created_before && Date.parse(q.created_after) >= Date.parse(q.created_before))
+      throw ApiError.validation([
+        { location: 'query.created_before', message: 'must be after created_after' },
+      ]);
+    const filter = {
+      type: q.type,
+      createdAfter: q.created_after ? new Date(q.created_after) : undefined,
+      createdBefore: q.created_before ? new Date(q.created_before) : undefined,
+    };
+    return this.cursors.codec.createdPage(
+      'events',
+      tenant,
+      q,
+      (limit, before) => this.repo.list(tenant, filter, limit + 1, before),
+      toEventResponse,
+    );
+  }
+
+  /** The tenant's event, or `not_found`. */
+  async find(tenant: Tenant, id: string): Promise<EventRow> {
+    const row = await this.repo.find(tenant, id);
+    if (!row) throw ApiError.notFound(`Event ${id}`);
+    return row;
   }
 }

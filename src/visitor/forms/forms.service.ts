@@ -20,6 +20,15 @@ export class FormsService {
     private readonly tx: Transactions,
   ) {}
 
+  /** The current visit and person forms (GET /v1/forms). */
+  async both(tenant: Tenant): Promise<{ visit: Form; person: Form }> {
+    const [visit, person] = await Promise.all([
+      this.current(tenant, 'visit'),
+      this.current(tenant, 'person'),
+    ]);
+    return { visit, person };
+  }
+
   async current(tenant: Tenant, kind: 'visit' | 'person', m?: EntityManager): Promise<Form> {
     const row = await this.repo.latest(tenant, kind, m);
     return row ? { version: row.version, schema: row.schema } : EMPTY_FORM;

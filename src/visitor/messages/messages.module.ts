@@ -1,7 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
 
-@Global()
+/** Outgoing messages (passes, notices) with channel fallback; the table is the test outbox. */
 @Module({ providers: [MessagesRepository, MessagesService], exports: [MessagesService, MessagesRepository] })
 export class MessagesModule {}

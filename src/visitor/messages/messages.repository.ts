@@ -1,9 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MessageRow } from './message.entity';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { assertTenant, Tenant } from '../platform/tenant';
 
 @Injectable()
-export class MessagesRepository {
+@HoldsVisitorData(40)
+export class MessagesRepository implements VisitorDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
   async insert(row: MessageRow): Promise<void> {
@@ -27,5 +31,16 @@ export class MessagesRepository {
       });
     if (before) qb.andWhere('(m.createdAt, m.id) < (:at, :id)', { at: before.createdAt, id: before.id });
     return qb.orderBy('m.createdAt', 'DESC').addOrderBy('m.id', 'DESC').limit(limit).getMany();
+  }
+
+  /** Erasure: messages to the visitor or about their visits keep only their status and channel. */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId, relatedIds }: Erasure): Promise<void> {
+    assertTenant(tenant);
+    await uow.manager.query(
+      `UPDATE visitor.message SET recipient = '[erased]', body = '[erased]', subject = NULL,
+              error = CASE WHEN error IS NOT NULL THEN '[erased]' END
+        WHERE organisation_id = $2 AND livemode = $3 AND (related_id = ANY($1) OR related_id = $4)`,
+      [relatedIds, tenant.organisationId, tenant.livemode, visitorId],
+    );
   }
 }

@@ -5,7 +5,7 @@ import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { Transactions } from '../../database/unit-of-work';
-import { Actor, AuditService } from '../platform/audit.service';
+import { Actor, AuditService } from '../audit/audit.service';
 import { isPlan, Plan } from '../platform/plans';
 import type { Tenant } from '../platform/tenant';
 import { OrganisationRow, OrganisationsRepository, SiteRow } from './organisations.repository';

@@ -1,6 +1,25 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { EventSamples } from '../events/event-samples';
+import { EventsModule } from '../events/events.module';
+import { FormsModule } from '../forms/forms.module';
+import { OrganisationsModule } from '../organisations/organisations.module';
+import { PlatformModule } from '../platform/platform.module';
+import { PeopleController } from './people.controller';
 import { PeopleRepository } from './people.repository';
 import { PeopleService } from './people.service';
+import { samplePerson } from './person.samples';
 
-@Module({ providers: [PeopleRepository, PeopleService], exports: [PeopleService, PeopleRepository] })
-export class PeopleModule {}
+/** People (hosts and employees); /v1/people. */
+@Module({
+  imports: [PlatformModule, EventsModule, FormsModule, OrganisationsModule],
+  controllers: [PeopleController],
+  providers: [PeopleRepository, PeopleService],
+  exports: [PeopleService, PeopleRepository],
+})
+export class PeopleModule implements OnModuleInit {
+  constructor(private readonly samples: EventSamples) {}
+
+  onModuleInit(): void {
+    this.samples.register(['person'], samplePerson);
+  }
+}

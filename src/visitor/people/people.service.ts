@@ -7,7 +7,10 @@ import { EventsService } from '../events/events.service';
 import { FormsService } from '../forms/forms.service';
 import type { Form } from '../forms/custom-fields.validator';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import type { Page } from '../platform/pagination';
 import { PLAN_RULES } from '../platform/plans';
+import type { PeopleQuery } from './dto/person.request';
 import { PeopleFilter, PeopleRepository, Tenant } from './people.repository';
 import { PersonRow } from './person.entity';
 import { PersonResponse, toPersonResponse } from './dto/person.response';
@@ -42,7 +45,43 @@ export class PeopleService {
     private readonly events: EventsService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
+    private readonly cursors: CursorCodecProvider,
   ) {}
+
+  /** GET /v1/people: one page, oldest first, with a signed cursor. */
+  async page(tenant: Tenant, q: PeopleQuery): Promise<Page<PersonResponse>> {
+    const limit = q.limit ?? 25;
+    const after = q.cursor ? this.cursors.codec.decode('people', tenant, q.cursor, 2) : undefined;
+    const res = await this.list(tenant, {
+      q: q.q,
+      canHost: q.can_host,
+      email: q.email,
+      limit,
+      after: after ? { createdAt: new Date(String(after[0])), id: String(after[1]) } : undefined,
+    });
+    return {
+      data: res.data,
+      has_more: res.hasMore,
+      next_cursor:
+        res.hasMore && res.last
+          ? this.cursors.codec.encode('people', tenant, [res.last.createdAt.toISOString(), res.last.id])
+          : null,
+    };
+  }
+
+  /** Every `site_ids` entry must be a site of the tenant: one error per missing site, at its index. */
+  private async checkSites(tenant: Tenant, ids: string[] | undefined): Promise<void> {
+    if (!ids?.length) return;
+    const found = await this.orgs.existingSiteIds(tenant, ids);
+    const errors = ids
+      .map((id, i) => ({ id, i }))
+      .filter(({ id }) => !found.has(id))
+      .map(({ i, id }) => ({
+        location: `body.site_ids.${i}`,
+        message: `no site ${id} in this organisation and mode`,
+      }));
+    if (errors.length) throw ApiError.validation(errors);
+  }
 
   private view(form: Form, row: PersonRow, audience: Audience): PersonResponse {
     return toPersonResponse(
@@ -92,6 +131,7 @@ export class PeopleService {
     input: PersonInput & { name: string; email: string },
     audience: Audience = 'integration',
   ): Promise<PersonResponse> {
+    await this.checkSites(tenant, input.site_ids);
     return this.tx.run(async (uow) => {
       const form = await this.forms.current(tenant, 'person', uow.manager);
       await this.checkAnswers(uow, tenant, form, input.custom_fields ?? {});
@@ -146,6 +186,7 @@ export class PeopleService {
     input: PersonInput,
     audience: Audience = 'integration',
   ): Promise<PersonResponse> {
+    await this.checkSites(tenant, input.site_ids);
     return this.tx.run(async (uow) => {
       const row = await this.repo.find(tenant, id, uow.manager, true);
       if (!row) throw ApiError.notFound(`Person ${id}`);

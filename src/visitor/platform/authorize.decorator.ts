@@ -1,6 +1,5 @@
-import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiHeader } from '@nestjs/swagger';
-import { IdempotencyInterceptor } from './idempotency';
 import type { PlanFeature } from './plans';
 import type { Scope } from './scopes';
 
@@ -23,7 +22,8 @@ export interface AuthorizeOptions {
 }
 
 /**
- * What a /v1 route needs, in one place. The guard chain (VisitorAuthGuard) then checks, in order:
+ * What a /v1 route needs, in one place. `guardVisitorRoutes` attaches the guard chain (VisitorAuthGuard) and
+ * idempotency to the route at start-up; the chain then checks, in order:
  * `Authorization: Bearer` → credential → mode → IP allow-list → rate limit → plan → publishable key → scope →
  * role of the person acting. A /v1 route without this decorator (or @NoCredential) is refused: deny by default.
  * Every POST route also needs `Idempotency-Key` (IdempotencyInterceptor).
@@ -31,7 +31,6 @@ export interface AuthorizeOptions {
 export function Authorize(options: AuthorizeOptions): MethodDecorator & ClassDecorator {
   return applyDecorators(
     SetMetadata(AUTHORIZE, options),
-    UseInterceptors(IdempotencyInterceptor),
     ApiBearerAuth(),
     ApiExtension('x-required-scope', options.scope),
     ApiExtension('x-publishable-key', options.publishable === true),

@@ -1,6 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Credential } from './credential';
+import { historyCutoff, HistoryKind } from './plans';
 import type { Tenant } from './tenant';
 
 function credentialOf(context: ExecutionContext): Credential {
@@ -20,3 +21,26 @@ export const CurrentTenant = createParamDecorator((_: unknown, context: Executio
 export const CurrentCredential = createParamDecorator((_: unknown, context: ExecutionContext) =>
   credentialOf(context),
 );
+
+/** Who calls a /v1 route: the tenant, whether with a publishable key, and what the plan shows of history. */
+export interface Caller {
+  tenant: Tenant;
+  publishable: boolean;
+  /** The oldest moment a live-mode record is shown, at the request's arrival (null: nothing hidden). */
+  hiddenBefore: Date | null;
+}
+
+/**
+ * The caller of a route whose records of `kind` (visits, audit entries) are limited by the plan's history window
+ * in live mode: `@CurrentCaller('visits') caller: Caller`.
+ */
+export const CurrentCaller = createParamDecorator((kind: HistoryKind, context: ExecutionContext): Caller => {
+  const req = context.switchToHttp().getRequest<FastifyRequest>();
+  const c = credentialOf(context);
+  const { plan, overrides } = c.organisation;
+  return {
+    tenant: { organisationId: c.organisation.id, livemode: c.livemode },
+    publishable: c.publishable,
+    hiddenBefore: historyCutoff(kind, plan, c.livemode, overrides, req.ctx.receivedAt),
+  };
+});

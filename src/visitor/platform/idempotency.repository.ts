@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
-import type { Tenant } from './tenant';
+import { assertTenant, Tenant } from './tenant';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from './visitor-data';
 
 export interface IdempotencyRow {
   request_hash: string;
@@ -45,7 +47,8 @@ const CLAIM_OR_READ = `
 export type ClaimResult = { claimed: true } | { claimed: false; row: IdempotencyRow | null };
 
 @Injectable()
-export class IdempotencyRepository {
+@HoldsVisitorData(50)
+export class IdempotencyRepository implements VisitorDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
   async claim(
@@ -99,5 +102,14 @@ export class IdempotencyRepository {
       before,
     ])) as [unknown, number];
     return n;
+  }
+
+  /** Erasure: stored responses that name the visitor are forgotten. */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
+    assertTenant(tenant);
+    await uow.manager.query(
+      `DELETE FROM visitor.idempotency_key WHERE organisation_id = $1 AND livemode = $2 AND response_body LIKE $3`,
+      [tenant.organisationId, tenant.livemode, `%${visitorId}%`],
+    );
   }
 }

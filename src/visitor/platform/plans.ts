@@ -109,8 +109,11 @@ export function ratePerMinute(
  * The oldest moment a live-mode record of this kind is shown (null: nothing hidden). Test mode hides nothing.
  * Enterprise windows are "as agreed": the organisation's override, else unlimited.
  */
+/** Records whose live-mode history a plan limits. */
+export type HistoryKind = 'visits' | 'audit';
+
 export function historyCutoff(
-  kind: 'visits' | 'audit',
+  kind: HistoryKind,
   plan: Plan,
   livemode: boolean,
   o: PlanOverrides,

@@ -1,47 +1,28 @@
-import { Global, Module, OnModuleInit } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
-import { OrganisationsService } from '../organisations/organisations.service';
-import { ApiKeysRepository } from './api-keys.repository';
-import { ApiKeysService } from './api-keys.service';
-import { AuditRepository } from './audit.repository';
-import { AuditService } from './audit.service';
+import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../../common/rate-limit/rate-limit.module';
 import { CredentialRegistry } from './credential.registry';
 import { CursorCodecProvider } from './cursor-codec.provider';
-import { IdempotencyClaims, IdempotencyPurge } from './idempotency';
+import { IdempotencyClaims, IdempotencyInterceptor, IdempotencyPurge } from './idempotency';
 import { IdempotencyRepository } from './idempotency.repository';
 import { VisitorAuthGuard } from './visitor-auth.guard';
 
-const SERVICES = [
-  OrganisationsRepository,
-  OrganisationsService,
-  ApiKeysRepository,
-  ApiKeysService,
-  AuditRepository,
-  AuditService,
+const SHARED = [
   CredentialRegistry,
   CursorCodecProvider,
   IdempotencyRepository,
   IdempotencyClaims,
+  IdempotencyInterceptor,
+  VisitorAuthGuard,
 ];
 
 /**
- * The visitor API's platform layer: organisations and sites, API keys, the audit trail, the /v1 guard chain
- * (APP_GUARD, acting on /v1 only) and idempotency (attached by @Authorize, /v1 POSTs only). Global so console, CLI
- * and domain modules share one instance of each service.
+ * The visitor API's platform layer, imported by every /v1 domain module: the credential registry (resolvers such
+ * as API keys register themselves), the guard chain and idempotency that `@Authorize` attaches to each route,
+ * and signed cursors. It knows no domain.
  */
-@Global()
 @Module({
-  providers: [...SERVICES, IdempotencyPurge, { provide: APP_GUARD, useClass: VisitorAuthGuard }],
-  exports: SERVICES,
+  imports: [RateLimitModule],
+  providers: [...SHARED, IdempotencyPurge],
+  exports: [...SHARED, RateLimitModule],
 })
-export class PlatformModule implements OnModuleInit {
-  constructor(
-    private readonly registry: CredentialRegistry,
-    private readonly keys: ApiKeysService,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this.keys);
-  }
-}
+export class PlatformModule {}

@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { BlockList, isIP } from 'node:net';
@@ -40,13 +40,12 @@ function ipAllowed(ip: string, list: string[]): boolean {
 }
 
 /**
- * The one guard chain of /v1, run for every /v1 route from the route's @Authorize options.
+ * The one guard chain of /v1, run for every /v1 route from the route's @Authorize options; attached to the
+ * routes that declare it by `guardVisitorRoutes` (visitor-routes.ts), never globally.
  * Query-string and cookie credentials are never read.
  */
 @Injectable()
 export class VisitorAuthGuard implements CanActivate {
-  private readonly logger = new Logger('VisitorAuth');
-
   constructor(
     private readonly reflector: Reflector,
     private readonly credentials: CredentialRegistry,
@@ -56,15 +55,12 @@ export class VisitorAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
-    if (req.ctx?.surface !== 'visitor') return true;
     assertWellFormedQuery(req.url);
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(NO_CREDENTIAL, targets)) return true;
     const need = this.reflector.getAllAndOverride<AuthorizeOptions | undefined>(AUTHORIZE, targets);
-    if (!need) {
-      this.logger.error(`${req.method} ${req.routeOptions.url} has no @Authorize: refused (deny by default)`);
-      throw new ApiError('forbidden', 'This endpoint is not available to any credential.');
-    }
+    // Attached only to routes that declare @Authorize or @NoCredential (guardVisitorRoutes).
+    if (!need) throw new Error(`${req.method} ${req.routeOptions.url}: VisitorAuthGuard without @Authorize`);
 
     // 1. Header: Bearer only (the scheme name is case-insensitive, RFC 9110 §11.1).
     const header = req.headers.authorization;

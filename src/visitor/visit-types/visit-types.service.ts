@@ -4,6 +4,8 @@ import { ApiError, FieldError } from '../../common/errors/api-error';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { Transactions } from '../../database/unit-of-work';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import type { ListQuery, Page } from '../platform/pagination';
 import { FormsService } from '../forms/forms.service';
 import { publicForm } from '../forms/custom-fields.validator';
 import { VisitTypesRepository } from './visit-types.repository';
@@ -17,6 +19,10 @@ export const BUILT_IN_TYPES: Record<string, string> = {
   event: 'Event',
   other: 'Other',
 };
+const BUILT_IN_ORDER = Object.keys(BUILT_IN_TYPES);
+const orderOf = (t: VisitTypeResponse): [number, string | number] =>
+  t.built_in ? [0, BUILT_IN_ORDER.indexOf(t.key)] : [1, t.key];
+
 export const VISIT_TYPE_KEY = /^[a-z][a-z0-9_]{0,39}$/;
 
 /** Visit types of an organisation: the six built-in keys (on by default) plus its own keys. */
@@ -27,7 +33,17 @@ export class VisitTypesService {
     private readonly forms: FormsService,
     private readonly clock: Clock,
     private readonly tx: Transactions,
+    private readonly cursors: CursorCodecProvider,
   ) {}
+
+  /** GET /v1/visit-types: built-in types first, in their published order, then the organisation's own by key. */
+  async page(tenant: Tenant, publishable: boolean, q: ListQuery): Promise<Page<VisitTypeResponse>> {
+    const types = (await this.list(tenant, { publishable })).sort((a, b) => {
+      const [x, y] = [orderOf(a), orderOf(b)];
+      return x[0] - y[0] || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0);
+    });
+    return this.cursors.codec.memoryPage('visit_types', tenant, q, types, orderOf, (t) => t);
+  }
 
   async list(tenant: Tenant, opts: { publishable?: boolean } = {}): Promise<VisitTypeResponse[]> {
     const rows = new Map((await this.repo.all(tenant)).map((r) => [r.key, r]));

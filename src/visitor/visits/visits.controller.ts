@@ -1,21 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
-  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiError } from '../../common/errors/api-error';
-import { Clock } from '../../common/clock';
 import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
-import type { Credential } from '../platform/credential';
-import { CurrentCredential, CurrentTenant } from '../platform/current';
-import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import { Caller, CurrentCaller } from '../platform/current';
 import { Page, PageOf } from '../platform/pagination';
-import { historyCutoff } from '../platform/plans';
-import type { Tenant } from '../platform/tenant';
 import {
   CancelVisitBody,
   CheckInBody,
@@ -25,32 +18,14 @@ import {
   UpdateVisitBody,
   VisitsQuery,
 } from './dto/visit.request';
-import { VisitorResponse, VisitResponse } from './dto/visit.response';
+import { VisitResponse } from './dto/visit.response';
 import { VisitAction } from './visit-state-machine';
-import type { VisitListRow } from './visits.repository';
-import { VisitCaller, VisitsService } from './visits.service';
-
-/** The caller of a visit route: tenant, publishable key, and the live-mode plan-history cutoff. */
-function callerOf(c: Credential, now: Date): VisitCaller {
-  return {
-    tenant: { organisationId: c.organisation.id, livemode: c.livemode },
-    publishable: c.publishable,
-    hiddenBefore: historyCutoff('visits', c.organisation.plan, c.livemode, c.organisation.overrides, now),
-  };
-}
+import { VisitsService } from './visits.service';
 
 @ApiTags('Visits')
 @Controller('v1/visits')
 export class VisitsController {
-  constructor(
-    private readonly visits: VisitsService,
-    private readonly cursors: CursorCodecProvider,
-    private readonly clock: Clock,
-  ) {}
-
-  private caller(c: Credential): VisitCaller {
-    return callerOf(c, this.clock.now());
-  }
+  constructor(private readonly visits: VisitsService) {}
 
   @Post()
   @Authorize({ scope: 'visits:write', publishable: true })
@@ -61,54 +36,24 @@ export class VisitsController {
     operationId: 'createVisit',
   })
   @ApiCreatedResponse({ type: VisitResponse })
-  create(@CurrentCredential() c: Credential, @Body() body: CreateVisitBody): Promise<VisitResponse> {
-    return this.visits.create(this.caller(c), body);
+  create(@CurrentCaller('visits') caller: Caller, @Body() body: CreateVisitBody): Promise<VisitResponse> {
+    return this.visits.create(caller, body);
   }
 
   @Get()
   @Authorize({ scope: 'visits:read' })
   @ApiOperation({ summary: 'Visits, oldest first', operationId: 'listVisits' })
   @ApiOkResponse({ type: PageOf(VisitResponse) })
-  async list(
-    @CurrentCredential() c: Credential,
-    @CurrentTenant() tenant: Tenant,
-    @Query() q: VisitsQuery,
-  ): Promise<Page<VisitResponse>> {
-    if (q.expected_from && q.expected_to && Date.parse(q.expected_from) >= Date.parse(q.expected_to))
-      throw ApiError.validation([{ location: 'query.expected_to', message: 'must be after expected_from' }]);
-    const filter = {
-      status: q.status,
-      siteId: q.site_id,
-      hostId: q.host_id,
-      expectedFrom: q.expected_from ? new Date(q.expected_from) : undefined,
-      expectedTo: q.expected_to ? new Date(q.expected_to) : undefined,
-      updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
-    };
-    const caller = this.caller(c);
-    // The page and the form that decides which answers it shows are read at the same time.
-    let view!: (r: VisitListRow) => VisitResponse;
-    return this.cursors.codec.createdPage(
-      'visits',
-      tenant,
-      q,
-      async (limit, after) => {
-        const [rows, viewer] = await Promise.all([
-          this.visits.list(caller, filter, limit + 1, after),
-          this.visits.viewer(tenant),
-        ]);
-        view = viewer;
-        return rows;
-      },
-      (r) => view(r),
-    );
+  list(@CurrentCaller('visits') caller: Caller, @Query() q: VisitsQuery): Promise<Page<VisitResponse>> {
+    return this.visits.page(caller, q);
   }
 
   @Get(':visit_id')
   @Authorize({ scope: 'visits:read' })
   @ApiOperation({ summary: 'One visit', operationId: 'getVisit' })
   @ApiOkResponse({ type: VisitResponse })
-  get(@CurrentCredential() c: Credential, @Param('visit_id') id: string): Promise<VisitResponse> {
-    return this.visits.get(this.caller(c), id);
+  get(@CurrentCaller('visits') caller: Caller, @Param('visit_id') id: string): Promise<VisitResponse> {
+    return this.visits.get(caller, id);
   }
 
   @Patch(':visit_id')
@@ -119,15 +64,15 @@ export class VisitsController {
   })
   @ApiOkResponse({ type: VisitResponse })
   update(
-    @CurrentCredential() c: Credential,
+    @CurrentCaller('visits') caller: Caller,
     @Param('visit_id') id: string,
     @Body() body: UpdateVisitBody,
   ): Promise<VisitResponse> {
-    return this.visits.update(this.caller(c), id, body);
+    return this.visits.update(caller, id, body);
   }
 
-  private act(c: Credential, id: string, action: VisitAction, extra = {}): Promise<VisitResponse> {
-    return this.visits.act(this.caller(c), id, action, extra);
+  private act(caller: Caller, id: string, action: VisitAction, extra = {}): Promise<VisitResponse> {
+    return this.visits.act(caller, id, action, extra);
   }
 
   @Post(':visit_id/check-in')
@@ -140,11 +85,11 @@ export class VisitsController {
   })
   @ApiOkResponse({ type: VisitResponse })
   checkIn(
-    @CurrentCredential() c: Credential,
+    @CurrentCaller('visits') caller: Caller,
     @Param('visit_id') id: string,
     @Body() body: CheckInBody,
   ): Promise<VisitResponse> {
-    return this.act(c, id, 'check_in', { passToken: body?.pass });
+    return this.act(caller, id, 'check_in', { passToken: body?.pass });
   }
 
   @Post(':visit_id/approve')
@@ -154,11 +99,11 @@ export class VisitsController {
   @ApiOperation({ summary: 'Approve a visit awaiting approval (→ checked_in)', operationId: 'approveVisit' })
   @ApiOkResponse({ type: VisitResponse })
   approve(
-    @CurrentCredential() c: Credential,
+    @CurrentCaller('visits') caller: Caller,
     @Param('visit_id') id: string,
     @Body() body: DecideVisitBody,
   ): Promise<VisitResponse> {
-    return this.act(c, id, 'approve', { decidedBy: body?.decided_by, reason: body?.reason });
+    return this.act(caller, id, 'approve', { decidedBy: body?.decided_by, reason: body?.reason });
   }
 
   @Post(':visit_id/deny')
@@ -168,11 +113,11 @@ export class VisitsController {
   @ApiOperation({ summary: 'Deny a visit awaiting approval (→ denied)', operationId: 'denyVisit' })
   @ApiOkResponse({ type: VisitResponse })
   deny(
-    @CurrentCredential() c: Credential,
+    @CurrentCaller('visits') caller: Caller,
     @Param('visit_id') id: string,
     @Body() body: DecideVisitBody,
   ): Promise<VisitResponse> {
-    return this.act(c, id, 'deny', { decidedBy: body?.decided_by, reason: body?.reason });
+    return this.act(caller, id, 'deny', { decidedBy: body?.decided_by, reason: body?.reason });
   }
 
   @Post(':visit_id/check-out')
@@ -181,8 +126,8 @@ export class VisitsController {
   @IdempotentPost()
   @ApiOperation({ summary: 'Check out a checked-in visit', operationId: 'checkOutVisit' })
   @ApiOkResponse({ type: VisitResponse })
-  checkOut(@CurrentCredential() c: Credential, @Param('visit_id') id: string): Promise<VisitResponse> {
-    return this.act(c, id, 'check_out');
+  checkOut(@CurrentCaller('visits') caller: Caller, @Param('visit_id') id: string): Promise<VisitResponse> {
+    return this.act(caller, id, 'check_out');
   }
 
   @Post(':visit_id/cancel')
@@ -192,11 +137,11 @@ export class VisitsController {
   @ApiOperation({ summary: 'Cancel an expected visit, with an optional reason', operationId: 'cancelVisit' })
   @ApiOkResponse({ type: VisitResponse })
   cancel(
-    @CurrentCredential() c: Credential,
+    @CurrentCaller('visits') caller: Caller,
     @Param('visit_id') id: string,
     @Body() body: CancelVisitBody,
   ): Promise<VisitResponse> {
-    return this.act(c, id, 'cancel', { reason: body?.reason });
+    return this.act(caller, id, 'cancel', { reason: body?.reason });
   }
 
   @Post(':visit_id/resend-pass')
@@ -209,40 +154,10 @@ export class VisitsController {
   })
   @ApiAcceptedResponse({ type: VisitResponse })
   resendPass(
-    @CurrentCredential() c: Credential,
+    @CurrentCaller('visits') caller: Caller,
     @Param('visit_id') id: string,
     @Body() body: ResendPassBody,
   ): Promise<VisitResponse> {
-    return this.visits.resendPass(this.caller(c), id, body?.pass_channels);
-  }
-}
-
-@ApiTags('Visits')
-@Controller('v1/visitors')
-export class VisitorsController {
-  constructor(
-    private readonly visits: VisitsService,
-    private readonly clock: Clock,
-  ) {}
-
-  @Get(':visitor_id')
-  @Authorize({ scope: 'visitors:read' })
-  @ApiOperation({ summary: 'A visitor record (matched by phone across visits)', operationId: 'getVisitor' })
-  @ApiOkResponse({ type: VisitorResponse })
-  get(@CurrentCredential() c: Credential, @Param('visitor_id') id: string): Promise<VisitorResponse> {
-    return this.visits.getVisitor(callerOf(c, this.clock.now()), id);
-  }
-
-  @Delete(':visitor_id')
-  @HttpCode(204)
-  @Authorize({ scope: 'visitors:delete' })
-  @ApiOperation({
-    summary:
-      "Permanently erase the visitor's personal data everywhere (hidden records too); emits visitor.erased",
-    operationId: 'eraseVisitor',
-  })
-  @ApiNoContentResponse()
-  async erase(@CurrentTenant() tenant: Tenant, @Param('visitor_id') id: string): Promise<void> {
-    await this.visits.eraseVisitor(tenant, id);
+    return this.visits.resendPass(caller, id, body?.pass_channels);
   }
 }

@@ -1,31 +1,44 @@
 import { BullModule } from '@nestjs/bullmq';
-import { DynamicModule, Module } from '@nestjs/common';
-import type { Config } from '../../config/config';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { QueueModule } from '../../common/queue/queue.module';
+import { EventSamples } from '../events/event-samples';
+import { EventsModule } from '../events/events.module';
+import { FormsModule } from '../forms/forms.module';
 import { MessagesModule } from '../messages/messages.module';
+import { OrganisationsModule } from '../organisations/organisations.module';
 import { PeopleModule } from '../people/people.module';
-import { VisitTypesModule } from '../visit-types/visit-types.module';
+import { PlatformModule } from '../platform/platform.module';
 import { PASS_QUEUE, PassQueue } from './pass.queue';
 import { PassSender } from './pass.sender';
-import { NoShowJob, PassProcessor, PassSweeper } from './visits.jobs';
+import { sampleVisit } from './visit.samples';
+import { NoShowJob, PassSweeper } from './visits.jobs';
+import { VisitsController } from './visits.controller';
 import { VisitsRepository } from './visits.repository';
 import { VisitsService } from './visits.service';
 
-/** Visits, visitor records and passes; the pass sender, its sweeper and the no-show job run on workers. */
-@Module({})
-export class VisitsModule {
-  static forRoot(config: Config): DynamicModule {
-    const worker = config.runWorker ? [PassProcessor, PassSweeper, NoShowJob] : [];
-    return {
-      module: VisitsModule,
-      global: true,
-      imports: [
-        MessagesModule,
-        PeopleModule,
-        VisitTypesModule,
-        BullModule.registerQueue({ name: PASS_QUEUE }),
-      ],
-      providers: [VisitsRepository, VisitsService, PassQueue, PassSender, ...worker],
-      exports: [VisitsRepository, VisitsService, PassSender, PassQueue, ...worker],
-    };
+/**
+ * Visits, visitor records and passes; /v1/visits. The pass sweeper and the no-show job run where RUN_WORKER is on
+ * (PeriodicTask); the pass processor is composed by `VisitorWorkerModule`.
+ */
+@Module({
+  imports: [
+    PlatformModule,
+    EventsModule,
+    FormsModule,
+    MessagesModule,
+    OrganisationsModule,
+    PeopleModule,
+    QueueModule,
+    BullModule.registerQueue({ name: PASS_QUEUE }),
+  ],
+  controllers: [VisitsController],
+  providers: [VisitsRepository, VisitsService, PassQueue, PassSender, PassSweeper, NoShowJob],
+  exports: [VisitsRepository, VisitsService, PassQueue, PassSender],
+})
+export class VisitsModule implements OnModuleInit {
+  constructor(private readonly samples: EventSamples) {}
+
+  onModuleInit(): void {
+    this.samples.register(['visit', 'pass'], sampleVisit);
   }
 }

@@ -7,6 +7,8 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import type { FormSchema } from '../forms/custom-fields.validator';
 import type { VisitStatus } from './visit-state-machine';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 
 export type { Tenant };
 
@@ -179,7 +181,8 @@ const CREATE_VISIT = `
 
 /** Visits, visitor records and passes: tenant-scoped SQL, every statement filtered on organisation and mode. */
 @Injectable()
-export class VisitsRepository {
+@HoldsVisitorData(10)
+export class VisitsRepository implements VisitorDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
   private m(m?: EntityManager): EntityManager {
@@ -387,8 +390,14 @@ export class VisitsRepository {
    * their webhook deliveries), its messages and passes' provider errors, and the stored responses of idempotent
    * requests that returned it. Counts stay (rows remain, emptied). Returns the visit ids.
    */
-  async eraseVisitor(m: EntityManager, tenant: Tenant, visitorId: string, now: Date): Promise<string[]> {
+  /**
+   * Erasure of the visitor's own records: passes (revoked; a pending one fails), the visitor record and the
+   * visits' free text and answers. The visits' ids join the erasure's related ids (their messages go too).
+   */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, erasure: Erasure): Promise<void> {
     assertTenant(tenant);
+    const m = uow.manager;
+    const { visitorId, now } = erasure;
     const t = [tenant.organisationId, tenant.livemode];
     // Passes first (the pass sender locks a pass, then its visit: the same order, so no deadlock). Waiting here
     // for a send in flight means its message exists by the time messages are erased below.
@@ -411,41 +420,7 @@ export class VisitsRepository {
         WHERE visitor_id = $1 AND organisation_id = $2 AND livemode = $3 RETURNING id`,
       [visitorId, ...t, now],
     )) as [{ id: string }[], number];
-    const ids = visits.map((v) => v.id);
-    // Webhook attempts of those events: the receiver's answer may echo the payload.
-    await m.query(
-      `UPDATE visitor.webhook_attempt a SET response_excerpt = NULL
-         FROM visitor.webhook_delivery d JOIN visitor.event e ON e.id = d.event_id
-        WHERE a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
-          AND e.organisation_id = $2 AND e.livemode = $3 AND e.body::jsonb #>> '{data,object,visitor,id}' = $1`,
-      [visitorId, ...t],
-    );
-    // Event payloads: the visit snapshot keeps its ids and statuses; the visitor's details, answers, purpose and
-    // the reasons given on cancel and on a decision go.
-    await m.query(
-      `UPDATE visitor.event e SET body = s.body::text
-         FROM (SELECT id, CASE WHEN jsonb_typeof(b #> '{data,object,decision}') = 'object'
-                               THEN jsonb_set(b, '{data,object,decision,reason}', 'null') ELSE b END AS body
-                 FROM (SELECT id, jsonb_set(jsonb_set(jsonb_set(jsonb_set(body::jsonb, '{data,object,visitor}',
-                                    jsonb_build_object('id', $1::text, 'name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
-                                  '{data,object,custom_fields}', '{}'::jsonb), '{data,object,purpose}', '""'::jsonb),
-                                '{data,object,cancel_reason}', 'null') AS b
-                         FROM visitor.event
-                        WHERE organisation_id = $2 AND livemode = $3 AND body::jsonb #>> '{data,object,visitor,id}' = $1) x) s
-        WHERE e.id = s.id`,
-      [visitorId, ...t],
-    );
-    await m.query(
-      `UPDATE visitor.message SET recipient = '[erased]', body = '[erased]', subject = NULL,
-              error = CASE WHEN error IS NOT NULL THEN '[erased]' END
-        WHERE organisation_id = $2 AND livemode = $3 AND (related_id = ANY($1) OR related_id = $4)`,
-      [ids, ...t, visitorId],
-    );
-    await m.query(
-      `DELETE FROM visitor.idempotency_key WHERE organisation_id = $1 AND livemode = $2 AND response_body LIKE $3`,
-      [...t, `%${visitorId}%`],
-    );
-    return ids;
+    erasure.relatedIds.push(...visits.map((v) => v.id));
   }
 
   insertPass(m: EntityManager, p: PassRow): Promise<unknown> {

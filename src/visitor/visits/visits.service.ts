@@ -6,13 +6,16 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
+import type { Caller } from '../platform/current';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import type { Page } from '../platform/pagination';
 import { publicForm, type Form } from '../forms/custom-fields.validator';
 import { EMPTY_FORM, FormsService } from '../forms/forms.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { PeopleRepository } from '../people/people.repository';
 import type { Audience } from '../people/people.service';
 import { typeProblems } from '../visit-types/visit-types.service';
-import { DEFAULT_PASS_CHANNELS } from './dto/visit.request';
+import { DEFAULT_PASS_CHANNELS, VisitsQuery } from './dto/visit.request';
 import { toVisitorResponse, toVisitResponse, VisitorResponse, VisitResponse } from './dto/visit.response';
 import { PassQueue } from './pass.queue';
 import { PassTokens } from './pass-token';
@@ -43,11 +46,7 @@ export interface VisitInput {
 export type VisitChanges = Partial<Omit<VisitInput, 'visitor' | 'pass_channels'>>;
 
 /** Who calls: the tenant, whether a publishable key pre-registers, and the plan-history cutoff (live mode). */
-export interface VisitCaller {
-  tenant: Tenant;
-  publishable?: boolean;
-  hiddenBefore: Date | null;
-}
+export type VisitCaller = Pick<Caller, 'tenant' | 'hiddenBefore'> & { publishable?: boolean };
 
 const hiddenByPlan = () =>
   new ApiError(
@@ -76,6 +75,7 @@ export class VisitsService {
     private readonly passes: PassQueue,
     private readonly tx: Transactions,
     private readonly clock: Clock,
+    private readonly cursors: CursorCodecProvider,
     @InjectConfig() config: Config,
   ) {
     this.tokens = new PassTokens(config.secrets.sessionSecret);
@@ -431,20 +431,34 @@ export class VisitsService {
     return toVisitorResponse(row);
   }
 
-  /** Permanent erasure (including records hidden by plan history); afterwards the visitor is `not_found`. */
-  async eraseVisitor(tenant: Tenant, id: string): Promise<void> {
-    await this.tx.run(async (uow) => {
-      const row = await this.repo.findVisitor(tenant, id, uow.manager);
-      if (!row) throw ApiError.notFound(`Visitor ${id}`);
-      const now = this.clock.now();
-      const visitIds = await this.repo.eraseVisitor(uow.manager, tenant, id, now);
-      await this.events.record(uow, tenant, 'visitor.erased', {
-        id,
-        object: 'visitor',
-        erased_at: now.toISOString(),
-        visit_ids: visitIds,
-      });
-    });
+  /** GET /v1/visits: one page, oldest first, with the form that decides which answers it shows. */
+  page(caller: VisitCaller, q: VisitsQuery): Promise<Page<VisitResponse>> {
+    if (q.expected_from && q.expected_to && Date.parse(q.expected_from) >= Date.parse(q.expected_to))
+      throw ApiError.validation([{ location: 'query.expected_to', message: 'must be after expected_from' }]);
+    const filter = {
+      status: q.status,
+      siteId: q.site_id,
+      hostId: q.host_id,
+      expectedFrom: q.expected_from ? new Date(q.expected_from) : undefined,
+      expectedTo: q.expected_to ? new Date(q.expected_to) : undefined,
+      updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
+    };
+    // The page and the form that decides which answers it shows are read at the same time.
+    let view!: (r: VisitListRow) => VisitResponse;
+    return this.cursors.codec.createdPage(
+      'visits',
+      caller.tenant,
+      q,
+      async (limit, after) => {
+        const [rows, viewer] = await Promise.all([
+          this.list(caller, filter, limit + 1, after),
+          this.viewer(caller.tenant),
+        ]);
+        view = viewer;
+        return rows;
+      },
+      (r) => view(r),
+    );
   }
 
   /** Marks `expected` visits whose window ended more than the grace period ago as no-shows; returns how many. */

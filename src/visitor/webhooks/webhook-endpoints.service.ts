@@ -11,7 +11,7 @@ import { EVENT_TYPES, isEventType } from '../events/event-types';
 import { checkDestination, DestinationRefused } from './delivery/destination';
 import { DeliveryService } from './delivery/delivery.service';
 import { newSigningSecret } from './delivery/signature';
-import { sampleObject } from './sample-objects';
+import { EventSamples } from '../events/event-samples';
 import { Tenant, WebhooksRepository } from './webhooks.repository';
 import { WebhookEndpointRow } from './webhook.entity';
 import {
@@ -38,6 +38,7 @@ export class WebhookEndpointsService {
     private readonly delivery: DeliveryService,
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
+    private readonly samples: EventSamples,
     @InjectConfig() private readonly config: Config,
   ) {
     this.box = new SecretBox(config.secrets.encryptionKey);
@@ -185,7 +186,19 @@ export class WebhookEndpointsService {
       created_at: now.toISOString(),
       organisation_id: tenant.organisationId,
       livemode: tenant.livemode,
-      data: { object: sampleObject(type, tenant, row, now) },
+      data: {
+        object:
+          type === 'webhook_endpoint.disabled'
+            ? {
+                ...toWebhookEndpointResponse({
+                  ...row,
+                  status: 'disabled',
+                  disabledReason: 'failing',
+                  updatedAt: now,
+                }),
+              }
+            : this.samples.sample(type, tenant, now),
+      },
     });
     const result = await this.delivery.post(
       row.url,

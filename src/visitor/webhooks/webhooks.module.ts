@@ -1,67 +1,50 @@
 import { BullModule } from '@nestjs/bullmq';
-import { DynamicModule, Module } from '@nestjs/common';
-import type { Config } from '../../config/config';
-import { CONFIG } from '../../config/config.module';
-import { EventsService } from '../events/events.service';
+import { Module } from '@nestjs/common';
+import { QueueModule } from '../../common/queue/queue.module';
+import { EventsModule } from '../events/events.module';
 import { MessagesModule } from '../messages/messages.module';
-import { EventsRetention } from '../events/events-retention';
-import { WebhooksRepository } from './webhooks.repository';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { EndpointDisabledNotifier } from './endpoint-disabled.notifier';
+import { PlatformModule } from '../platform/platform.module';
 import { DeliveryService } from './delivery/delivery.service';
-import { DeliveryProcessor, DeliverySweeper } from './delivery/delivery.worker';
+import { DeliverySweeper } from './delivery/delivery.worker';
 import { WEBHOOK_QUEUE, WebhookQueue } from './delivery/webhook-queue';
+import { EndpointDisabledNotifier } from './endpoint-disabled.notifier';
+import { EventRedeliveryController } from './event-redelivery.controller';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookEndpointsController } from './webhook-endpoints.controller';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookFanOut } from './webhook-fan-out';
+import { WebhooksRepository } from './webhooks.repository';
 
-function connectionOf(url: string) {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 6379),
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-    maxRetriesPerRequest: null,
-    retryStrategy: (n: number) => Math.min(250 * n, 2000),
-  };
-}
-
-/** The outbox and webhook delivery engine; processors and the sweeper run only where RUN_WORKER is on. */
-@Module({})
-export class WebhooksModule {
-  static forRoot(config: Config): DynamicModule {
-    const worker = config.runWorker ? [DeliveryProcessor, DeliverySweeper, EventsRetention] : [];
-    return {
-      module: WebhooksModule,
-      global: true,
-      imports: [
-        MessagesModule,
-        BullModule.forRootAsync({
-          inject: [CONFIG],
-          useFactory: (c: Config) => ({
-            connection: connectionOf(c.redisUrl),
-            prefix: `${c.redisKeyPrefix}:bull`,
-          }),
-        }),
-        BullModule.registerQueue({ name: WEBHOOK_QUEUE }),
-      ],
-      providers: [
-        WebhooksRepository,
-        WebhookQueue,
-        DeliveryService,
-        EventsService,
-        WebhookEndpointsService,
-        EndpointDisabledNotifier,
-        ...worker,
-      ],
-      exports: [
-        EventsService,
-        DeliveryService,
-        WebhooksRepository,
-        WebhookQueue,
-        WebhookEndpointsService,
-        ...worker,
-      ],
-    };
-  }
-}
+/**
+ * Webhook endpoints, deliveries and attempts. Subscribes to recorded events (`WebhookFanOut`); no domain imports
+ * this module. Its BullMQ processor is composed by `VisitorWorkerModule`; the sweeper runs where
+ * RUN_WORKER is on (PeriodicTask).
+ */
+@Module({
+  imports: [
+    PlatformModule,
+    EventsModule,
+    MessagesModule,
+    QueueModule,
+    BullModule.registerQueue({ name: WEBHOOK_QUEUE }),
+  ],
+  controllers: [WebhookEndpointsController, EventRedeliveryController],
+  providers: [
+    WebhooksRepository,
+    WebhookQueue,
+    DeliveryService,
+    WebhookEndpointsService,
+    WebhookDeliveriesService,
+    EndpointDisabledNotifier,
+    WebhookFanOut,
+    DeliverySweeper,
+  ],
+  exports: [
+    WebhooksRepository,
+    WebhookQueue,
+    DeliveryService,
+    WebhookEndpointsService,
+    WebhookDeliveriesService,
+  ],
+})
+export class WebhooksModule {}

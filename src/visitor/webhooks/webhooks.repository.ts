@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { CreatedAfter } from '../platform/pagination';
-import { EventRow } from '../events/event.entity';
 import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.entity';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { PLAN_RULES, PLANS } from '../platform/plans';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 
 export type { Tenant };
 
@@ -80,7 +81,8 @@ export interface AttemptOutcome {
 
 /** Events, endpoints, deliveries and attempts: the only place the webhook engine talks to TypeORM. */
 @Injectable()
-export class WebhooksRepository {
+@HoldsVisitorData(20)
+export class WebhooksRepository implements VisitorDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
   /** The delivery hot path (claim, outcome) uses named prepared statements. */
@@ -89,27 +91,29 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records an event and one pending delivery per enabled endpoint of its mode subscribed to its type, in one
+   * One pending delivery of a just-recorded event per enabled endpoint of its mode subscribed to its type, in one
    * statement (every change of the API records events, so this is a hot path); returns the delivery ids.
    * `*` covers every type except watchlist.matched. Delivery ids are `dlv_` + 122 random bits (base64url-like).
    * `dueAt` (the wall clock, not the event's ticked `created_at`, which may run a few ms ahead of it) is when
    * the first attempt is due, so the job enqueued after commit finds the delivery due when it runs.
    */
-  async insertEventWithDeliveries(m: EntityManager, row: EventRow, dueAt: Date): Promise<string[]> {
-    assertTenant(row);
+  async insertDeliveriesOfEvent(
+    m: EntityManager,
+    tenant: Tenant,
+    event: { id: string; type: string; createdAt: Date },
+    dueAt: Date,
+  ): Promise<string[]> {
+    assertTenant(tenant);
     const rows: { id: string }[] = await m.query(
-      `WITH ev AS (
-         INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)
-       )
-       INSERT INTO visitor.webhook_delivery (id, organisation_id, livemode, event_id, endpoint_id, status, attempt_count,
+      `INSERT INTO visitor.webhook_delivery (id, organisation_id, livemode, event_id, endpoint_id, status, attempt_count,
                                              next_attempt_at, created_at, updated_at)
        SELECT 'dlv_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', ''),
-              $2, $3, $1, e.id, 'pending', 0, $7, $5, $5
+              $2, $3, $1, e.id, 'pending', 0, $6, $5, $5
          FROM visitor.webhook_endpoint e
         WHERE e.organisation_id = $2 AND e.livemode = $3 AND e.status = 'enabled' AND e.deleted_at IS NULL
           AND ($4 = ANY(e.enabled_events) OR ('*' = ANY(e.enabled_events) AND $4 <> 'watchlist.matched'))
        RETURNING id`,
-      [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body, dueAt],
+      [event.id, tenant.organisationId, tenant.livemode, event.type, event.createdAt, dueAt],
     );
     return rows.map((r) => r.id);
   }
@@ -353,36 +357,6 @@ export class WebhooksRepository {
     return q.orderBy('e.createdAt', 'ASC').addOrderBy('e.id', 'ASC').limit(limit).getMany();
   }
 
-  /** Events of the tenant, newest first, with the filters of GET /v1/events. */
-  listEvents(
-    tenant: Tenant,
-    f: { type?: string; createdAfter?: Date; createdBefore?: Date },
-    limit: number,
-    before?: CreatedAfter,
-  ): Promise<EventRow[]> {
-    assertTenant(tenant);
-    const q = this.ds
-      .getRepository(EventRow)
-      .createQueryBuilder('e')
-      .where('e.organisationId = :org AND e.livemode = :live', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
-    if (f.type) q.andWhere('e.type = :type', { type: f.type });
-    if (f.createdAfter) q.andWhere('e.createdAt > :ca', { ca: f.createdAfter });
-    if (f.createdBefore) q.andWhere('e.createdAt < :cb', { cb: f.createdBefore });
-    if (before)
-      q.andWhere('(e.createdAt, e.id) < (:at, :id)', { at: new Date(before.createdAt), id: before.id });
-    return q.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(limit).getMany();
-  }
-
-  findEvent(tenant: Tenant, id: string): Promise<EventRow | null> {
-    assertTenant(tenant);
-    return this.ds
-      .getRepository(EventRow)
-      .findOne({ where: { id, organisationId: tenant.organisationId, livemode: tenant.livemode } });
-  }
-
   /** Deliveries of an endpoint of the organisation (any mode: the console sees both), newest first. */
   deliveriesOfEndpoint(
     organisationId: string,
@@ -447,11 +421,15 @@ export class WebhooksRepository {
       .find({ where: { deliveryId }, order: { attemptNumber: 'ASC' } });
   }
 
-  async purgeEventsBefore(before: Date): Promise<number> {
-    const [, n] = (await this.ds.query(`DELETE FROM visitor.event WHERE created_at < $1`, [before])) as [
-      unknown,
-      number,
-    ];
-    return Number(n ?? 0);
+  /** Erasure: the receivers' answers to events about the visitor (they may echo the payload). */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
+    assertTenant(tenant);
+    await uow.manager.query(
+      `UPDATE visitor.webhook_attempt a SET response_excerpt = NULL
+         FROM visitor.webhook_delivery d JOIN visitor.event e ON e.id = d.event_id
+        WHERE a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
+          AND e.organisation_id = $2 AND e.livemode = $3 AND e.body::jsonb #>> '{data,object,visitor,id}' = $1`,
+      [visitorId, tenant.organisationId, tenant.livemode],
+    );
   }
 }

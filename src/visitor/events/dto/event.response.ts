@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { EventRow } from '../event.entity';
 import { EVENT_TYPES } from '../event-types';
 
 export class EventDataResponse {
@@ -20,17 +21,5 @@ export class EventResponse {
   @ApiProperty({ type: EventDataResponse }) data: EventDataResponse;
 }
 
-export class RedeliveryResponse {
-  @ApiProperty() id: string;
-  @ApiProperty() endpoint_id: string;
-  @ApiProperty({ enum: ['pending'] }) status: 'pending';
-}
-
-export class RedeliverResponse {
-  @ApiProperty() event_id: string;
-  @ApiProperty({
-    type: [RedeliveryResponse],
-    description: 'One new delivery per endpoint; each is retried on the usual schedule',
-  })
-  deliveries: RedeliveryResponse[];
-}
+/** The stored body is the envelope receivers got, byte for byte; /v1/events returns it as is. */
+export const toEventResponse = (r: EventRow): EventResponse => JSON.parse(r.body) as EventResponse;

@@ -1,14 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-
-export class PublicFormResponse {
-  @ApiProperty() version: number;
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: 'JSON Schema of the visitor-facing questions',
-  })
-  schema: Record<string, unknown>;
-}
+import { PublicFormResponse } from '../../forms/dto/forms.response';
 
 export class VisitTypeResponse {
   @ApiProperty({

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
-import type { Role } from '../../visitor/platform/scopes';
+import type { Role } from '../platform/scopes';
 
 export interface AccountRow {
   id: string;

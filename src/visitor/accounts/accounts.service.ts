@@ -6,8 +6,8 @@ import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId, randomBase62 } from '../../common/ids';
 import { Transactions } from '../../database/unit-of-work';
-import { Actor, AuditService } from '../../visitor/platform/audit.service';
-import { isRole, Role } from '../../visitor/platform/scopes';
+import { Actor, AuditService } from '../audit/audit.service';
+import { isRole, Role } from '../platform/scopes';
 import { AccountRow, AccountsRepository } from './accounts.repository';
 
 export const SESSION_COOKIE = 'gh_session';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../visitor/webhooks/webhook.entity';
+import type { WebhookAttemptRow, WebhookDeliveryRow } from '../webhook.entity';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

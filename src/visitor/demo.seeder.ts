@@ -1,10 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { newId, randomBase62 } from '../../common/ids';
-import { AccountsRepository } from '../../console/auth/accounts.repository';
-import { AccountsService } from '../../console/auth/accounts.service';
-import type { Seeder } from '../../seed/seeder';
-import { platformServices } from './platform.command';
-import { SCOPES } from './scopes';
+import { newId, randomBase62 } from '../common/ids';
+import { AccountsRepository } from './accounts/accounts.repository';
+import { AccountsService } from './accounts/accounts.service';
+import type { Seeder } from '../seed/seeder';
+import { platformServices } from './visitor.command';
+import { SCOPES } from './platform/scopes';
 
 export const DEMO_SLUG = 'demo-front-door';
 export const DEMO_OWNER_EMAIL = 'owner@demo.gatehouse.test';

@@ -9,10 +9,10 @@ import { Transactions } from '../../database/unit-of-work';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { generateKey, hashKey, KEY_PREFIXES, keyMatches, KeyKind, parseKey } from './api-key-format';
 import { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
-import { Actor, AuditService } from './audit.service';
-import type { Credential, CredentialResolver } from './credential';
-import { PLAN_RULES } from './plans';
-import { CUSTOM_SCOPE_PATTERN, isScope, PUBLISHABLE_SCOPES, Scope } from './scopes';
+import { Actor, AuditService } from '../audit/audit.service';
+import type { Credential, CredentialResolver } from '../platform/credential';
+import { PLAN_RULES } from '../platform/plans';
+import { CUSTOM_SCOPE_PATTERN, isScope, PUBLISHABLE_SCOPES, Scope } from '../platform/scopes';
 
 export class ApiKeyResponse {
   @ApiProperty({ example: 'key_3kT9…' }) id: string;

@@ -2,14 +2,14 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { Clock } from '../../common/clock';
-import { Authorize } from './authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import type { AuditRow } from './audit.repository';
 import { AuditRepository } from './audit.repository';
-import type { Credential } from './credential';
-import { CurrentCredential } from './current';
-import { CursorCodecProvider } from './cursor-codec.provider';
-import { ListQuery, Page, PageOf } from './pagination';
-import { historyCutoff } from './plans';
+import type { Credential } from '../platform/credential';
+import { CurrentCredential } from '../platform/current';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import { ListQuery, Page, PageOf } from '../platform/pagination';
+import { historyCutoff } from '../platform/plans';
 
 export class AuditEventQuery extends ListQuery {
   @ApiPropertyOptional({ description: 'Only this action, e.g. `api_key.created`' })

@@ -1,17 +1,17 @@
 import type { DataSource } from 'typeorm';
-import { Clock } from '../../common/clock';
-import { ApiError } from '../../common/errors/api-error';
-import { Transactions } from '../../database/unit-of-work';
-import { CliCommand, flag, requiredFlag, UsageError } from '../../cli/cli-command';
-import { AccountsRepository } from '../../console/auth/accounts.repository';
-import { AccountsService } from '../../console/auth/accounts.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
-import { OrganisationsService } from '../organisations/organisations.service';
-import { toOrganisationResponse, toSiteResponse } from '../organisations/dto/organisation.response';
-import { ApiKeysRepository } from './api-keys.repository';
-import { ApiKeysService, toApiKeyResponse } from './api-keys.service';
-import { AuditRepository } from './audit.repository';
-import { Actor, AuditService } from './audit.service';
+import { Clock } from '../common/clock';
+import { ApiError } from '../common/errors/api-error';
+import { Transactions } from '../database/unit-of-work';
+import { CliCommand, flag, requiredFlag, UsageError } from '../cli/cli-command';
+import { AccountsRepository } from './accounts/accounts.repository';
+import { AccountsService } from './accounts/accounts.service';
+import { OrganisationsRepository } from './organisations/organisations.repository';
+import { OrganisationsService } from './organisations/organisations.service';
+import { toOrganisationResponse, toSiteResponse } from './organisations/dto/organisation.response';
+import { ApiKeysRepository } from './api-keys/api-keys.repository';
+import { ApiKeysService, toApiKeyResponse } from './api-keys/api-keys.service';
+import { AuditRepository } from './audit/audit.repository';
+import { Actor, AuditService } from './audit/audit.service';
 
 const OPERATOR: Actor = { type: 'operator', id: 'cli' };
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
-import type { Plan } from './plans';
+import type { Plan } from '../platform/plans';
 
 export interface ApiKeyRow {
   id: string;

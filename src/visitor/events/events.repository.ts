@@ -1,0 +1,83 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import type { CreatedAfter } from '../platform/pagination';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { assertTenant, Tenant } from '../platform/tenant';
+import { EventRow } from './event.entity';
+
+export interface EventFilter {
+  type?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
+@Injectable()
+@HoldsVisitorData(30)
+export class EventsRepository implements VisitorDataHolder {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  async insert(m: EntityManager, row: EventRow): Promise<void> {
+    assertTenant(row);
+    await m.query(
+      `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body],
+    );
+  }
+
+  /** Events of the tenant, newest first, with the filters of GET /v1/events. */
+  list(tenant: Tenant, f: EventFilter, limit: number, before?: CreatedAfter): Promise<EventRow[]> {
+    assertTenant(tenant);
+    const q = this.ds
+      .getRepository(EventRow)
+      .createQueryBuilder('e')
+      .where('e.organisationId = :org AND e.livemode = :live', {
+        org: tenant.organisationId,
+        live: tenant.livemode,
+      });
+    if (f.type) q.andWhere('e.type = :type', { type: f.type });
+    if (f.createdAfter) q.andWhere('e.createdAt > :ca', { ca: f.createdAfter });
+    if (f.createdBefore) q.andWhere('e.createdAt < :cb', { cb: f.createdBefore });
+    if (before)
+      q.andWhere('(e.createdAt, e.id) < (:at, :id)', { at: new Date(before.createdAt), id: before.id });
+    return q.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(limit).getMany();
+  }
+
+  find(tenant: Tenant, id: string): Promise<EventRow | null> {
+    assertTenant(tenant);
+    return this.ds
+      .getRepository(EventRow)
+      .findOne({ where: { id, organisationId: tenant.organisationId, livemode: tenant.livemode } });
+  }
+
+  /** Deletes events created before `before` (their deliveries and attempts go with them); returns how many. */
+  async purgeBefore(before: Date): Promise<number> {
+    const [, n] = (await this.ds.query(`DELETE FROM visitor.event WHERE created_at < $1`, [before])) as [
+      unknown,
+      number,
+    ];
+    return Number(n ?? 0);
+  }
+
+  /**
+   * Erasure: event payloads about the visitor keep the visit snapshot's ids and statuses; the visitor's details,
+   * answers, purpose and the reasons given on cancel and on a decision go.
+   */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
+    assertTenant(tenant);
+    await uow.manager.query(
+      `UPDATE visitor.event e SET body = s.body::text
+         FROM (SELECT id, CASE WHEN jsonb_typeof(b #> '{data,object,decision}') = 'object'
+                               THEN jsonb_set(b, '{data,object,decision,reason}', 'null') ELSE b END AS body
+                 FROM (SELECT id, jsonb_set(jsonb_set(jsonb_set(jsonb_set(body::jsonb, '{data,object,visitor}',
+                                    jsonb_build_object('id', $1::text, 'name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
+                                  '{data,object,custom_fields}', '{}'::jsonb), '{data,object,purpose}', '""'::jsonb),
+                                '{data,object,cancel_reason}', 'null') AS b
+                         FROM visitor.event
+                        WHERE organisation_id = $2 AND livemode = $3 AND body::jsonb #>> '{data,object,visitor,id}' = $1) x) s
+        WHERE e.id = s.id`,
+      [visitorId, tenant.organisationId, tenant.livemode],
+    );
+  }
+}

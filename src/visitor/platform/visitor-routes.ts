@@ -1,0 +1,109 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  INestApplication,
+  Logger,
+  NestInterceptor,
+  Type,
+} from '@nestjs/common';
+import { GUARDS_METADATA, INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../../common/errors/api-error';
+import { surfaceOf } from '../../common/http/surface';
+import { AUTHORIZE, NO_CREDENTIAL } from './authorize.decorator';
+import { IdempotencyInterceptor } from './idempotency';
+import { VisitorAuthGuard } from './visitor-auth.guard';
+
+const logger = new Logger('VisitorAuth');
+
+/** The guard of a /v1 route that declares neither @Authorize nor @NoCredential: refused (deny by default). */
+const DENY: CanActivate = {
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    logger.error(`${req.method} ${req.routeOptions.url} has no @Authorize: refused (deny by default)`);
+    throw new ApiError('forbidden', 'This endpoint is not available to any credential.');
+  },
+};
+
+interface VisitorChain {
+  guard: CanActivate;
+  idempotency: NestInterceptor;
+}
+const CHAIN = Symbol('gatehouse.visitorChain');
+
+/** The chain of the application that serves this request (several may run in one process, as in tests). */
+function chainOf(context: ExecutionContext): VisitorChain | undefined {
+  const server = context.switchToHttp().getRequest<FastifyRequest>().server as unknown as Record<
+    symbol,
+    unknown
+  >;
+  return server[CHAIN] as VisitorChain | undefined;
+}
+
+/** Route metadata is per class, so what is attached is the same in every application: it finds the app's chain. */
+const VISITOR_GUARD: CanActivate = {
+  canActivate: (context) => {
+    const chain = chainOf(context);
+    return chain ? chain.guard.canActivate(context) : DENY.canActivate(context);
+  },
+};
+const IDEMPOTENCY: NestInterceptor = {
+  intercept: (context, next) => {
+    const chain = chainOf(context);
+    return chain ? chain.idempotency.intercept(context, next) : next.handle();
+  },
+};
+
+const paths = (p: unknown): string[] => (Array.isArray(p) ? p.map(String) : [String(p ?? '')]);
+const join = (a: string, b: string) =>
+  `/${[a, b]
+    .map((s) => s.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
+
+/**
+ * Attaches the /v1 guard chain to exactly the routes under /v1, before the router is built: `VisitorAuthGuard`
+ * and the idempotency interceptor (it acts on POSTs) to each route that declares what it needs (`@Authorize`,
+ * `@NoCredential`), and a refusal to any that declares
+ * nothing, whichever module it lives in. No other surface's routes run it. Returns how many routes it guarded.
+ */
+export function guardVisitorRoutes(app: INestApplication): number {
+  try {
+    const chain: VisitorChain = {
+      guard: app.get(VisitorAuthGuard, { strict: false }),
+      idempotency: app.get(IdempotencyInterceptor, { strict: false }),
+    };
+    const fastify = app.getHttpAdapter().getInstance() as Record<symbol, unknown>;
+    fastify[CHAIN] = chain;
+  } catch {
+    // the visitor surface is not loaded: any /v1 route (a test fixture's) is refused
+  }
+  const scanner = new MetadataScanner();
+  let guarded = 0;
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const type = wrapper.metatype as Type | null;
+      if (!type) continue;
+      const bases = paths(Reflect.getMetadata(PATH_METADATA, type));
+      for (const name of scanner.getAllMethodNames(type.prototype)) {
+        const handler = (type.prototype as Record<string, object>)[name];
+        const own = Reflect.getMetadata(PATH_METADATA, handler) as unknown;
+        if (own === undefined) continue;
+        const full = bases.flatMap((b) => paths(own).map((p) => join(b, p)));
+        if (!full.some((p) => surfaceOf(p) === 'visitor')) continue;
+        const declared = [AUTHORIZE, NO_CREDENTIAL].some(
+          (k) => Reflect.getMetadata(k, handler) !== undefined || Reflect.getMetadata(k, type) !== undefined,
+        );
+        const before = (key: string, first: unknown) => {
+          const now = (Reflect.getMetadata(key, handler) as unknown[] | undefined) ?? [];
+          if (!now.includes(first)) Reflect.defineMetadata(key, [first, ...now], handler);
+        };
+        before(GUARDS_METADATA, declared ? VISITOR_GUARD : DENY);
+        if (declared) before(INTERCEPTORS_METADATA, IDEMPOTENCY);
+        guarded += 1;
+      }
+    }
+  }
+  return guarded;
+}

@@ -1,0 +1,29 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { newId } from '../../common/ids';
+import { EventSamples } from '../events/event-samples';
+import { EventsModule } from '../events/events.module';
+import { PlatformModule } from '../platform/platform.module';
+import { VisitsModule } from '../visits/visits.module';
+import { VisitorErasure } from './visitor-erasure.service';
+import { VisitorsController } from './visitors.controller';
+
+/** Visitor records (/v1/visitors) and their erasure across every domain that holds visitor data. */
+@Module({
+  imports: [DiscoveryModule, PlatformModule, EventsModule, VisitsModule],
+  controllers: [VisitorsController],
+  providers: [VisitorErasure],
+  exports: [VisitorErasure],
+})
+export class VisitorsModule implements OnModuleInit {
+  constructor(private readonly samples: EventSamples) {}
+
+  onModuleInit(): void {
+    this.samples.register(['visitor'], (_type, _tenant, now) => ({
+      id: newId('visitor'),
+      object: 'visitor',
+      erased_at: now.toISOString(),
+      visit_ids: [newId('visit')],
+    }));
+  }
+}

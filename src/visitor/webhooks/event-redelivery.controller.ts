@@ -1,0 +1,33 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { CurrentTenant } from '../platform/current';
+import type { Tenant } from '../platform/tenant';
+import { RedeliverBody } from './dto/redeliver.request';
+import { RedeliverResponse } from './dto/redeliver.response';
+import { WebhookFanOut } from './webhook-fan-out';
+
+/** POST /v1/events/{id}/redeliver: a webhook action on a stored event, so it lives with webhooks. */
+@ApiTags('Events')
+@Controller('v1/events')
+export class EventRedeliveryController {
+  constructor(private readonly fanOut: WebhookFanOut) {}
+
+  @Post(':evt_id/redeliver')
+  @HttpCode(202)
+  @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
+  @IdempotentPost()
+  @ApiOperation({
+    summary:
+      'Replay a stored event (same webhook-id and body) to every enabled endpoint subscribed to its type, or to one endpoint',
+    operationId: 'redeliverEvent',
+  })
+  @ApiAcceptedResponse({ type: RedeliverResponse })
+  redeliver(
+    @CurrentTenant() tenant: Tenant,
+    @Param('evt_id') id: string,
+    @Body() body: RedeliverBody,
+  ): Promise<RedeliverResponse> {
+    return this.fanOut.redeliver(tenant, id, body.endpoint_id);
+  }
+}

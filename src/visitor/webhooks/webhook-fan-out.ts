@@ -1,0 +1,115 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ApiError } from '../../common/errors/api-error';
+import { Clock } from '../../common/clock';
+import { newId } from '../../common/ids';
+import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { EventSubscriber, EventsService, RecordedEvent } from '../events/events.service';
+import type { Tenant } from '../platform/tenant';
+import { WebhookQueue } from './delivery/webhook-queue';
+import type { RedeliverResponse } from './dto/redeliver.response';
+import type { WebhookDeliveryRow } from './webhook.entity';
+import { WebhooksRepository } from './webhooks.repository';
+
+/**
+ * Webhooks' side of the outbox: subscribed to every recorded event, it writes one delivery per subscribed endpoint
+ * in the recording transaction and enqueues them after commit; it also replays stored events (redelivery).
+ */
+@Injectable()
+export class WebhookFanOut implements EventSubscriber, OnModuleInit {
+  constructor(
+    private readonly events: EventsService,
+    private readonly repo: WebhooksRepository,
+    private readonly queue: WebhookQueue,
+    private readonly tx: Transactions,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.events.subscribe(this);
+  }
+
+  async onRecorded(uow: UnitOfWork, { envelope, tenant, dueAt }: RecordedEvent): Promise<void> {
+    const ids = await this.repo.insertDeliveriesOfEvent(
+      uow.manager,
+      tenant,
+      { id: envelope.id, type: envelope.type, createdAt: new Date(envelope.created_at) },
+      dueAt,
+    );
+    this.enqueueAfterCommit(uow, ids);
+  }
+
+  /**
+   * Replays a stored event (same body, and so the same `webhook-id`) to one enabled endpoint, or to every enabled
+   * endpoint subscribed to its type now: one new pending delivery each, enqueued after commit.
+   */
+  async redeliver(tenant: Tenant, eventId: string, endpointId?: string): Promise<RedeliverResponse> {
+    const event = await this.events.find(tenant, eventId);
+    const deliveries = await this.tx.run(async (uow) => {
+      let endpointIds: string[];
+      if (endpointId) {
+        const endpoint = await this.repo.findEndpoint(tenant, endpointId);
+        if (!endpoint)
+          throw ApiError.validation([
+            { location: 'body.endpoint_id', message: `no webhook endpoint ${endpointId} in this mode` },
+          ]);
+        if (endpoint.status !== 'enabled')
+          throw new ApiError(
+            'invalid_state',
+            `Webhook endpoint ${endpoint.id} is disabled; enable it first.`,
+          );
+        endpointIds = [endpoint.id];
+      } else {
+        endpointIds = (await this.repo.subscribedEndpoints(uow.manager, tenant, event.type)).map((e) => e.id);
+      }
+      return this.fanOut(uow, tenant, event.id, endpointIds);
+    });
+    return {
+      event_id: event.id,
+      deliveries: deliveries.map((d) => ({
+        id: d.id,
+        endpoint_id: d.endpointId,
+        status: 'pending' as const,
+      })),
+    };
+  }
+
+  private async fanOut(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    eventId: string,
+    endpointIds: string[],
+  ): Promise<WebhookDeliveryRow[]> {
+    const now = this.clock.now();
+    const deliveries: WebhookDeliveryRow[] = endpointIds.map((endpointId) => ({
+      id: newId('dlv'),
+      organisationId: tenant.organisationId,
+      livemode: tenant.livemode,
+      eventId,
+      endpointId,
+      status: 'pending',
+      attemptCount: 0,
+      nextAttemptAt: now,
+      lockedUntil: null,
+      firstFailureAt: null,
+      lastAttemptAt: null,
+      lastStatusCode: null,
+      lastError: null,
+      heldSince: null,
+      createdAt: now,
+      updatedAt: now,
+    }));
+    await this.repo.insertDeliveries(uow.manager, deliveries);
+    this.enqueueAfterCommit(
+      uow,
+      deliveries.map((d) => d.id),
+    );
+    return deliveries;
+  }
+
+  private enqueueAfterCommit(uow: UnitOfWork, deliveryIds: string[]): void {
+    if (deliveryIds.length)
+      uow.afterCommit(() =>
+        this.queue.enqueue(deliveryIds.map((deliveryId) => ({ deliveryId, attempt: 1 }))),
+      );
+  }
+}
