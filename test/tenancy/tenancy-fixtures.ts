@@ -190,46 +190,47 @@ export const LIST_SOURCES: Record<string, (w: World) => Promise<Fixture['item']>
 };
 
 /**
- * Creating operations (POST without a path id). B's request naming A's objects must be refused (`foreign`,
- * with the body fields it names), and what B creates with its own must not be visible to A (`own`, read back
- * at `read(id)`).
+ * Filtered forms of a list, naming A's objects in the query (each must still list the fixture to A's test key,
+ * and leave it out, or refuse the query, for the strangers).
+ */
+export const LIST_FILTERS: Record<string, (w: World) => string[]> = {
+  'GET /visits': (w) => [`?site_id=${w.aSite}`, `?host_id=${w.aHost}`, '?status=expected'],
+  'GET /people': () => ['?q=Adjoa'],
+  'GET /events': () => ['?type=person.created'],
+  'GET /audit-events': () => ['?action=api_key.used'],
+};
+
+/**
+ * Creating operations (POST without a path id), by a body valid in one organisation's test mode (`org`: whose
+ * sites and people it names). B's and A-live's request with A's body must be refused at `foreign` (the fields
+ * naming A's objects; absent: the body names none), B's own create must not be visible to A (read back at
+ * `read(id)`), and B reusing A's Idempotency-Key must create B's own object rather than replay A's.
  */
 export const CREATES: Record<
   string,
-  {
-    own: (w: World) => Json;
-    read: (id: string) => string;
-    foreign?: { body: (w: World) => Json; locations: string[] };
-  }
+  { body: (w: World, org: 'a' | 'b') => Json; read: (id: string) => string; foreign?: string[] }
 > = {
   'POST /people': {
-    own: (w) => ({ name: 'Kwame B', email: `kwame.${next()}@b.test`, site_ids: [w.bSite] }),
+    body: (w, org) => ({
+      name: `Kwame ${org}`,
+      email: `kwame.${next()}@${org}.test`,
+      site_ids: [org === 'a' ? w.aSite : w.bSite],
+    }),
     read: (id) => `/v1/people/${id}`,
-    foreign: {
-      body: (w) => ({ name: 'Kwame B', email: `kwame.${next()}@b.test`, site_ids: [w.aSite] }),
-      locations: ['body.site_ids.0'],
-    },
+    foreign: ['body.site_ids.0'],
   },
   'POST /visits': {
-    own: (w) => ({
-      site_id: w.bSite,
-      host_id: w.bHost,
+    body: (w, org) => ({
+      site_id: org === 'a' ? w.aSite : w.bSite,
+      host_id: org === 'a' ? w.aHost : w.bHost,
       type: 'meeting',
-      visitor: { name: 'Yaw B', phone: newPhone() },
+      visitor: { name: `Yaw ${org}`, phone: newPhone() },
     }),
     read: (id) => `/v1/visits/${id}`,
-    foreign: {
-      body: (w) => ({
-        site_id: w.aSite,
-        host_id: w.aHost,
-        type: 'meeting',
-        visitor: { name: 'Yaw B', phone: newPhone() },
-      }),
-      locations: ['body.host_id', 'body.site_id'],
-    },
+    foreign: ['body.host_id', 'body.site_id'],
   },
   'POST /webhook-endpoints': {
-    own: (w) => ({ url: w.receiver.url(`/ok/b-${next()}`), enabled_events: ['*'] }),
+    body: (w, org) => ({ url: w.receiver.url(`/ok/${org}-${next()}`), enabled_events: ['*'] }),
     read: (id) => `/v1/webhook-endpoints/${id}`,
   },
 };
