@@ -1,5 +1,4 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { Client } from 'pg';
 import { call, TestOrg } from '../support/platform-fixtures';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { FormsService } from '../../src/visitor/forms/forms.service';
@@ -16,7 +15,6 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 export interface World {
   app: NestFastifyApplication;
-  pg: Client;
   receiver: WebhookReceiver;
   a: TestOrg;
   b: TestOrg;

@@ -115,7 +115,6 @@ describe('tenancy: every /v1 operation keeps to its organisation and mode', () =
     w.app = t.app;
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
-    w.pg = pg;
     contract = await Contract.fetch(t.app, '/v1/openapi.json');
     ops = operationsOf(contract.doc as Json);
 
@@ -163,7 +162,7 @@ describe('tenancy: every /v1 operation keeps to its organisation and mode', () =
       heads[`events seen by ${who}`] = (page.data as Json[]).map((e) => `${e.type} ${e.id}`);
     }
     return {
-      object: { status: read.statusCode, body: read.body },
+      object: { status: read.statusCode, body: read.body ? read.json() : null },
       ...heads,
       webhookSends: w.receiver.received.length,
     };
