@@ -37,9 +37,9 @@ const CLAIM_KEEP_MIN_MS = 60_000;
  * run in progress (holder `host:pid:random`, renewed while it runs, released when it ends, expiring if its
  * process dies). Nothing has to be set up or restored: after a Redis flush the next period is claimed as usual.
  *
- * When Redis cannot be reached (not connected within READY_WAIT_MS, or the claim fails) the run goes ahead in this process (every worker then runs it, as before there
- * was a fleet): the tasks are purges and sweepers that are safe to repeat, and the sweepers and the no-show job
- * must keep working from PostgreSQL while Redis is down.
+ * When Redis cannot be reached (not connected within READY_WAIT_MS, or the claim fails) the run goes ahead in
+ * this process, so every worker runs it, as before there was a fleet: the tasks are purges and sweepers that are
+ * safe to repeat, and the sweepers and the no-show job must keep working from PostgreSQL while Redis is down.
  */
 export class PeriodClaim {
   private readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -59,13 +59,13 @@ export class PeriodClaim {
     this.keepMs = Math.max(CLAIM_KEEP_MIN_MS, 2 * intervalMs);
   }
 
-  /** Runs `fn` if this process takes `period` (or Redis is unreachable); false when another process has it. */
-  async runIfClaimed(period: number, fn: () => Promise<unknown>): Promise<boolean> {
+  /** Runs `fn` if this process takes `period` (or Redis is unreachable), holding the lease meanwhile. */
+  async runIfClaimed(period: number, fn: () => Promise<unknown>): Promise<void> {
     const claim = await this.take(period);
-    if (claim === 'other') return false;
+    if (claim === 'other') return;
     if (claim === 'local') {
       await fn();
-      return true;
+      return;
     }
     const renew = setInterval(() => void this.onLease(RENEW, String(this.leaseMs)), this.leaseMs / 3);
     renew.unref();
@@ -75,7 +75,6 @@ export class PeriodClaim {
       clearInterval(renew);
       await this.onLease(RELEASE); // if Redis is gone meanwhile, the lease expires by itself
     }
-    return true;
   }
 
   private async take(period: number): Promise<'mine' | 'other' | 'local'> {

@@ -8,8 +8,8 @@ import { PeriodClaim } from './period-claim';
  * (hourly), sweepers that re-enqueue what Redis lost, the no-show job. Time is cut into periods of `intervalMs`
  * from the epoch; at the start of each period every worker asks Redis for it and one process of the fleet runs
  * it (see PeriodClaim: when Redis is unreachable each worker runs it itself). Purges do not run under
- * NODE_ENV=test (tests call `run()` directly); sweepers do. Runs never overlap, in a process or in the fleet; a
- * failure is logged and retried at the next period.
+ * NODE_ENV=test (tests call `run()` directly); sweepers do. Runs never overlap in a process, nor in the fleet while
+ * Redis is reachable; a failure is logged and retried at the next period.
  */
 export abstract class PeriodicTask implements OnApplicationBootstrap, OnModuleDestroy {
   protected abstract readonly logger: Logger;
@@ -26,8 +26,8 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnModuleDe
 
   protected constructor(protected readonly config: Config) {}
 
-  /** Does one round (`period`: the period index it was claimed for, null when called directly); returns how
-   *  many items it handled. */
+  /** Does one round (`period`: the period it was claimed for, null when called directly); returns how many
+   * items it handled. */
   protected abstract work(period: number | null): Promise<number>;
 
   onApplicationBootstrap(): void {

@@ -28,8 +28,10 @@ describe('periodic tasks across a fleet', () => {
     await pg.connect();
     await pg.query(PROBE_TABLE_DDL);
   });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((a) => a.close()));
+  });
   afterAll(async () => {
-    await Promise.all(apps.map((a) => a.close()));
     await pg.end();
     await db.drop();
     redis.disconnect();
