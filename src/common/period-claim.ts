@@ -104,6 +104,7 @@ export class PeriodClaim {
       };
       const onReady = () => done(true);
       const timer = setTimeout(() => done(false), READY_WAIT_MS);
+      timer.unref();
       client.once('ready', onReady);
     });
   }
