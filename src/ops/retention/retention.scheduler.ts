@@ -1,44 +1,28 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
+import { PeriodicTask } from '../../common/periodic-task';
 import { RequestLogService } from '../request-log/request-log.service';
 
-const HOUR = 3_600_000;
-
-/** Periodic retention purges, in processes that run the worker (RUN_WORKER=true). */
+/** Purges request-log rows older than REQUEST_LOG_RETENTION_DAYS, hourly, once per fleet of workers. */
 @Injectable()
-export class RetentionScheduler implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('Retention');
-  private timers: NodeJS.Timeout[] = [];
+export class RetentionScheduler extends PeriodicTask {
+  protected readonly logger = new Logger('Retention');
+  protected readonly what = `request-log rows older than ${this.config.requestLog.retentionDays} days purged`;
 
   constructor(
     private readonly requestLog: RequestLogService,
-    @InjectConfig() private readonly config: Config,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.config.runWorker || this.config.nodeEnv === 'test') return;
-    const first = setTimeout(() => void this.runOnce(), 60_000);
-    const every = setInterval(() => void this.runOnce(), HOUR);
-    for (const t of [first, every]) t.unref();
-    this.timers.push(first, every);
+    @InjectConfig() config: Config,
+  ) {
+    super(config);
   }
 
-  onModuleDestroy(): void {
-    for (const t of this.timers) clearTimeout(t);
+  protected work(): Promise<number> {
+    return this.requestLog.purge();
   }
 
+  /** One purge now, in this process, with its count by table. */
   async runOnce(): Promise<{ requestLog: number }> {
-    try {
-      const requestLog = await this.requestLog.purge();
-      if (requestLog > 0)
-        this.logger.log(
-          `purged ${requestLog} request-log rows older than ${this.config.requestLog.retentionDays} days`,
-        );
-      return { requestLog };
-    } catch (e) {
-      this.logger.warn(`retention purge failed: ${(e as Error).message}`);
-      return { requestLog: 0 };
-    }
+    return { requestLog: await this.run() };
   }
 }
