@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { COUNTRY_CODE } from './countries';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsCountryCode } from './countries';
 import { PublicListQuery } from '../platform/public-list';
 
 /** Filters shared by campaigns and petitions (`CampaignsQuery`, `PetitionsQuery`). */
@@ -13,6 +13,6 @@ export class CategoryCountryQuery extends PublicListQuery {
 
   @ApiPropertyOptional({ description: 'Target country code (ISO 3166-1 alpha-2, e.g. `GH`)' })
   @IsOptional()
-  @Matches(COUNTRY_CODE, { message: 'must be a two-letter country code such as GH' })
+  @IsCountryCode()
   country?: string;
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, Matches } from 'class-validator';
-import { COUNTRY_CODE } from '../../common/countries';
+import { IsIn, IsOptional } from 'class-validator';
+import { IsCountryCode } from '../../common/countries';
 import { PublicListQuery } from '../../platform/public-list';
 
 export const ACTOR_KINDS = ['person', 'organization', 'government', 'business'];
@@ -12,6 +12,6 @@ export class ActorsQuery extends PublicListQuery {
   kind?: string;
   @ApiPropertyOptional({ description: 'Country code' })
   @IsOptional()
-  @Matches(COUNTRY_CODE, { message: 'must be a two-letter country code such as GH' })
+  @IsCountryCode()
   country?: string;
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, Matches } from 'class-validator';
-import { COUNTRY_CODE } from '../../common/countries';
+import { IsIn, IsOptional } from 'class-validator';
+import { IsCountryCode } from '../../common/countries';
 import { PublicListQuery } from '../../platform/public-list';
 
 export const HAZARD_TYPES = ['flood', 'road', 'fire', 'crime', 'health', 'infrastructure'];
@@ -21,6 +21,6 @@ export class HazardsQuery extends PublicListQuery {
   status?: string;
   @ApiPropertyOptional({ description: 'Country code' })
   @IsOptional()
-  @Matches(COUNTRY_CODE, { message: 'must be a two-letter country code such as GH' })
+  @IsCountryCode()
   country?: string;
 }
