@@ -9,14 +9,16 @@ import { CampaignsController } from '../src/content/campaigns/campaigns.controll
 import { CampaignsRepository } from '../src/content/campaigns/campaigns.repository';
 import { BlogController } from '../src/content/blog/blog.controller';
 import { BlogRepository } from '../src/content/blog/blog.repository';
-import {
-  ActorsController,
-  GroupsController,
-  HazardsController,
-  PostsController,
-  ReviewEntitiesController,
-} from '../src/content/community/community.controller';
-import { CommunityRepository } from '../src/content/community/community.repository';
+import { ActorsController } from '../src/content/actors/actors.controller';
+import { ActorsRepository } from '../src/content/actors/actors.repository';
+import { GroupsController } from '../src/content/groups/groups.controller';
+import { GroupsRepository } from '../src/content/groups/groups.repository';
+import { PostsController } from '../src/content/posts/posts.controller';
+import { PostsRepository } from '../src/content/posts/posts.repository';
+import { ReviewEntitiesController } from '../src/content/reviews/review-entities.controller';
+import { ReviewEntitiesRepository } from '../src/content/reviews/review-entities.repository';
+import { HazardsController } from '../src/content/safety/hazards.controller';
+import { HazardsRepository } from '../src/content/safety/hazards.repository';
 import { DurbarsController } from '../src/content/durbars/durbars.controller';
 import { DurbarsRepository } from '../src/content/durbars/durbars.repository';
 import { EventsController } from '../src/content/events/events.controller';
@@ -87,7 +89,6 @@ export async function samples(ds: DataSource): Promise<Samples> {
 
 export function controllers(ds: DataSource) {
   const clock = new Clock();
-  const community = new CommunityRepository(ds);
   return {
     campaigns: new CampaignsController(new CampaignsRepository(ds)),
     petitions: new PetitionsController(new PetitionsRepository(ds), clock),
@@ -99,11 +100,11 @@ export function controllers(ds: DataSource) {
     blog: new BlogController(new BlogRepository(ds)),
     profiles: new ProfilesController(new ProfilesRepository(ds)),
     stats: new StatsController(new StatsRepository(ds), clock),
-    actors: new ActorsController(community),
-    groups: new GroupsController(community),
-    posts: new PostsController(community),
-    entities: new ReviewEntitiesController(community),
-    hazards: new HazardsController(community),
+    actors: new ActorsController(new ActorsRepository(ds)),
+    groups: new GroupsController(new GroupsRepository(ds)),
+    posts: new PostsController(new PostsRepository(ds)),
+    entities: new ReviewEntitiesController(new ReviewEntitiesRepository(ds)),
+    hazards: new HazardsController(new HazardsRepository(ds)),
   };
 }
 type C = ReturnType<typeof controllers>;

@@ -8,7 +8,12 @@ export interface BlogRow {
   excerpt: string | null;
   published_at: Date;
   featured_image_url: string | null;
+  /** Built as JSON in SQL: the category's name and slug only. */
   category: { name: string; slug: string } | null;
+}
+
+export interface BlogPostRow extends BlogRow {
+  content_html: string;
 }
 
 const COLUMNS = `b.title, b.slug, b.excerpt, b.published_at, b.featured_image_url,
@@ -35,8 +40,8 @@ export class BlogRepository {
       );
   }
 
-  async bySlug(slug: string): Promise<(BlogRow & { content_html: string }) | null> {
-    const rows = await this.ds.query(
+  async bySlug(slug: string): Promise<BlogPostRow | null> {
+    const rows: BlogPostRow[] = await this.ds.query(
       `SELECT ${COLUMNS}, b.content_html FROM content.blog_post b WHERE b.slug = $1 AND ${PUBLIC}`,
       [slug],
     );

@@ -1,3 +1,5 @@
+import { Matches } from 'class-validator';
+
 /** Country names of the codes the platform uses (ISO 3166-1 alpha-2). Unknown codes have no name (null). */
 export const COUNTRY_NAMES: Record<string, string> = {
   GH: 'Ghana',
@@ -31,3 +33,6 @@ export const countryName = (code: string | null): string | null =>
 
 /** A country code query parameter: two letters, any case. */
 export const COUNTRY_CODE = /^[A-Za-z]{2}$/;
+/** Validates a country code query parameter (COUNTRY_CODE). */
+export const IsCountryCode = () =>
+  Matches(COUNTRY_CODE, { message: 'must be a two-letter country code such as GH' });

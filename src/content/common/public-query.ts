@@ -8,6 +8,9 @@ import type { DataSource } from 'typeorm';
 export const TOTAL_TTL_MS = 30_000;
 const TOTAL_CACHE_MAX = 10_000;
 
+/** A substring filter's `ILIKE` pattern: `%`, `_` and `\` in `s` match themselves. */
+export const likeEscape = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 interface Total {
   at: number;
   n: Promise<number>;

@@ -23,6 +23,37 @@ export interface DurbarRow {
   created_at: Date;
 }
 
+export interface DurbarSpeakerRow {
+  handle: string;
+  name: string;
+  avatar_url: string | null;
+  kind: string;
+  verified: boolean;
+  role: string;
+  speaking_minutes: number;
+}
+
+export interface DurbarReplayRow {
+  url: string;
+  duration_seconds: number;
+  mime_type: string;
+}
+
+export interface DurbarTranscriptRow {
+  language: string;
+  duration_seconds: number;
+  completed_at: Date;
+}
+
+/** A transcript segment without its speaker (never selected). */
+export interface TranscriptSegmentRow {
+  start_ms: number;
+  end_ms: number;
+  text: string;
+  lang: string;
+  confidence: number;
+}
+
 /** Listener counts leave only once the room has ended (decided in SQL); playlists and listeners never. */
 const COLUMNS = `d.id, d.slug, d.title, d.description, d.status, d.scheduled_for, d.started_at, d.ended_at, d.is_recorded, d.language,
   CASE WHEN d.status = 'ended' THEN d.peak_listener_count END AS peak_listener_count,
@@ -60,17 +91,7 @@ export class DurbarsRepository {
     return rows[0] ?? null;
   }
 
-  speakers(durbarId: string): Promise<
-    {
-      handle: string;
-      name: string;
-      avatar_url: string | null;
-      kind: string;
-      verified: boolean;
-      role: string;
-      speaking_minutes: number;
-    }[]
-  > {
+  speakers(durbarId: string): Promise<DurbarSpeakerRow[]> {
     return this.ds.query(
       `SELECT handle, name, avatar_url, kind, verified, role, speaking_minutes FROM content.durbar_speaker
         WHERE durbar_id = $1 ORDER BY position, handle`,
@@ -79,10 +100,8 @@ export class DurbarsRepository {
   }
 
   /** The replay of an ended, recorded room whose archive upload finished; null otherwise. */
-  async replay(
-    durbarId: string,
-  ): Promise<{ url: string; duration_seconds: number; mime_type: string } | null> {
-    const rows = await this.ds.query(
+  async replay(durbarId: string): Promise<DurbarReplayRow | null> {
+    const rows: DurbarReplayRow[] = await this.ds.query(
       `SELECT r.url, r.duration_seconds, r.mime_type FROM content.durbar_replay r JOIN content.durbar d ON d.id = r.durbar_id
         WHERE r.durbar_id = $1 AND r.upload_status = 'ready' AND d.status = 'ended' AND d.is_recorded`,
       [durbarId],
@@ -91,10 +110,8 @@ export class DurbarsRepository {
   }
 
   /** The completed transcript of a recorded room, or null. */
-  async transcript(
-    durbarId: string,
-  ): Promise<{ language: string; duration_seconds: number; completed_at: Date } | null> {
-    const rows = await this.ds.query(
+  async transcript(durbarId: string): Promise<DurbarTranscriptRow | null> {
+    const rows: DurbarTranscriptRow[] = await this.ds.query(
       `SELECT t.language, t.duration_seconds, t.completed_at FROM content.durbar_transcript t JOIN content.durbar d ON d.id = t.durbar_id
         WHERE t.durbar_id = $1 AND t.status = 'completed' AND d.is_recorded`,
       [durbarId],
@@ -103,9 +120,7 @@ export class DurbarsRepository {
   }
 
   /** Segments not flagged by moderation, in time order; the speaker column is never selected. */
-  segments(
-    durbarId: string,
-  ): Promise<{ start_ms: number; end_ms: number; text: string; lang: string; confidence: number }[]> {
+  segments(durbarId: string): Promise<TranscriptSegmentRow[]> {
     return this.ds.query(
       `SELECT start_ms, end_ms, text, lang, confidence FROM content.durbar_transcript_segment
         WHERE durbar_id = $1 AND NOT flagged ORDER BY start_ms, id`,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
+import { likeEscape, PublicQuery } from '../common/public-query';
 
 /** Public columns of an event; organizer, joining link, promo codes, inventory and RSVPs stay inside. */
 export interface EventRow {
@@ -23,6 +23,22 @@ export interface EventRow {
   created_at: Date;
 }
 
+/** A ticket tier with its availability computed in SQL; inventory and sales are never selected. */
+export interface TicketTierRow {
+  id: string;
+  name: string;
+  description: string | null;
+  price_minor: number;
+  currency: string;
+  is_available: boolean;
+}
+
+/** A content block (agenda item, speaker, sponsor, gallery item): its kind and its stored JSON. */
+export interface EventBlockRow {
+  kind: string;
+  data: Record<string, unknown>;
+}
+
 export interface EventFilter {
   q?: string;
   eventType?: string;
@@ -37,8 +53,6 @@ export interface EventFilter {
 const COLUMNS = `e.id, e.slug, e.title, e.description, e.event_type, e.category, e.start_date, e.end_date, e.timezone,
   e.location, e.is_online, e.image_url, e.is_paid, e.currency, e.tags, e.is_featured, e.created_at`;
 const PUBLIC = `e.status = 'published'`;
-/** `%`, `_` and `\` in a substring filter match themselves. */
-export const likeEscape = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 @Injectable()
 export class EventsRepository {
@@ -71,19 +85,7 @@ export class EventsRepository {
   }
 
   /** Tiers with availability computed here; inventory and sales never leave the query. */
-  tiers(
-    eventId: string,
-    now: Date,
-  ): Promise<
-    {
-      id: string;
-      name: string;
-      description: string | null;
-      price_minor: number;
-      currency: string;
-      is_available: boolean;
-    }[]
-  > {
+  tiers(eventId: string, now: Date): Promise<TicketTierRow[]> {
     return this.ds.query(
       `SELECT id, name, description, price_minor, currency,
               (sold < inventory AND (sales_end IS NULL OR sales_end > $2)) AS is_available
@@ -92,7 +94,7 @@ export class EventsRepository {
     );
   }
 
-  blocks(eventId: string): Promise<{ kind: string; data: Record<string, unknown> }[]> {
+  blocks(eventId: string): Promise<EventBlockRow[]> {
     return this.ds.query(
       `SELECT kind, data FROM content.event_block WHERE event_id = $1 ORDER BY kind, position, id`,
       [eventId],

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
-import { likeEscape } from '../events/events.repository';
+import { likeEscape, PublicQuery } from '../common/public-query';
 
 /** Public columns of an open job; salaries only when not hidden (decided in SQL). Applications never. */
 export interface JobRow {
@@ -25,19 +24,22 @@ export interface JobRow {
   created_at: Date;
 }
 
+/** The public columns of an employer, built as one JSON object in SQL; contact and billing details never. */
+export interface EmployerRow {
+  id: string;
+  slug: string;
+  name: string;
+  logo_url: string | null;
+  industry: string | null;
+  location: string | null;
+  is_verified: boolean;
+}
+
 export interface JobDetailRow extends JobRow {
   responsibilities: string[];
   requirements: string[];
   benefits: string[];
-  employer: {
-    id: string;
-    slug: string;
-    name: string;
-    logo_url: string | null;
-    industry: string | null;
-    location: string | null;
-    is_verified: boolean;
-  };
+  employer: EmployerRow;
 }
 
 const COLUMNS = `j.id, j.slug, j.title, j.description, j.employment_type, j.workplace_type, j.seniority, j.location,

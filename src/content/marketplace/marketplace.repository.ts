@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
-import { likeEscape } from '../events/events.repository';
+import { likeEscape, PublicQuery } from '../common/public-query';
 
 export interface ListingRow {
   id: string;
@@ -21,6 +20,26 @@ export interface ListingRow {
   cover_url: string | null;
   supports_campaign_id: string | null;
   created_at: Date;
+}
+
+export interface ListingDetailRow extends ListingRow {
+  portfolio_urls: string[];
+  languages: string[];
+}
+
+export interface ListingPackageRow {
+  name: string | null;
+  price: string | null;
+  currency: string | null;
+  description: string | null;
+  delivery_days: number | null;
+}
+
+export interface MarketplaceCategoryRow {
+  id: string;
+  slug: string;
+  name: string;
+  kind: string;
 }
 
 /** Provider identity and contact details are never selected; a supported campaign shows only if it is public. */
@@ -57,23 +76,15 @@ export class MarketplaceRepository {
       );
   }
 
-  async byId(id: string): Promise<(ListingRow & { portfolio_urls: string[]; languages: string[] }) | null> {
-    const rows = await this.ds.query(
+  async byId(id: string): Promise<ListingDetailRow | null> {
+    const rows: ListingDetailRow[] = await this.ds.query(
       `SELECT ${COLUMNS}, l.portfolio_urls, l.languages FROM content.listing l WHERE l.id = $1 AND ${PUBLIC}`,
       [id],
     );
     return rows[0] ?? null;
   }
 
-  packages(listingId: string): Promise<
-    {
-      name: string | null;
-      price: string | null;
-      currency: string | null;
-      description: string | null;
-      delivery_days: number | null;
-    }[]
-  > {
+  packages(listingId: string): Promise<ListingPackageRow[]> {
     return this.ds.query(
       `SELECT name, price_minor::text AS price, currency, description, delivery_days FROM content.listing_package
         WHERE listing_id = $1 ORDER BY position, id`,
@@ -81,7 +92,7 @@ export class MarketplaceRepository {
     );
   }
 
-  categories(): Promise<{ id: string; slug: string; name: string; kind: string }[]> {
+  categories(): Promise<MarketplaceCategoryRow[]> {
     return this.ds.query(
       `SELECT id, slug, name, kind FROM content.marketplace_category ORDER BY kind, position, slug`,
     );

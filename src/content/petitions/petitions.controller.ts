@@ -1,37 +1,17 @@
 import { Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
-import { CategoryCountryQuery } from '../campaigns/dto/campaigns.query';
-import { countryName } from '../common/countries';
-import { pageOf, PublicPage, PublicPageOf } from '../platform/public-list';
-import { PetitionDetailResponse, PetitionResponse } from './dto/petition.response';
-import { PetitionRow, PetitionsRepository } from './petitions.repository';
+import { ApiError } from '../../common/errors/api-error';
 import { PublicController } from '../openapi/public-controller';
-import { iso } from '../common/iso';
-
-export function toPetitionResponse(r: PetitionRow): PetitionResponse {
-  return {
-    id: r.id,
-    slug: r.slug,
-    title: r.title,
-    description: r.description,
-    category: r.category,
-    status: r.status,
-    petition_target: r.petition_target,
-    signatures_count: r.signatures_count,
-    target_country: r.target_country,
-    target_country_name: countryName(r.target_country),
-    country: r.country,
-    image_url: r.image_url,
-    progress: {
-      signatures_count: r.signatures_count,
-      petition_target: r.petition_target,
-      percent: r.petition_target ? Math.round((r.signatures_count / r.petition_target) * 10_000) / 100 : 0,
-    },
-    created_at: iso(r.created_at),
-  };
-}
+import { PublicPage, PublicPageOf, publicList } from '../platform/public-list';
+import {
+  PetitionDetailResponse,
+  PetitionResponse,
+  toPetitionDetailResponse,
+  toPetitionResponse,
+} from './dto/petition.response';
+import { PetitionsQuery } from './dto/petitions.query';
+import { PetitionsRepository } from './petitions.repository';
 
 @PublicController('petitions', 'Petitions')
 export class PetitionsController {
@@ -43,10 +23,12 @@ export class PetitionsController {
   @Get()
   @ApiOperation({ summary: 'Active petitions, newest first', operationId: 'listPetitions' })
   @ApiOkResponse({ type: PublicPageOf(PetitionResponse) })
-  async list(@Query() q: CategoryCountryQuery): Promise<PublicPage<PetitionResponse>> {
-    const { page, limit, offset } = pageOf(q);
-    const { rows, total } = await this.repo.list({ category: q.category, country: q.country }, limit, offset);
-    return { data: rows.map(toPetitionResponse), page, limit, total };
+  list(@Query() q: PetitionsQuery): Promise<PublicPage<PetitionResponse>> {
+    return publicList(
+      q,
+      (limit, offset) => this.repo.list({ category: q.category, country: q.country }, limit, offset),
+      toPetitionResponse,
+    );
   }
 
   @Get(':slug')
@@ -59,9 +41,6 @@ export class PetitionsController {
     const row = await this.repo.bySlug(slug);
     if (!row) throw ApiError.notFound(`Petition ${slug}`);
     const since = new Date(this.clock.now().getTime() - 7 * 86_400_000);
-    return {
-      ...toPetitionResponse(row),
-      momentum: { signatures_last_7_days: await this.repo.signaturesSince(row.id, since) },
-    };
+    return toPetitionDetailResponse(row, await this.repo.signaturesSince(row.id, since));
   }
 }

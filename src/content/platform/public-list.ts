@@ -46,6 +46,21 @@ export interface PublicPage<T> {
   total: number;
 }
 
+/**
+ * The body of every list route: `page` and `limit` → one page of rows and the total from `fetch` (the domain's
+ * repository) → `{data, page, limit, total}`, each row through `map` (the resource's response mapper).
+ */
+export async function publicList<R, T>(
+  q: PublicListQuery,
+  fetch: (limit: number, offset: number) => Promise<{ rows: R[]; total: number }>,
+  map: (row: R) => T,
+): Promise<PublicPage<T>> {
+  const { page, limit, offset } = pageOf(q);
+  const { rows, total } = await fetch(limit, offset);
+  // `map(r)`, not `rows.map(map)`: a mapper with an optional second parameter must not receive the index.
+  return { data: rows.map((r) => map(r)), page, limit, total };
+}
+
 /** `true`/`false` only (anything else fails `IsBoolean` with the parameter named). */
 export const BooleanParam = () =>
   Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value));

@@ -1,23 +1,13 @@
-import { Get, Inject, Injectable, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty } from '@nestjs/swagger';
+import { Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
-import { ProfilesRepository } from './profiles.repository';
 import { PublicController } from '../openapi/public-controller';
-
-export class ProfileResponse {
-  @ApiProperty() username: string;
-  @ApiProperty({ type: String, nullable: true }) full_name: string | null;
-  @ApiProperty({ type: String, nullable: true }) bio: string | null;
-  @ApiProperty({ type: String, nullable: true }) avatar_url: string | null;
-  @ApiProperty({ type: String, nullable: true }) country: string | null;
-  @ApiProperty({ type: String, nullable: true }) account_type: string | null;
-  @ApiProperty({ description: 'Petitions this person signed' }) signatures_count: number;
-}
+import { ProfileResponse, toProfileResponse } from './dto/profile.response';
+import { ProfilesRepository } from './profiles.repository';
 
 @PublicController('profiles', 'Profiles')
-@Injectable()
 export class ProfilesController {
-  constructor(@Inject(ProfilesRepository) private readonly repo: ProfilesRepository) {}
+  constructor(private readonly repo: ProfilesRepository) {}
 
   @Get(':username')
   @ApiOperation({
@@ -26,8 +16,8 @@ export class ProfilesController {
   })
   @ApiOkResponse({ type: ProfileResponse })
   async get(@Param('username') username: string): Promise<ProfileResponse> {
-    const p = await this.repo.publicProfile(username);
-    if (!p) throw ApiError.notFound(`Profile ${username}`);
-    return p;
+    const row = await this.repo.publicProfile(username);
+    if (!row) throw ApiError.notFound(`Profile ${username}`);
+    return toProfileResponse(row);
   }
 }

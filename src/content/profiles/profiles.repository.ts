@@ -1,21 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-/** Public profiles: only people who made theirs public; never e-mail, phone or the internal id. */
+/** The public columns of a profile; e-mail, phone and the internal id are never selected. */
+export interface ProfileRow {
+  username: string;
+  full_name: string | null;
+  bio: string | null;
+  avatar_url: string | null;
+  country: string | null;
+  account_type: string | null;
+  signatures_count: number;
+}
+
+/** Public profiles: only people who made theirs public. */
 @Injectable()
 export class ProfilesRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  async publicProfile(username: string): Promise<{
-    username: string;
-    full_name: string | null;
-    bio: string | null;
-    avatar_url: string | null;
-    country: string | null;
-    account_type: string | null;
-    signatures_count: number;
-  } | null> {
-    const rows = await this.ds.query(
+  async publicProfile(username: string): Promise<ProfileRow | null> {
+    const rows: ProfileRow[] = await this.ds.query(
       `SELECT a.username, a.full_name, a.bio, a.avatar_url, a.country, a.account_type,
               (SELECT count(*)::int FROM content.signature s WHERE s.signer_id = a.id) AS signatures_count
          FROM content.account a WHERE a.username = $1 AND a.public_profile`,

@@ -1,19 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+/** The one row of platform totals. */
+export interface StatsRow {
+  total_active_campaigns: number;
+  total_campaigns: number;
+  countries_reached: number;
+  total_funds_raised: number;
+  total_signatures: number;
+}
+
 /** Platform-wide totals over public content only; no per-person data. */
 @Injectable()
 export class StatsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  async totals(): Promise<{
-    total_active_campaigns: number;
-    total_campaigns: number;
-    countries_reached: number;
-    total_funds_raised: number;
-    total_signatures: number;
-  }> {
-    const rows = await this.ds.query(
+  async totals(): Promise<StatsRow> {
+    const rows: StatsRow[] = await this.ds.query(
       `SELECT
          (SELECT count(*)::int FROM content.campaign WHERE status = 'active') AS total_active_campaigns,
          (SELECT count(*)::int FROM content.campaign WHERE status IN ('active', 'won')) AS total_campaigns,

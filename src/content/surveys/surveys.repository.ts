@@ -21,6 +21,22 @@ export interface SurveyRow {
   response_count: number | null;
 }
 
+/** An answer option, built as JSON in SQL; its count is null unless results are revealed. */
+export interface SurveyOptionRow {
+  option_key: string;
+  label: string;
+  response_count: number | null;
+}
+
+export interface SurveyQuestionRow {
+  question_key: string;
+  input_kind: string;
+  label: string;
+  help_text: string | null;
+  required: boolean;
+  options: SurveyOptionRow[];
+}
+
 /** The disclosure rule, in SQL: `public_live` always, `after_close` once closed, `after_respond` never. */
 export const REVEALED = `(s.result_visibility = 'public_live' OR (s.result_visibility = 'after_close' AND s.status = 'closed'))`;
 const COLUMNS = `s.id, s.slug, s.title, s.description, s.purpose, s.is_anonymous, s.guests_allowed, s.result_visibility,
@@ -54,19 +70,7 @@ export class SurveysRepository {
   }
 
   /** Questions with their answer options (matrix rows and columns excluded), counts only when revealed. */
-  questions(
-    surveyId: string,
-    revealed: boolean,
-  ): Promise<
-    {
-      question_key: string;
-      input_kind: string;
-      label: string;
-      help_text: string | null;
-      required: boolean;
-      options: { option_key: string; label: string; response_count: number | null }[];
-    }[]
-  > {
+  questions(surveyId: string, revealed: boolean): Promise<SurveyQuestionRow[]> {
     return this.ds.query(
       `SELECT q.question_key, q.input_kind, q.label, q.help_text, q.required,
               COALESCE((SELECT json_agg(json_build_object('option_key', o.option_key, 'label', o.label, 'response_count',

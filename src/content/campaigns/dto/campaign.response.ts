@@ -1,4 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { detailResponse } from '../../common/detail-response';
+import { countryName } from '../../common/countries';
+import { iso, isoOrNull } from '../../common/iso';
+import { sanitize } from '../../common/sanitize';
+import type { CampaignRow, CampaignUpdateRow } from '../campaigns.repository';
 
 export class CampaignProgressResponse {
   @ApiProperty() raised_amount: number;
@@ -36,4 +41,49 @@ export class CampaignUpdateResponse {
 export class CampaignDetailResponse extends CampaignResponse {
   @ApiProperty({ type: [CampaignUpdateResponse], description: 'Newest first' })
   updates: CampaignUpdateResponse[];
+}
+
+const percent = (part: number, whole: number | null) =>
+  whole ? Math.round((part / whole) * 10_000) / 100 : 0;
+
+export function toCampaignResponse(r: CampaignRow): CampaignResponse {
+  const goal = Number(r.goal_amount);
+  const raised = Number(r.raised_amount);
+  return {
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    description: r.description,
+    category: r.category,
+    status: r.status,
+    goal_amount: goal,
+    raised_amount: raised,
+    image_url: r.image_url,
+    country: r.country,
+    target_country: r.target_country,
+    target_country_name: countryName(r.target_country),
+    progress: { raised_amount: raised, goal_amount: goal, percent: percent(raised, goal) },
+    goal_reached_at: isoOrNull(r.goal_reached_at),
+    deadline: isoOrNull(r.deadline),
+    created_at: iso(r.created_at),
+  };
+}
+
+export function toCampaignUpdateResponse(u: CampaignUpdateRow): CampaignUpdateResponse {
+  return {
+    id: u.id,
+    title: u.title,
+    content: sanitize(u.content_html),
+    media_urls: u.media_urls,
+    created_at: iso(u.created_at),
+  };
+}
+
+export function toCampaignDetailResponse(
+  r: CampaignRow,
+  updates: CampaignUpdateRow[],
+): CampaignDetailResponse {
+  return detailResponse<CampaignResponse, CampaignDetailResponse>(toCampaignResponse(r), {
+    updates: updates.map(toCampaignUpdateResponse),
+  });
 }

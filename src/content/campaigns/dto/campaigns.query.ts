@@ -1,18 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { COUNTRY_CODE } from '../../common/countries';
-import { PublicListQuery } from '../../platform/public-list';
+import { CategoryCountryQuery } from '../../common/category-country.query';
 
-/** Filters shared by campaigns and petitions. */
-export class CategoryCountryQuery extends PublicListQuery {
-  @ApiPropertyOptional({ description: 'Category (exact, e.g. `education`)' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  category?: string;
-
-  @ApiPropertyOptional({ description: 'Target country code (ISO 3166-1 alpha-2, e.g. `GH`)' })
-  @IsOptional()
-  @Matches(COUNTRY_CODE, { message: 'must be a two-letter country code such as GH' })
-  country?: string;
-}
+/** `GET /campaigns`: category and target country. */
+export class CampaignsQuery extends CategoryCountryQuery {}

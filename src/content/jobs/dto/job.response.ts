@@ -1,4 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { detailResponse } from '../../common/detail-response';
+import { iso, isoOrNull } from '../../common/iso';
+import type { JobDetailRow, JobRow } from '../jobs.repository';
 
 export class JobResponse {
   @ApiProperty() id: string;
@@ -41,4 +44,40 @@ export class JobDetailResponse extends JobResponse {
   @ApiProperty({ type: [String] }) requirements: string[];
   @ApiProperty({ type: [String] }) benefits: string[];
   @ApiProperty({ type: EmployerResponse }) employer: EmployerResponse;
+}
+
+/** A money amount selected as text (bigint), as a number; null stays null (a hidden salary). */
+const minor = (v: string | null) => (v === null ? null : Number(v));
+
+export function toJobResponse(r: JobRow): JobResponse {
+  return {
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    description: r.description,
+    employment_type: r.employment_type,
+    workplace_type: r.workplace_type,
+    seniority: r.seniority,
+    location: r.location,
+    salary_min_pesewas: minor(r.salary_min),
+    salary_max_pesewas: minor(r.salary_max),
+    salary_currency: r.salary_currency,
+    salary_period: r.salary_period,
+    salary_hidden: r.salary_hidden,
+    skills: r.skills,
+    application_deadline: isoOrNull(r.application_deadline),
+    is_featured: r.is_featured,
+    published_at: iso(r.published_at),
+    created_at: iso(r.created_at),
+  };
+}
+
+/** `employer` is the JSON object the repository builds, which names each of its public keys. */
+export function toJobDetailResponse(r: JobDetailRow): JobDetailResponse {
+  return detailResponse<JobResponse, JobDetailResponse>(toJobResponse(r), {
+    responsibilities: r.responsibilities,
+    requirements: r.requirements,
+    benefits: r.benefits,
+    employer: r.employer,
+  });
 }

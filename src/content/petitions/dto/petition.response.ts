@@ -1,4 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { detailResponse } from '../../common/detail-response';
+import { countryName } from '../../common/countries';
+import { iso } from '../../common/iso';
+import type { PetitionRow } from '../petitions.repository';
 
 export class PetitionProgressResponse {
   @ApiProperty() signatures_count: number;
@@ -30,4 +34,36 @@ export class PetitionMomentumResponse {
 
 export class PetitionDetailResponse extends PetitionResponse {
   @ApiProperty({ type: PetitionMomentumResponse }) momentum: PetitionMomentumResponse;
+}
+
+export function toPetitionResponse(r: PetitionRow): PetitionResponse {
+  return {
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    description: r.description,
+    category: r.category,
+    status: r.status,
+    petition_target: r.petition_target,
+    signatures_count: r.signatures_count,
+    target_country: r.target_country,
+    target_country_name: countryName(r.target_country),
+    country: r.country,
+    image_url: r.image_url,
+    progress: {
+      signatures_count: r.signatures_count,
+      petition_target: r.petition_target,
+      percent: r.petition_target ? Math.round((r.signatures_count / r.petition_target) * 10_000) / 100 : 0,
+    },
+    created_at: iso(r.created_at),
+  };
+}
+
+export function toPetitionDetailResponse(
+  r: PetitionRow,
+  signaturesLast7Days: number,
+): PetitionDetailResponse {
+  return detailResponse<PetitionResponse, PetitionDetailResponse>(toPetitionResponse(r), {
+    momentum: { signatures_last_7_days: signaturesLast7Days },
+  });
 }

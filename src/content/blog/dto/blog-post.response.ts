@@ -1,16 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, Matches } from 'class-validator';
-import { PublicListQuery } from '../platform/public-list';
-
-export class BlogQuery extends PublicListQuery {
-  @ApiPropertyOptional({
-    description:
-      'Category id (`bcat_…`, as the spec names it) or category slug (`blog_categories.slug` of a list item, e.g. `how-to`)',
-  })
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'must be a category id or slug' })
-  category?: string;
-}
+import { ApiProperty } from '@nestjs/swagger';
+import { iso } from '../../common/iso';
+import { sanitize } from '../../common/sanitize';
+import type { BlogPostRow, BlogRow } from '../blog.repository';
 
 export class BlogCategoryResponse {
   @ApiProperty() name: string;
@@ -35,4 +26,28 @@ export class BlogPostResponse {
   @ApiProperty({ format: 'date-time' }) published_at: string;
   @ApiProperty({ type: String, nullable: true }) featured_image_url: string | null;
   @ApiProperty({ type: BlogCategoryResponse, nullable: true }) category: BlogCategoryResponse | null;
+}
+
+/** `blog_categories` is the JSON object the repository builds (name and slug), or null. */
+export function toBlogPostListItemResponse(r: BlogRow): BlogPostListItemResponse {
+  return {
+    title: r.title,
+    slug: r.slug,
+    excerpt: r.excerpt,
+    published_at: iso(r.published_at),
+    featured_image_url: r.featured_image_url,
+    blog_categories: r.category,
+  };
+}
+
+export function toBlogPostResponse(r: BlogPostRow): BlogPostResponse {
+  return {
+    title: r.title,
+    slug: r.slug,
+    excerpt: r.excerpt,
+    content: sanitize(r.content_html),
+    published_at: iso(r.published_at),
+    featured_image_url: r.featured_image_url,
+    category: r.category,
+  };
 }

@@ -1,18 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PublicListQuery } from '../platform/public-list';
-
-export class SurveysQuery extends PublicListQuery {
-  @ApiPropertyOptional({ description: 'Category slug' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  category?: string;
-  @ApiPropertyOptional({ enum: ['open', 'closed'] })
-  @IsOptional()
-  @IsIn(['open', 'closed'], { message: 'must be open or closed' })
-  status?: string;
-}
+import { ApiProperty } from '@nestjs/swagger';
+import { detailResponse } from '../../common/detail-response';
+import { iso, isoOrNull } from '../../common/iso';
+import type { SurveyQuestionRow, SurveyRow } from '../surveys.repository';
 
 export class SurveyResponse {
   @ApiProperty() id: string;
@@ -58,4 +47,49 @@ export class SurveyQuestionResponse {
 
 export class SurveyDetailResponse extends SurveyResponse {
   @ApiProperty({ type: [SurveyQuestionResponse] }) questions: SurveyQuestionResponse[];
+}
+
+/** The disclosure rule (the repository applies the same one in SQL to the counts it selects). */
+export const resultsRevealed = (r: SurveyRow) =>
+  r.result_visibility === 'public_live' || (r.result_visibility === 'after_close' && r.status === 'closed');
+
+export function toSurveyResponse(r: SurveyRow): SurveyResponse {
+  const shown = resultsRevealed(r);
+  return {
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    description: r.description,
+    purpose: r.purpose,
+    is_anonymous: r.is_anonymous,
+    guests_allowed: r.guests_allowed,
+    result_visibility: r.result_visibility,
+    status: r.status,
+    opens_at: isoOrNull(r.opens_at),
+    closes_at: isoOrNull(r.closes_at),
+    category_slug: r.category_slug,
+    published_at: iso(r.published_at),
+    created_at: iso(r.created_at),
+    results_revealed: shown,
+    response_count: shown ? r.response_count : null,
+    url: `/surveys/${r.slug}`,
+  };
+}
+
+/** `options` is the JSON array the repository builds, which names each option's keys. */
+export function toSurveyQuestionResponse(q: SurveyQuestionRow): SurveyQuestionResponse {
+  return {
+    question_key: q.question_key,
+    input_kind: q.input_kind,
+    label: q.label,
+    help_text: q.help_text,
+    required: q.required,
+    options: q.options,
+  };
+}
+
+export function toSurveyDetailResponse(r: SurveyRow, questions: SurveyQuestionRow[]): SurveyDetailResponse {
+  return detailResponse<SurveyResponse, SurveyDetailResponse>(toSurveyResponse(r), {
+    questions: questions.map(toSurveyQuestionResponse),
+  });
 }

@@ -1,27 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PublicListQuery } from '../platform/public-list';
-
-export class ListingsQuery extends PublicListQuery {
-  @ApiPropertyOptional({ description: 'Full-text search over title, description and location' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  q?: string;
-  @ApiPropertyOptional({ enum: ['service', 'goods'] })
-  @IsOptional()
-  @IsIn(['service', 'goods'], { message: 'must be service or goods' })
-  listing_type?: string;
-  @ApiPropertyOptional({ description: 'Category slug' })
-  @IsOptional()
-  @Matches(/^[a-z0-9-]{1,100}$/, { message: 'must be a category slug' })
-  category?: string;
-  @ApiPropertyOptional({ description: 'Substring of the location, any case' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  location?: string;
-}
+import { ApiProperty } from '@nestjs/swagger';
+import { detailResponse } from '../../common/detail-response';
+import { iso } from '../../common/iso';
+import type { ListingDetailRow, ListingPackageRow, ListingRow } from '../marketplace.repository';
 
 export class ListingResponse {
   @ApiProperty() id: string;
@@ -64,13 +44,48 @@ export class ListingDetailResponse extends ListingResponse {
   @ApiProperty({ type: [String] }) languages: string[];
 }
 
-export class MarketplaceCategoryResponse {
-  @ApiProperty() id: string;
-  @ApiProperty() slug: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ enum: ['service', 'goods'] }) kind: string;
+/** A number selected as text (bigint, numeric), as a number; null stays null. */
+const num = (v: string | null) => (v === null ? null : Number(v));
+
+export function toListingResponse(r: ListingRow): ListingResponse {
+  return {
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    description: r.description,
+    listing_type: r.listing_type,
+    category_slugs: r.category_slugs,
+    price_min_pesewas: num(r.price_min),
+    price_max_pesewas: num(r.price_max),
+    currency: r.currency,
+    location: r.location,
+    rating: num(r.rating),
+    review_count: r.review_count,
+    is_verified: r.is_verified,
+    is_featured: r.is_featured,
+    cover_url: r.cover_url,
+    supports_campaign_id: r.supports_campaign_id,
+    created_at: iso(r.created_at),
+  };
 }
 
-export class MarketplaceCategoriesResponse {
-  @ApiProperty({ type: [MarketplaceCategoryResponse] }) data: MarketplaceCategoryResponse[];
+export function toListingPackageResponse(p: ListingPackageRow): ListingPackageResponse {
+  return {
+    name: p.name,
+    price_pesewas: num(p.price),
+    currency: p.currency,
+    description: p.description,
+    delivery_days: p.delivery_days,
+  };
+}
+
+export function toListingDetailResponse(
+  r: ListingDetailRow,
+  packages: ListingPackageRow[],
+): ListingDetailResponse {
+  return detailResponse<ListingResponse, ListingDetailResponse>(toListingResponse(r), {
+    packages: packages.map(toListingPackageResponse),
+    portfolio_urls: r.portfolio_urls,
+    languages: r.languages,
+  });
 }

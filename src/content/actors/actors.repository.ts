@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PublicQuery } from '../common/public-query';
+
+/** The public columns of an actor. */
+export interface ActorRow {
+  handle: string;
+  display_name: string;
+  kind: string;
+  bio: string | null;
+  avatar_url: string | null;
+  verified: boolean;
+  country: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = `a.handle, a.display_name, a.kind, a.bio, a.avatar_url, a.verified, a.country, a.created_at`;
+const PUBLIC = 'a.is_public';
+
+/** Actors as the public API sees them: public ones only. */
+@Injectable()
+export class ActorsRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  list(
+    f: { kind?: string; country?: string },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: ActorRow[]; total: number }> {
+    return new PublicQuery(PUBLIC)
+      .filter(f.kind, (v) => `a.kind = ${v}`)
+      .filter(f.country?.toUpperCase(), (v) => `a.country = ${v}`)
+      .page<ActorRow>(
+        this.ds,
+        { select: COLUMNS, from: 'content.actor a', orderBy: 'a.handle' },
+        limit,
+        offset,
+      );
+  }
+
+  async byHandle(handle: string): Promise<ActorRow | null> {
+    const rows: ActorRow[] = await this.ds.query(
+      `SELECT ${COLUMNS} FROM content.actor a WHERE a.handle = $1 AND ${PUBLIC}`,
+      [handle],
+    );
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,56 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PublicQuery } from '../common/public-query';
+
+/** The public columns of a safety hazard; the reporter is never selected. */
+export interface HazardRow {
+  case_number: string;
+  title: string;
+  description: string;
+  hazard_type: string;
+  severity: string;
+  status: string;
+  location: string | null;
+  country: string | null;
+  reported_at: Date;
+  resolved_at: Date | null;
+}
+
+const COLUMNS = `h.case_number, h.title, h.description, h.hazard_type, h.severity, h.status, h.location, h.country, h.reported_at, h.resolved_at`;
+/** Only verified and resolved reports are public. */
+const PUBLIC = `h.status IN ('verified', 'resolved')`;
+
+@Injectable()
+export class HazardsRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  list(
+    f: { hazardType?: string; severity?: string; status?: string; country?: string },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: HazardRow[]; total: number }> {
+    return new PublicQuery(PUBLIC)
+      .filter(f.hazardType, (v) => `h.hazard_type = ${v}`)
+      .filter(f.severity, (v) => `h.severity = ${v}`)
+      .filter(f.status, (v) => `h.status = ${v}`)
+      .filter(f.country?.toUpperCase(), (v) => `h.country = ${v}`)
+      .page<HazardRow>(
+        this.ds,
+        {
+          select: COLUMNS,
+          from: 'content.safety_hazard h',
+          orderBy: 'h.reported_at DESC, h.case_number DESC',
+        },
+        limit,
+        offset,
+      );
+  }
+
+  async byCaseNumber(caseNumber: string): Promise<HazardRow | null> {
+    const rows: HazardRow[] = await this.ds.query(
+      `SELECT ${COLUMNS} FROM content.safety_hazard h WHERE h.case_number = $1 AND ${PUBLIC}`,
+      [caseNumber],
+    );
+    return rows[0] ?? null;
+  }
+}
