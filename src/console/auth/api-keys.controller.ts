@@ -1,14 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProperty,
-  ApiPropertyOptional,
-  ApiTags,
-} from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsTimestamp } from '../../common/validation/timestamp';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ApiKeyResponse,
   ApiKeysService,
@@ -19,23 +10,7 @@ import { CursorCodecProvider } from '../../visitor/platform/cursor-codec.provide
 import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
 import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { ConsoleAuth, CurrentAccount } from './console-auth';
-
-export class CreateApiKeyBody {
-  @ApiProperty() @IsString() @MaxLength(100) name: string;
-  @ApiProperty({ enum: ['secret', 'publishable'] }) @IsIn(['secret', 'publishable']) kind: string;
-  @ApiProperty({ enum: ['live', 'test'] }) @IsIn(['live', 'test']) mode: string;
-  @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) scopes: string[];
-  @ApiPropertyOptional({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'When the key stops working (in the future); omit for a key that works until revoked',
-  })
-  @IsOptional()
-  @IsTimestamp()
-  expires_at?: string | null;
-}
-
+import { CreateApiKeyBody } from './dto/create-api-key.request';
 /** API keys, for Owners and Admins: create (the key is shown once), list, revoke. */
 @ApiTags('Console')
 @Controller('console/api-keys')

@@ -12,35 +12,14 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { IsEmail, IsString, MaxLength } from 'class-validator';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { AccountsService, SESSION_COOKIE, SESSION_HOURS } from '../../visitor/accounts/accounts.service';
 import { ConsoleAuth, CurrentAccount, sessionToken } from './console-auth';
-
-export class SignInBody {
-  @ApiProperty() @IsEmail({}, { message: 'must be an e-mail address' }) @MaxLength(320) email: string;
-  @ApiProperty() @IsString() @MaxLength(1024) password: string;
-}
-
-export class ConsoleAccountResponse {
-  @ApiProperty({ example: 'acct_3kT9…' }) id: string;
-  @ApiProperty() organisation_id: string;
-  @ApiProperty() email: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ enum: ['owner', 'admin', 'member', 'support'] }) role: string;
-}
-
-const toAccountResponse = (a: AccountRow): ConsoleAccountResponse => ({
-  id: a.id,
-  organisation_id: a.organisation_id,
-  email: a.email,
-  name: a.name,
-  role: a.role,
-});
-
+import { SignInBody } from './dto/sign-in.request';
+import { ConsoleAccountResponse, toAccountResponse } from './dto/console-account.response';
 /**
  * Sign-in is limited against guessing: 20 attempts a minute per client address and 10 per 15 minutes per
  * e-mail address (shared by all instances through Redis), on top of argon2id's cost. While Redis is down the

@@ -1,17 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
-import {
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProperty,
-  ApiPropertyOptional,
-  ApiTags,
-} from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
-import type { Form, FormSchema } from '../../visitor/forms/custom-fields.validator';
+import type { Form } from '../../visitor/forms/custom-fields.validator';
 import { FormsService } from '../../visitor/forms/forms.service';
-import type { MessageRow } from '../../visitor/messages/message.entity';
 import { MessagesRepository } from '../../visitor/messages/messages.repository';
 import { CursorCodecProvider } from '../../visitor/platform/cursor-codec.provider';
 import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
@@ -21,59 +12,13 @@ import { VisitResponse } from '../../visitor/visits/dto/visit.response';
 import { VisitsService } from '../../visitor/visits/visits.service';
 import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
-
-export class ModeQuery {
-  @ApiPropertyOptional({ enum: ['live', 'test'], default: 'live' })
-  @IsOptional()
-  @IsIn(['live', 'test'], { message: 'must be live or test' })
-  mode?: 'live' | 'test';
-}
-
-export class SaveVisitTypeBody {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) name?: string;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() enabled?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() pre_registration?: boolean;
-}
-
-export class PublishFormBody {
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: 'JSON Schema (2020-12) with x-svc annotations',
-  })
-  @IsObject()
-  schema: FormSchema;
-}
-
-export class OutboxMessageResponse {
-  @ApiProperty() id: string;
-  @ApiProperty({ enum: ['email', 'sms', 'whatsapp'] }) channel: string;
-  @ApiProperty() recipient: string;
-  @ApiProperty({ type: String, nullable: true }) subject: string | null;
-  @ApiProperty() body: string;
-  @ApiProperty({ type: String, nullable: true, description: 'The visit or endpoint it is about' })
-  related_id: string | null;
-  @ApiProperty({ format: 'date-time' }) created_at: string;
-}
-
-const toOutbox = (m: MessageRow): OutboxMessageResponse => ({
-  id: m.id,
-  channel: m.channel,
-  recipient: m.recipient,
-  subject: m.subject,
-  body: m.body,
-  related_id: m.relatedId,
-  created_at: m.createdAt.toISOString(),
-});
-
+import { ModeQuery, SaveVisitTypeBody, PublishFormBody } from './dto/front-door.request';
+import { OutboxMessageResponse, toOutbox } from './dto/outbox-message.response';
+import { VisitTypeListResponse } from './dto/visit-type-list.response';
 const tenantOf = (a: AccountRow, q: ModeQuery) => ({
   organisationId: a.organisation_id,
   livemode: q.mode !== 'test',
 });
-
-export class VisitTypeListResponse {
-  @ApiProperty({ type: [VisitTypeResponse] }) data: VisitTypeResponse[];
-}
 
 /**
  * The front door in the console: the test outbox and visits with every answer (any signed-in person), and the

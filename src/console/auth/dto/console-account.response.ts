@@ -1,0 +1,18 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { AccountRow } from '../../../visitor/accounts/accounts.repository';
+
+export class ConsoleAccountResponse {
+  @ApiProperty({ example: 'acct_3kT9…' }) id: string;
+  @ApiProperty() organisation_id: string;
+  @ApiProperty() email: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ['owner', 'admin', 'member', 'support'] }) role: string;
+}
+
+export const toAccountResponse = (a: AccountRow): ConsoleAccountResponse => ({
+  id: a.id,
+  organisation_id: a.organisation_id,
+  email: a.email,
+  name: a.name,
+  role: a.role,
+});

@@ -1,0 +1,26 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import type { FormSchema } from '../../../visitor/forms/custom-fields.validator';
+
+export class ModeQuery {
+  @ApiPropertyOptional({ enum: ['live', 'test'], default: 'live' })
+  @IsOptional()
+  @IsIn(['live', 'test'], { message: 'must be live or test' })
+  mode?: 'live' | 'test';
+}
+
+export class SaveVisitTypeBody {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) name?: string;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() pre_registration?: boolean;
+}
+
+export class PublishFormBody {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'JSON Schema (2020-12) with x-svc annotations',
+  })
+  @IsObject()
+  schema: FormSchema;
+}

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '../platform/current';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import type { Page } from '../platform/pagination';
+import { AuditRepository } from './audit.repository';
+import type { AuditEventQuery } from './dto/audit-event.query';
+import { AuditEventResponse, toAuditEventResponse } from './dto/audit-event.response';
+
+/** Reading the audit trail (GET /v1/audit-events): newest first, within the plan's audit-trail period. */
+@Injectable()
+export class AuditTrailService {
+  constructor(
+    private readonly repo: AuditRepository,
+    private readonly cursors: CursorCodecProvider,
+  ) {}
+
+  page(caller: Caller, q: AuditEventQuery): Promise<Page<AuditEventResponse>> {
+    const { tenant, hiddenBefore: since } = caller;
+    return this.cursors.codec.createdPage(
+      'audit-events',
+      tenant,
+      q,
+      (limit, before) =>
+        this.repo.list(tenant.organisationId, tenant.livemode, { limit, action: q.action, since, before }),
+      toAuditEventResponse,
+    );
+  }
+}
