@@ -6,8 +6,9 @@ import type { Config, LogLevel } from './config/config';
 import { AppModule } from './app.module';
 import { RouteTable } from './common/http/route-table';
 import { newRequestId } from './common/ids';
-import { PREFIX, surfaceOf } from './common/http/surface';
+import { surfaceOf } from './common/http/surface';
 import { PublicPipeline } from './content/platform/public-pipeline';
+import { publicPlugin } from './content/platform/public-plugin';
 import { redactUrl } from './common/http/redact';
 import { assertNoNul } from './common/errors/query-string';
 import { AllErrorsFilter } from './common/errors/all-errors.filter';
@@ -17,6 +18,7 @@ import { RequestLogService } from './ops/request-log/request-log.service';
 import { guardVisitorRoutes } from './visitor/platform/visitor-routes';
 import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
+import { ResponseSchemas } from './docs/response-schemas';
 import type { RequestContext } from './common/http/request-context';
 
 const LEVELS: Record<LogLevel, NestLogLevel[]> = {
@@ -62,10 +64,10 @@ export async function createApp(
     { parseAs: 'string' },
     fastify.getDefaultJsonParser('error', 'error'),
   );
-  let publicPipeline: PublicPipeline | null = null;
+  let responseSchemas: ResponseSchemas | null = null;
   fastify.addHook('onRoute', (route) => {
     routeTable.add(route.method, route.url);
-    PublicPipeline.attach(route, () => publicPipeline);
+    responseSchemas?.attach(route);
   });
 
   // Graceful shutdown: once closing starts, responses to in-flight requests say `Connection: close`, and
@@ -141,26 +143,16 @@ export async function createApp(
   guardVisitorRoutes(app);
   app.useGlobalFilters(new AllErrorsFilter(app.get(ErrorRenderer)));
   app.useGlobalPipes(new ApiValidationPipe());
-  // Cross-origin GET is enabled for the public content API only: its routes set the CORS response headers
-  // (PublicPipeline); this answers browsers' preflight requests for them. Other surfaces answer none.
-  fastify.options(`${PREFIX.public}/*`, (req, reply) => {
-    const asked = req.headers['access-control-request-headers'];
-    void reply
-      .code(204)
-      .header('Access-Control-Allow-Origin', '*')
-      .header('Access-Control-Allow-Methods', 'GET, HEAD')
-      .header('Access-Control-Max-Age', '600');
-    if (asked)
-      void reply
-        .header('Access-Control-Allow-Headers', asked)
-        .header('Vary', 'Access-Control-Request-Headers');
-    void reply.send();
-  });
+  // The documents are built from the controllers' metadata before Nest registers their routes, so each route
+  // is registered with its documented response schemas (see ResponseSchemas).
+  const docs = buildOpenApiDocuments(app, config);
+  app.get(OpenApiRegistry).set(docs);
+  responseSchemas = new ResponseSchemas(docs);
+  // Only when the public surface is served (SURFACES); its routes, and so its hooks, exist only then.
+  if (config.surfaces.includes('public'))
+    await fastify.register(publicPlugin, { pipeline: app.get<PublicPipeline>(PublicPipeline) });
   await app.init();
   requestLog = app.get(RequestLogService);
-  // Only when the public surface is served (SURFACES); its routes, and so its hooks, exist only then.
-  if (config.surfaces.includes('public')) publicPipeline = app.get(PublicPipeline);
-  app.get(OpenApiRegistry).set(buildOpenApiDocuments(app, config));
   await fastify.ready();
   return app;
 }

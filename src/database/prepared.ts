@@ -1,19 +1,34 @@
-import type { DataSource } from 'typeorm';
+import type { CustomTypesConfig, QueryConfig, QueryResult } from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** The pg pool or pooled client TypeORM's postgres driver holds: what a query config is sent to. */
+interface PgQueryable {
+  query<T>(q: QueryConfig<unknown[]>): Promise<Pick<QueryResult<T & object>, 'rows'>>;
+}
 
 /**
- * A named prepared statement on the driver's pool: PostgreSQL parses and plans it once per connection instead
- * of once per call. For hot paths (credential lookup per request, webhook claims).
+ * A named prepared statement: PostgreSQL parses and plans it once per connection instead of once per call. For
+ * hot paths (credential lookup per request, webhook claims, visit writes and lists).
+ *
+ * This is the one place that reaches the pg driver under TypeORM (its pool, a transaction's client); repositories
+ * call it instead of casting `ds.driver`. `on` is a DataSource (any pooled connection) or an EntityManager (its
+ * transaction's connection when it runs one, else the pool). `types` overrides the driver's type parsers for this
+ * query only.
  */
 export async function preparedQuery<T>(
-  ds: DataSource,
+  on: DataSource | EntityManager,
   name: string,
   text: string,
   values: unknown[],
+  types?: CustomTypesConfig,
 ): Promise<T[]> {
-  const pool = (
-    ds.driver as unknown as {
-      master: { query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }> };
-    }
-  ).master;
-  return (await pool.query({ name, text, values })).rows;
+  const conn = await driverConnection(on);
+  return (await conn.query<T>({ name, text, values, ...(types ? { types } : {}) })).rows;
+}
+
+async function driverConnection(on: DataSource | EntityManager): Promise<PgQueryable> {
+  const runner = 'queryRunner' in on ? on.queryRunner : undefined;
+  if (runner) return (runner as unknown as { connect(): Promise<PgQueryable> }).connect();
+  const ds = 'driver' in on ? on : on.connection;
+  return (ds.driver as unknown as { master: PgQueryable }).master;
 }

@@ -2,13 +2,7 @@ import { hash } from 'node:crypto';
 import { Injectable, OnModuleInit, Type } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService } from '@nestjs/core';
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  RouteHandlerMethod,
-  RouteOptions,
-} from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiValidationPipe } from '../../common/errors/validation.pipe';
 import { ApiError } from '../../common/errors/api-error';
 import { assertWellFormedQuery } from '../../common/errors/query-string';
@@ -38,8 +32,8 @@ export const EXPOSED =
 
 /**
  * The /public/v1 request pipeline. It runs as Fastify hooks of the public GET and HEAD routes only (attached
- * when each route is registered, see `attach`), not as global Nest guards and interceptors, so no other
- * surface pays for it and a public request pays for nothing else:
+ * by the public plugin, public-plugin.ts, when each route is registered), not as global Nest guards and
+ * interceptors, so no other surface pays for it and a public request pays for nothing else:
  *
  * onRequest — CORS (`Access-Control-Allow-Origin: *`, the exposed headers); a malformed query string → 400;
  *   an optional `x-api-key` (unknown or revoked → UNAUTHORIZED, never silently downgraded); the rate limit —
@@ -88,29 +82,6 @@ export class PublicPipeline implements OnModuleInit {
   /** The direct handler of a public route, if its method has one. */
   directFor(route: string): DirectHandler | null {
     return this.direct.get(joinRoute(route)) ?? null;
-  }
-
-  /**
-   * Adds the pipeline's hooks to a route being registered when it is a /public/v1 GET or HEAD route. `pipeline`
-   * is read at request time: routes are registered while the application is built, before it exists.
-   */
-  static attach(route: RouteOptions, pipeline: () => PublicPipeline | null): void {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (surfaceOf(route.url) !== 'public') return;
-    if (!methods.every((m) => m === 'GET' || m === 'HEAD')) return;
-    const onRequest = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) =>
-      pipeline()!.onRequest(req, reply, done);
-    const onSend = (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) =>
-      done(null, pipeline()!.onSend(req, reply, payload));
-    route.onRequest = [...asList(route.onRequest), onRequest] as RouteOptions['onRequest'];
-    const nest = route.handler;
-    let direct: DirectHandler | null | undefined;
-    route.handler = function (this: FastifyInstance, req, reply) {
-      if (direct === undefined) direct = pipeline()?.directFor(route.url) ?? null;
-      return direct ? direct(req, reply) : nest.call(this, req, reply);
-    } as RouteHandlerMethod;
-    // First, so that on a HEAD route it sees the GET body before Fastify's HEAD handler empties it.
-    route.onSend = [onSend, ...asList(route.onSend)] as RouteOptions['onSend'];
   }
 
   /**
@@ -249,6 +220,3 @@ export class PublicPipeline implements OnModuleInit {
     return names;
   }
 }
-
-type Done = (err: Error | null, payload?: unknown) => void;
-const asList = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);

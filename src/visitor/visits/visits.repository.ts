@@ -144,16 +144,6 @@ const LIST_TYPES = {
       : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
 };
 
-/** The driver connection of a transaction's EntityManager (or of the pool, outside one). */
-interface PgQueryable {
-  query(q: {
-    name: string;
-    text: string;
-    values: unknown[];
-    types?: typeof LIST_TYPES;
-  }): Promise<{ rows: unknown[] }>;
-}
-
 /**
  * The visitor (matched by phone: inserted, or refreshed on conflict), the visit and its pending pass in one
  * statement, one round trip. The visit and the pass take the visitor's id from the upsert.
@@ -244,17 +234,8 @@ export class VisitsRepository implements VisitorDataHolder {
       pass.channels,
       pass.created_at,
     ];
-    const { rows } = await (
-      await this.connection(m)
-    ).query({ name: 'visit_create', text: CREATE_VISIT, values });
+    const rows = await preparedQuery(m, 'visit_create', CREATE_VISIT, values);
     return rows[0] as Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>;
-  }
-
-  /** The driver connection `m` runs on (its transaction's), for named prepared statements inside it. */
-  private async connection(m: EntityManager): Promise<PgQueryable> {
-    const runner = m.queryRunner as unknown as { connect(): Promise<PgQueryable> } | undefined;
-    if (runner) return runner.connect();
-    return (this.ds.driver as unknown as { master: PgQueryable }).master;
   }
 
   /**
@@ -360,9 +341,7 @@ export class VisitsRepository implements VisitorDataHolder {
     const text = `${VISIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY v.created_at, v.id LIMIT ${limit}`;
     // One named statement per filter combination and limit (the name is a digest of the text).
     const name = `visits_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-    const pool = (this.ds.driver as unknown as { master: PgQueryable }).master;
-    const { rows } = await pool.query({ name, text, values: params, types: LIST_TYPES });
-    return rows as VisitListRow[];
+    return preparedQuery<VisitListRow>(this.ds, name, text, params, LIST_TYPES);
   }
 
   async findVisitor(tenant: Tenant, id: string, m?: EntityManager): Promise<VisitorRow | null> {

@@ -22,13 +22,13 @@ export class PostAttachmentResponse {
 
 export class PostResponse {
   @ApiProperty() id: string;
-  @ApiProperty({ type: PostAuthorResponse }) author: PostAuthorResponse;
   @ApiProperty() body: string;
-  @ApiProperty({ type: [PostAttachmentResponse] }) attachments: PostAttachmentResponse[];
   @ApiProperty({ type: String, nullable: true }) group_slug: string | null;
   @ApiProperty() like_count: number;
   @ApiProperty() comment_count: number;
   @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: PostAuthorResponse }) author: PostAuthorResponse;
+  @ApiProperty({ type: [PostAttachmentResponse] }) attachments: PostAttachmentResponse[];
 }
 
 /**
