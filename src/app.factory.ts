@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, LogLevel } from './config/config';
 import { AppModule } from './app.module';
 import { RouteTable } from './common/http/route-table';
+import { limitedServerFactory } from './common/http/server-limits';
 import { newRequestId } from './common/ids';
 import { PREFIX, surfaceOf } from './common/http/surface';
 import { PublicPipeline } from './content/platform/public-pipeline';
@@ -51,6 +52,7 @@ export async function createApp(
     forceCloseConnections: 'idle',
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    serverFactory: limitedServerFactory(config.http),
   });
   const fastify = adapter.getInstance();
   fastify.decorateRequest('ctx', null as unknown as RequestContext);
