@@ -6,6 +6,7 @@ import type { Config, LogLevel } from './config/config';
 import { AppModule } from './app.module';
 import { RouteTable } from './common/http/route-table';
 import { limitedServerFactory } from './common/http/server-limits';
+import { registerJsonBodyParser } from './common/http/json-body';
 import { newRequestId } from './common/ids';
 import { PREFIX, surfaceOf } from './common/http/surface';
 import { PublicPipeline } from './content/platform/public-pipeline';
@@ -56,13 +57,7 @@ export async function createApp(
   });
   const fastify = adapter.getInstance();
   fastify.decorateRequest('ctx', null as unknown as RequestContext);
-  // Bodies are JSON only (both specs): no text/plain or form parsers, so anything else is a 415 → bad_request.
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    fastify.getDefaultJsonParser('error', 'error'),
-  );
+  registerJsonBodyParser(fastify, config.jsonMaxDepth);
   let publicPipeline: PublicPipeline | null = null;
   fastify.addHook('onRoute', (route) => {
     routeTable.add(route.method, route.url);
