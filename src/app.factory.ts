@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { RouteTable } from './common/http/route-table';
 import { limitedServerFactory } from './common/http/server-limits';
 import { registerJsonBodyParser } from './common/http/json-body';
+import { inlineStyleHashes, registerSecurityHeaders } from './common/http/security-headers';
 import { newRequestId } from './common/ids';
 import { PREFIX, surfaceOf } from './common/http/surface';
 import { PublicPipeline } from './content/platform/public-pipeline';
@@ -18,6 +19,7 @@ import { ApiValidationPipe } from './common/errors/validation.pipe';
 import { RequestLogService } from './ops/request-log/request-log.service';
 import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
+import { page as docsPage } from './docs/docs.render';
 import type { RequestContext } from './common/http/request-context';
 
 const LEVELS: Record<LogLevel, NestLogLevel[]> = {
@@ -58,6 +60,7 @@ export async function createApp(
   const fastify = adapter.getInstance();
   fastify.decorateRequest('ctx', null as unknown as RequestContext);
   registerJsonBodyParser(fastify, config.jsonMaxDepth);
+  registerSecurityHeaders(fastify, { styleHashes: inlineStyleHashes(docsPage('', '')) });
   let publicPipeline: PublicPipeline | null = null;
   fastify.addHook('onRoute', (route) => {
     routeTable.add(route.method, route.url);
