@@ -153,7 +153,7 @@ export const CONFIG_SPEC: VarSpec[] = [
   {
     name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
     description:
-      'An idle keep-alive connection is closed after this long (keep it above a proxy’s idle timeout)',
+      'An idle keep-alive connection is closed after this long (keep it above the idle timeout of a proxy in front)',
     default: '72000',
   },
   {
@@ -163,7 +163,8 @@ export const CONFIG_SPEC: VarSpec[] = [
   },
   {
     name: 'TRUST_PROXY',
-    description: 'Take the client IP from `X-Forwarded-For` (`true` behind a proxy)',
+    description:
+      'Take the client IP from `X-Forwarded-For` and the scheme (HSTS) from `X-Forwarded-Proto` (`true` behind a proxy)',
     default: 'false',
   },
   {

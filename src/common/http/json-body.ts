@@ -59,6 +59,6 @@ export function registerJsonBodyParser(fastify: FastifyInstance, maxDepth: numbe
         ]),
         undefined,
       );
-    parse(req, bytes as unknown as string, done);
+    parse(req, bytes.toString('utf8'), done);
   });
 }
