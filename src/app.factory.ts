@@ -5,6 +5,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, LogLevel } from './config/config';
 import { AppModule } from './app.module';
 import { RouteTable } from './common/http/route-table';
+import { limitedServerFactory } from './common/http/server-limits';
+import { registerJsonBodyParser } from './common/http/json-body';
+import { inlineStyleHashes, registerSecurityHeaders } from './common/http/security-headers';
 import { newRequestId } from './common/ids';
 import { surfaceOf } from './common/http/surface';
 import { PublicPipeline } from './content/platform/public-pipeline';
@@ -19,6 +22,7 @@ import { guardVisitorRoutes } from './visitor/platform/visitor-routes';
 import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
 import { ResponseSchemas } from './docs/response-schemas';
+import { page as docsPage } from './docs/docs.render';
 import type { RequestContext } from './common/http/request-context';
 
 const LEVELS: Record<LogLevel, NestLogLevel[]> = {
@@ -54,16 +58,12 @@ export async function createApp(
     forceCloseConnections: 'idle',
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    serverFactory: limitedServerFactory(config.http),
   });
   const fastify = adapter.getInstance();
   fastify.decorateRequest('ctx', null as unknown as RequestContext);
-  // Bodies are JSON only (both specs): no text/plain or form parsers, so anything else is a 415 → bad_request.
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    fastify.getDefaultJsonParser('error', 'error'),
-  );
+  registerJsonBodyParser(fastify, config.jsonMaxDepth);
+  registerSecurityHeaders(fastify, { styleHashes: inlineStyleHashes(docsPage('', '')) });
   let responseSchemas: ResponseSchemas | null = null;
   fastify.addHook('onRoute', (route) => {
     routeTable.add(route.method, route.url);

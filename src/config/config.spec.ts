@@ -84,6 +84,18 @@ describe('configuration', () => {
       );
   });
 
+  it('bounds slow clients by default and refuses a headers timeout longer than the request timeout', () => {
+    expect(loadConfig({}).http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 4096,
+    });
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toEqual([
+      'HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS',
+    ]);
+  });
+
   it('has no default secrets in production', () => {
     const problems = problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/app' });
     expect(problems).toEqual([

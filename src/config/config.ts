@@ -27,6 +27,15 @@ export interface Config {
   redisKeyPrefix: string;
   logLevel: LogLevel;
   bodyLimitBytes: number;
+  /** Deepest nesting of arrays and objects accepted in a JSON body. */
+  jsonMaxDepth: number;
+  /** Per-connection limits of the HTTP server (slow or stuck clients). */
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
+  };
   trustProxy: boolean;
   surfaces: Surface[];
   runWorker: boolean;
@@ -125,8 +134,37 @@ export const CONFIG_SPEC: VarSpec[] = [
   { name: 'LOG_LEVEL', description: '`fatal`, `error`, `warn`, `info` or `debug`', default: 'info' },
   { name: 'BODY_LIMIT_BYTES', description: 'Largest accepted request body', default: '1048576' },
   {
+    name: 'JSON_MAX_DEPTH',
+    description: 'Deepest nesting of arrays and objects in a JSON body (deeper → `bad_request`)',
+    default: '64',
+  },
+  {
+    name: 'HTTP_HEADERS_TIMEOUT_MS',
+    description:
+      'A request whose headers are not all received this long after it starts gets 408 and is closed',
+    default: '10000',
+  },
+  {
+    name: 'HTTP_REQUEST_TIMEOUT_MS',
+    description:
+      'A request (headers and body) not fully received this long after it starts gets 408 and is closed',
+    default: '30000',
+  },
+  {
+    name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    description:
+      'An idle keep-alive connection is closed after this long (keep it above the idle timeout of a proxy in front)',
+    default: '72000',
+  },
+  {
+    name: 'HTTP_MAX_CONNECTIONS',
+    description: 'Open connections per process; further connections are closed as they arrive',
+    default: '4096',
+  },
+  {
     name: 'TRUST_PROXY',
-    description: 'Take the client IP from `X-Forwarded-For` (`true` behind a proxy)',
+    description:
+      'Take the client IP from `X-Forwarded-For` and the scheme (HSTS) from `X-Forwarded-Proto` (`true` behind a proxy)',
     default: 'false',
   },
   {
@@ -342,6 +380,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     redisKeyPrefix: r.str('REDIS_KEY_PREFIX', 'gh'),
     logLevel: r.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug'] as const),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    jsonMaxDepth: r.int('JSON_MAX_DEPTH', 64, 2, 1000),
+    http: {
+      headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestTimeoutMs: r.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+      maxConnections: r.int('HTTP_MAX_CONNECTIONS', 4096, 1, 1_000_000),
+    },
     trustProxy: r.bool('TRUST_PROXY', false),
     surfaces,
     runWorker: r.bool('RUN_WORKER', true),
@@ -383,6 +428,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
   if (production && config.webhooks.allowLocalTargets) {
     r.problems.push('WEBHOOK_ALLOW_LOCAL_TARGETS must not be true in production');
+  }
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    r.problems.push('HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS');
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;

@@ -63,7 +63,7 @@ export function visitorCodeInfo(code: VisitorErrorCode): VisitorCodeInfo {
         status: 400,
         title: 'Bad request',
         cause:
-          'The body is not valid JSON, `Content-Type` is not `application/json`, the body is larger than the limit, or the query string is malformed.',
+          'The body is not valid JSON or not UTF-8, nests arrays and objects deeper than the limit (64 levels by default), or is larger than the limit, `Content-Type` is not `application/json`, or the query string is malformed.',
         retry: 'No',
       };
     case 'unauthorized':
@@ -71,7 +71,7 @@ export function visitorCodeInfo(code: VisitorErrorCode): VisitorCodeInfo {
         status: 401,
         title: 'Unauthorized',
         cause:
-          'The `Authorization` header is missing or not `Bearer`, or the key or token is unknown, revoked or expired.',
+          'The `Authorization` header is missing, sent more than once or not `Bearer`, or the key or token is unknown, revoked or expired.',
         retry: 'No (refresh an OAuth token and retry once)',
       };
     case 'forbidden':

@@ -21,14 +21,31 @@ function flatten(errors: ValidationError[], prefix: string): FieldError[] {
   });
 }
 
-/** Where in a parsed JSON body a string (or a key) holds the NUL character, which PostgreSQL cannot store. */
-function nulAt(value: unknown, at: string): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? at : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes('\0')) return at;
-    const found = nulAt(v, `${at}.${k}`);
-    if (found) return found;
+const NUL_KEY = Symbol('a key holding NUL');
+
+/**
+ * Where in a parsed JSON body a string (or a key) holds the NUL character, which PostgreSQL cannot store: the
+ * first such place in document order. A loop over an explicit stack rather than recursion, so no body (however
+ * deep) can overflow the call stack; bodies are depth-limited at parse time too (JSON_MAX_DEPTH).
+ */
+function nulAt(body: unknown): string | null {
+  const stack: [unknown, string][] = [[body, 'body']];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [value, at] = next;
+    if (value === NUL_KEY) return at;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) return at;
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const entries = Object.entries(value);
+    // Pushed last first, so they are looked at in order: each key (a NUL in it is reported at its object), then
+    // what is under it.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, v] = entries[i];
+      stack.push([v, `${at}.${k}`]);
+      if (k.includes('\0')) stack.push([NUL_KEY, at]);
+    }
   }
   return null;
 }
@@ -76,7 +93,7 @@ export class ApiValidationPipe extends ValidationPipe {
     }
     if (metadata.type === 'query' && isDto) refuseRepeated(value);
     if (metadata.type === 'body') {
-      const at = nulAt(value, 'body');
+      const at = nulAt(value);
       if (at) throw ApiError.validation([{ location: at, message: NUL_MESSAGE }]);
     }
     try {

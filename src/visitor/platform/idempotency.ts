@@ -30,15 +30,39 @@ interface Claim {
   hash: string;
 }
 
-/** JSON with sorted object keys, so the same body with its keys in another order is the same request. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
+/** Text written as is by `canonical` (punctuation and object keys), as opposed to a value still to be written. */
+class Literal {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * JSON with sorted object keys, so the same body with its keys in another order is the same request. A loop over an
+ * explicit stack rather than recursion, so no body (however deep) can overflow the call stack.
+ */
+export function canonical(root: unknown): string {
+  let out = '';
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v instanceof Literal) out += v.text;
+    else if (Array.isArray(v)) {
+      stack.push(new Literal(']'));
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push(v[i]);
+        if (i > 0) stack.push(new Literal(','));
+      }
+      out += '[';
+    } else if (v && typeof v === 'object') {
+      const keys = Object.keys(v).sort();
+      stack.push(new Literal('}'));
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push((v as Record<string, unknown>)[keys[i]]);
+        stack.push(new Literal(`${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`));
+      }
+      out += '{';
+    } else out += JSON.stringify(v) ?? 'null';
+  }
+  return out;
 }
 
 /**
