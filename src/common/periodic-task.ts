@@ -78,3 +78,13 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnModuleDe
     }
   }
 }
+
+/**
+ * A sweeper: re-enqueues from PostgreSQL the work whose job Redis lost, every WEBHOOK_SWEEP_MS, in tests too
+ * (tests kill Redis and expect the work to arrive). It logs nothing per round.
+ */
+export abstract class Sweeper extends PeriodicTask {
+  protected readonly what = null;
+  protected override readonly intervalMs = this.config.webhooks.sweepMs;
+  protected override readonly runsInTests = true;
+}

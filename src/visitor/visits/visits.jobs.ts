@@ -5,7 +5,7 @@ import type { Job } from 'bullmq';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
-import { PeriodicTask } from '../../common/periodic-task';
+import { PeriodicTask, Sweeper } from '../../common/periodic-task';
 import { RedisService } from '../../redis/redis.service';
 import { PASS_QUEUE, PassJob, PassQueue } from './pass.queue';
 import { PassOutcome, PassSender } from './pass.sender';
@@ -32,11 +32,8 @@ export class PassProcessor extends ResilientWorkerHost {
 
 /** Re-enqueues passes still pending 10 s after they were issued (their job was lost with Redis). */
 @Injectable()
-export class PassSweeper extends PeriodicTask {
+export class PassSweeper extends Sweeper {
   protected readonly logger = new Logger('PassSweeper');
-  protected readonly what = null;
-  protected override readonly intervalMs = this.config.webhooks.sweepMs;
-  protected override readonly runsInTests = true;
 
   constructor(
     private readonly repo: VisitsRepository,

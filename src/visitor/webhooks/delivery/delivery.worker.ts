@@ -1,6 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { ResilientWorkerHost } from '../../../common/queue/resilient-worker-host';
-import { PeriodicTask } from '../../../common/periodic-task';
+import { Sweeper } from '../../../common/periodic-task';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import type { Config } from '../../../config/config';
@@ -49,11 +49,8 @@ const SWEEP_BATCH = 1000;
  * when they were held, are always enqueued.
  */
 @Injectable()
-export class DeliverySweeper extends PeriodicTask {
+export class DeliverySweeper extends Sweeper {
   protected readonly logger = new Logger('WebhookSweeper');
-  protected readonly what = null;
-  protected override readonly intervalMs = this.config.webhooks.sweepMs;
-  protected override readonly runsInTests = true;
 
   constructor(
     private readonly repo: WebhooksRepository,
