@@ -174,7 +174,8 @@ export const CONFIG_SPEC: VarSpec[] = [
   },
   {
     name: 'RUN_WORKER',
-    description: 'Run background jobs (retention purges, deliveries) in this process',
+    description:
+      'Run background jobs in this process (webhook and pass deliveries, sweepers, no-shows, retention purges); each periodic job runs once per period across the workers sharing `REDIS_KEY_PREFIX`. `false` schedules nothing',
     default: 'true',
   },
   {
