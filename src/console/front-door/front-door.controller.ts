@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
-import type { Form } from '../../visitor/forms/custom-fields.validator';
+import { PublicFormResponse } from '../../visitor/forms/dto/forms.response';
 import { FormsService } from '../../visitor/forms/forms.service';
 import { MessagesRepository } from '../../visitor/messages/messages.repository';
 import { CursorCodecProvider } from '../../visitor/platform/cursor-codec.provider';
@@ -120,13 +120,15 @@ export class ConsoleFrontDoorController {
   @Put('forms/:kind')
   @ConsoleAuth('owner', 'admin')
   @ApiOperation({ summary: 'Publish a new version of the visit or person form' })
+  @ApiOkResponse({ type: PublicFormResponse })
   async publishForm(
     @CurrentAccount() a: AccountRow,
     @Param('kind') kind: string,
     @Body() body: PublishFormBody,
-  ): Promise<Form> {
+  ): Promise<PublicFormResponse> {
     if (kind !== 'visit' && kind !== 'person')
       throw ApiError.validation([{ location: 'path.kind', message: 'must be visit or person' }]);
-    return this.forms.publishInBothModes(a.organisation_id, kind, body.schema);
+    const form = await this.forms.publishInBothModes(a.organisation_id, kind, body.schema);
+    return { version: form.version, schema: form.schema };
   }
 }

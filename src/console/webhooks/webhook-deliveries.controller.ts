@@ -3,6 +3,7 @@ import { ApiExcludeController, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
 import {
+  EventDeliveriesResponse,
   WebhookDeliveryResponse,
   WebhookDeliveryWithAttemptsResponse,
 } from '../../visitor/webhooks/dto/delivery.response';
@@ -58,9 +59,7 @@ export class SupportDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
 
   @Get('deliveries')
-  async byEvent(
-    @Query() q: DeliveriesByEventQuery,
-  ): Promise<{ data: WebhookDeliveryWithAttemptsResponse[] }> {
+  async byEvent(@Query() q: DeliveriesByEventQuery): Promise<EventDeliveriesResponse> {
     return { data: await this.deliveries.ofEvent(q.event_id) };
   }
 }

@@ -68,3 +68,8 @@ export function toAttemptResponse(a: WebhookAttemptRow): WebhookAttemptResponse 
     response_excerpt: a.responseExcerpt,
   };
 }
+
+/** Support staff's lookup: every delivery of one event, with its attempts. */
+export class EventDeliveriesResponse {
+  @ApiProperty({ type: [WebhookDeliveryWithAttemptsResponse] }) data: WebhookDeliveryWithAttemptsResponse[];
+}
