@@ -13,6 +13,8 @@ import { loadConfig } from '../src/config/config';
 import { createApp } from '../src/app.factory';
 import { NoCredential } from '../src/visitor/platform/authorize.decorator';
 import { OrganisationsController } from '../src/visitor/organisations/organisations.controller';
+import { OrganisationsModule } from '../src/visitor/organisations/organisations.module';
+import { PlatformModule } from '../src/visitor/platform/platform.module';
 import { ListQuery } from '../src/visitor/platform/pagination';
 
 @Controller('v1/__bench')
@@ -53,7 +55,11 @@ class BenchVisitsController {
   }
 }
 
-@Module({ controllers: [BenchController, BenchVisitsController], providers: [OrganisationsController] })
+@Module({
+  imports: [PlatformModule, OrganisationsModule],
+  controllers: [BenchController, BenchVisitsController],
+  providers: [OrganisationsController],
+})
 class BenchModule {}
 
 async function main() {
