@@ -12,6 +12,15 @@ export interface EventFilter {
   createdBefore?: Date;
 }
 
+/**
+ * SQL: whether the event body in `column` is about the visitor `$1`. Only bodies that mention the id at all are
+ * cast to jsonb (CASE fixes the order), so no other event of the organisation is ever parsed: one unreadable
+ * body cannot block the erasure of every visitor.
+ */
+export function aboutVisitor(column: string): string {
+  return `CASE WHEN strpos(${column}, $1) > 0 THEN ${column}::jsonb #>> '{data,object,visitor,id}' END = $1`;
+}
+
 /** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
 @Injectable()
 @HoldsVisitorData(30)
@@ -75,7 +84,7 @@ export class EventsRepository implements VisitorDataHolder {
                                   '{data,object,custom_fields}', '{}'::jsonb), '{data,object,purpose}', '""'::jsonb),
                                 '{data,object,cancel_reason}', 'null') AS b
                          FROM visitor.event
-                        WHERE organisation_id = $2 AND livemode = $3 AND body::jsonb #>> '{data,object,visitor,id}' = $1) x) s
+                        WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitor('body')}) x) s
         WHERE e.id = s.id`,
       [visitorId, tenant.organisationId, tenant.livemode],
     );
