@@ -2,7 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { CreatedAfter } from '../platform/pagination';
-import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import {
+  aboutVisitorSql,
+  Erasure,
+  erasedVisitSql,
+  HoldsVisitorData,
+  VisitorDataHolder,
+} from '../platform/visitor-data';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { EventRow } from './event.entity';
 
@@ -10,15 +16,6 @@ export interface EventFilter {
   type?: string;
   createdAfter?: Date;
   createdBefore?: Date;
-}
-
-/**
- * SQL: whether the event body in `column` is about the visitor `$1`. Only bodies that mention the id at all are
- * cast to jsonb (CASE fixes the order), so no other event of the organisation is ever parsed: one unreadable
- * body cannot block the erasure of every visitor.
- */
-export function aboutVisitor(column: string): string {
-  return `CASE WHEN strpos(${column}, $1) > 0 THEN ${column}::jsonb #>> '{data,object,visitor,id}' END = $1`;
 }
 
 /** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
@@ -76,16 +73,8 @@ export class EventsRepository implements VisitorDataHolder {
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
     assertTenant(tenant);
     await uow.manager.query(
-      `UPDATE visitor.event e SET body = s.body::text
-         FROM (SELECT id, CASE WHEN jsonb_typeof(b #> '{data,object,decision}') = 'object'
-                               THEN jsonb_set(b, '{data,object,decision,reason}', 'null') ELSE b END AS body
-                 FROM (SELECT id, jsonb_set(jsonb_set(jsonb_set(jsonb_set(body::jsonb, '{data,object,visitor}',
-                                    jsonb_build_object('id', $1::text, 'name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
-                                  '{data,object,custom_fields}', '{}'::jsonb), '{data,object,purpose}', '""'::jsonb),
-                                '{data,object,cancel_reason}', 'null') AS b
-                         FROM visitor.event
-                        WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitor('body')}) x) s
-        WHERE e.id = s.id`,
+      `UPDATE visitor.event SET body = (${erasedVisitSql('body::jsonb', '{data,object}')})::text
+        WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitorSql('body', '{data,object}')}`,
       [visitorId, tenant.organisationId, tenant.livemode],
     );
   }

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { bootTestApp, TestApp } from '../harness';
+import { call, createOrg, TestOrg } from '../support/platform-fixtures';
+
+/** Issue 24 item 8: deviations from the spec that an outside audit of /v1 found. */
+describe('audit deviations on /v1 (issue 24, item 8)', () => {
+  let t: TestApp;
+  let pg: Client;
+  let org: TestOrg;
+  let key: string;
+  let site: string;
+  let host: string;
+  let phoneSeq = 2000;
+  const newPhone = () => `+23324${String(4100000 + phoneSeq++).padStart(7, '0')}`;
+  const visit = (body: Record<string, unknown>, k = key, idempotencyKey?: string) =>
+    call(t.app, 'POST', '/v1/visits', {
+      key: k,
+      idempotencyKey,
+      body: { site_id: site, host_id: host, type: 'meeting', ...body },
+    });
+
+  beforeAll(async () => {
+    t = await bootTestApp({ env: { RUN_WORKER: 'false', TEST_MODE_RATE_PER_MINUTE: '100000' } });
+    pg = new Client({ connectionString: t.db.url });
+    await pg.connect();
+    org = await createOrg(t.app, 'pro');
+    key = await org.key();
+    site = org.sites.find((s) => !s.livemode)!.id;
+    host = (
+      await call(t.app, 'POST', '/v1/people', { key, body: { name: 'Ama Host', email: 'ama@host.test' } })
+    ).json().id;
+  });
+  afterAll(async () => {
+    await pg.end();
+    await t.close();
+  });
+
+  it('a retry of POST /v1/visits after the visitor was erased replays, redacted, and creates or sends nothing', async () => {
+    const name = `Retry ${randomUUID().slice(0, 8)}`;
+    const body = { visitor: { name, phone: newPhone(), email: 'retry@example.com' }, purpose: `see ${name}` };
+    const idem = randomUUID();
+    const first = await visit(body, key, idem);
+    expect(first.statusCode).toBe(201);
+    const { id, visitor } = first.json() as { id: string; visitor: { id: string } };
+    const created = async () =>
+      (
+        await pg.query(
+          `SELECT count(*)::int AS n FROM visitor.event WHERE organisation_id = $1 AND type = 'visit.created'`,
+          [org.id],
+        )
+      ).rows[0].n as number;
+    const createdBefore = await created();
+
+    expect((await call(t.app, 'DELETE', `/v1/visitors/${visitor.id}`, { key })).statusCode).toBe(204);
+    const again = await visit(body, key, idem);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toMatchObject({
+      id,
+      visitor: { id: visitor.id, name: null, phone: null, email: null, company: null },
+      purpose: '',
+    });
+    expect(await created()).toBe(createdBefore);
+    expect((await call(t.app, 'GET', `/v1/visitors/${visitor.id}`, { key })).statusCode).toBe(404);
+    const trace = await pg.query(
+      `SELECT count(*)::int AS n FROM visitor.idempotency_key WHERE response_body LIKE $1`,
+      [`%${name}%`],
+    );
+    expect(trace.rows[0].n).toBe(0);
+  });
+});
