@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
+import { FormsService } from '../../src/visitor/forms/forms.service';
 
 /** Issue 24 item 8: deviations from the spec that an outside audit of /v1 found. */
 describe('audit deviations on /v1 (issue 24, item 8)', () => {
@@ -68,5 +69,44 @@ describe('audit deviations on /v1 (issue 24, item 8)', () => {
       [`%${name}%`],
     );
     expect(trace.rows[0].n).toBe(0);
+  });
+
+  it('PATCH custom_fields of a visit keeps the answers the key cannot see (sensitive, masked); people too', async () => {
+    const tenant = { organisationId: org.id, livemode: false };
+    const questions = {
+      type: 'object' as const,
+      properties: {
+        note: { type: 'string' },
+        id_number: { type: 'string', 'x-svc-sensitive': true },
+        badge_code: { type: 'string', 'x-svc-masked': true },
+      },
+    };
+    await t.app.get(FormsService).publish(tenant, 'visit', questions);
+    await t.app.get(FormsService).publish(tenant, 'person', questions);
+    const answers = { note: 'first', id_number: 'GHA-123', badge_code: 'B7' };
+    const v = await visit({ visitor: { name: 'Kofi', phone: newPhone() }, custom_fields: answers });
+    expect(v.statusCode).toBe(201);
+    expect(v.json().custom_fields).toEqual({ note: 'first' });
+    const patched = await call(t.app, 'PATCH', `/v1/visits/${v.json().id}`, {
+      key,
+      body: { custom_fields: { note: 'second' } },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().custom_fields).toEqual({ note: 'second' });
+    const stored = await pg.query(`SELECT custom_fields FROM visitor.visit WHERE id = $1`, [v.json().id]);
+    expect(stored.rows[0].custom_fields).toEqual({ ...answers, note: 'second' });
+
+    const p = await call(t.app, 'POST', '/v1/people', {
+      key,
+      body: { name: 'Esi', email: 'esi@corp.test', custom_fields: answers },
+    });
+    expect(p.statusCode).toBe(201);
+    const pp = await call(t.app, 'PATCH', `/v1/people/${p.json().id}`, {
+      key,
+      body: { custom_fields: { note: 'second' } },
+    });
+    expect(pp.json().custom_fields).toEqual({ note: 'second' });
+    const person = await pg.query(`SELECT custom_fields FROM visitor.person WHERE id = $1`, [p.json().id]);
+    expect(person.rows[0].custom_fields).toEqual({ ...answers, note: 'second' });
   });
 });
