@@ -66,6 +66,17 @@ describe('lone surrogates (issue 24, item 1)', () => {
     );
     expect(pre.statusCode).toBe(422);
     expect(pre.json().errors).toEqual([{ location: 'body.visitor.name', message: LONE }]);
+    // item 8: an answer holding one was a 500 (secret key above, publishable key here)
+    const preNote = await visit(
+      {
+        type: 'interview',
+        visitor: { name: 'Kofi', phone: '+233244100002' },
+        custom_fields: { note: 'x \ud800' },
+      },
+      pk,
+    );
+    expect(preNote.statusCode).toBe(422);
+    expect(preNote.json().errors).toEqual([{ location: 'body.custom_fields.note', message: LONE }]);
 
     // Percent-encoded, a surrogate is not UTF-8: refused before any handler sees it.
     const query = await call(t.app, 'GET', '/v1/people?q=%ED%A0%80', { key });

@@ -109,4 +109,34 @@ describe('audit deviations on /v1 (issue 24, item 8)', () => {
     const person = await pg.query(`SELECT custom_fields FROM visitor.person WHERE id = $1`, [p.json().id]);
     expect(person.rows[0].custom_fields).toEqual({ ...answers, note: 'second' });
   });
+
+  it('events older than 30 days are neither listed, fetched nor redeliverable, even before the purge runs', async () => {
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000);
+    const insert = async (daysAgo: number) => {
+      const id = `evt_${randomUUID().replace(/-/g, '')}`;
+      const envelope = {
+        id,
+        type: 'person.updated',
+        created_at: at(daysAgo).toISOString(),
+        organisation_id: org.id,
+        livemode: false,
+        data: { object: { id: host } },
+      };
+      await pg.query(
+        `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body) VALUES ($1, $2, false, $3, $4, $5)`,
+        [id, org.id, envelope.type, at(daysAgo), JSON.stringify(envelope)],
+      );
+      return id;
+    };
+    const old = await insert(30.01);
+    const recent = await insert(29.9);
+    const listed = (await call(t.app, 'GET', '/v1/events?type=person.updated&limit=100', { key })).json();
+    const ids = (listed.data as { id: string }[]).map((e) => e.id);
+    expect(ids).toContain(recent);
+    expect(ids).not.toContain(old);
+    expect((await call(t.app, 'GET', `/v1/events/${recent}`, { key })).statusCode).toBe(200);
+    expect((await call(t.app, 'GET', `/v1/events/${old}`, { key })).statusCode).toBe(404);
+    const redeliver = await call(t.app, 'POST', `/v1/events/${old}/redeliver`, { key, body: {} });
+    expect(redeliver.statusCode).toBe(404);
+  });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, MoreThanOrEqual } from 'typeorm';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { CreatedAfter } from '../platform/pagination';
 import {
@@ -32,15 +32,25 @@ export class EventsRepository implements VisitorDataHolder {
     );
   }
 
-  /** Events of the tenant, newest first, with the filters of GET /v1/events. */
-  list(tenant: Tenant, f: EventFilter, limit: number, before?: CreatedAfter): Promise<EventRow[]> {
+  /**
+   * Events of the tenant created at or after `since` (the retention window: older events are gone for every
+   * reader even before the hourly purge deletes them), newest first, with the filters of GET /v1/events.
+   */
+  list(
+    tenant: Tenant,
+    since: Date,
+    f: EventFilter,
+    limit: number,
+    before?: CreatedAfter,
+  ): Promise<EventRow[]> {
     assertTenant(tenant);
     const q = this.ds
       .getRepository(EventRow)
       .createQueryBuilder('e')
-      .where('e.organisationId = :org AND e.livemode = :live', {
+      .where('e.organisationId = :org AND e.livemode = :live AND e.createdAt >= :since', {
         org: tenant.organisationId,
         live: tenant.livemode,
+        since,
       });
     if (f.type) q.andWhere('e.type = :type', { type: f.type });
     if (f.createdAfter) q.andWhere('e.createdAt > :ca', { ca: f.createdAfter });
@@ -50,11 +60,17 @@ export class EventsRepository implements VisitorDataHolder {
     return q.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(limit).getMany();
   }
 
-  find(tenant: Tenant, id: string): Promise<EventRow | null> {
+  /** The tenant's event, if it was created at or after `since` (the retention window). */
+  find(tenant: Tenant, id: string, since: Date): Promise<EventRow | null> {
     assertTenant(tenant);
-    return this.ds
-      .getRepository(EventRow)
-      .findOne({ where: { id, organisationId: tenant.organisationId, livemode: tenant.livemode } });
+    return this.ds.getRepository(EventRow).findOne({
+      where: {
+        id,
+        organisationId: tenant.organisationId,
+        livemode: tenant.livemode,
+        createdAt: MoreThanOrEqual(since),
+      },
+    });
   }
 
   /** Deletes events created before `before` (their deliveries and attempts go with them); returns how many. */

@@ -11,6 +11,7 @@ import { EventResponse, toEventResponse } from './dto/event.response';
 import type { EventsQuery } from './dto/events.query';
 import type { EventRow } from './event.entity';
 import { EventsRepository } from './events.repository';
+import { EVENT_RETENTION_DAYS } from './events-retention';
 
 export interface EventEnvelope {
   id: string;
@@ -113,15 +114,20 @@ export class EventsService {
       'events',
       tenant,
       q,
-      (limit, before) => this.repo.list(tenant, filter, limit + 1, before),
+      (limit, before) => this.repo.list(tenant, this.retainedSince(), filter, limit + 1, before),
       toEventResponse,
     );
   }
 
   /** The tenant's event, or `not_found`. */
   async find(tenant: Tenant, id: string): Promise<EventRow> {
-    const row = await this.repo.find(tenant, id);
+    const row = await this.repo.find(tenant, id, this.retainedSince());
     if (!row) throw ApiError.notFound(`Event ${id}`);
     return row;
+  }
+
+  /** The start of the retention window: older events are listed, fetched and redelivered by no one. */
+  private retainedSince(): Date {
+    return new Date(this.clock.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000);
   }
 }
