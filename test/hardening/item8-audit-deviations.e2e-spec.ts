@@ -139,4 +139,28 @@ describe('audit deviations on /v1 (issue 24, item 8)', () => {
     const redeliver = await call(t.app, 'POST', `/v1/events/${old}/redeliver`, { key, body: {} });
     expect(redeliver.statusCode).toBe(404);
   });
+
+  it('an integer query parameter is plain decimal digits only, on both surfaces', async () => {
+    for (const value of ['0x10', '1e2', '%205', '1.0', '+5', '']) {
+      const v1 = await call(t.app, 'GET', `/v1/people?limit=${value}`, { key });
+      expect({ value, status: v1.statusCode, errors: v1.json().errors }).toEqual({
+        value,
+        status: 422,
+        errors: [{ location: 'query.limit', message: 'must be an integer from 1 to 100' }],
+      });
+      for (const name of ['limit', 'page']) {
+        const pub = await t.app.inject({ method: 'GET', url: `/public/v1/campaigns?${name}=${value}` });
+        expect({ value, name, status: pub.statusCode, message: pub.json().error.message }).toEqual({
+          value,
+          name,
+          status: 400,
+          message: expect.stringContaining(`query.${name}`),
+        });
+      }
+    }
+    expect((await call(t.app, 'GET', '/v1/people?limit=10', { key })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/public/v1/campaigns?limit=10&page=2' })).statusCode,
+    ).toBe(200);
+  });
 });
