@@ -163,4 +163,28 @@ describe('audit deviations on /v1 (issue 24, item 8)', () => {
       (await t.app.inject({ method: 'GET', url: '/public/v1/campaigns?limit=10&page=2' })).statusCode,
     ).toBe(200);
   });
+
+  it('a null for a PATCH field that cannot be null, and a blank person name, are validation_failed at the field', async () => {
+    const v = (await visit({ visitor: { name: 'Kofi', phone: newPhone() } })).json();
+    for (const field of ['host_id', 'site_id', 'type', 'custom_fields']) {
+      const res = await call(t.app, 'PATCH', `/v1/visits/${v.id}`, { key, body: { [field]: null } });
+      expect({ field, status: res.statusCode, errors: res.json().errors }).toEqual({
+        field,
+        status: 422,
+        errors: [{ location: `body.${field}`, message: 'must not be null' }],
+      });
+    }
+    const after = (await call(t.app, 'GET', `/v1/visits/${v.id}`, { key })).json();
+    expect(after).toMatchObject({ host_id: host, site_id: site, type: 'meeting' });
+    for (const name of ['', '   ']) {
+      const res = await call(t.app, 'POST', '/v1/people', { key, body: { name, email: 'blank@corp.test' } });
+      expect({ name, status: res.statusCode, errors: res.json().errors }).toEqual({
+        name,
+        status: 422,
+        errors: [{ location: 'body.name', message: 'must not be blank' }],
+      });
+      const patch = await call(t.app, 'PATCH', `/v1/people/${host}`, { key, body: { name } });
+      expect({ name, status: patch.statusCode }).toEqual({ name, status: 422 });
+    }
+  });
 });

@@ -15,9 +15,13 @@ function flatten(errors: ValidationError[], prefix: string): FieldError[] {
     // A missing required field gets one clear message instead of every rule it failed; rules that share a
     // message (an integer from 1 to 50: IsInt, Min and Max) give it once.
     const missing = e.value === undefined && e.constraints && !e.children?.length;
+    // `null` for a field that cannot be null (OptionalNotNull) says so once, not with every type rule it fails.
+    const isNull = e.value === null && e.constraints?.isNotNull !== undefined;
     const own = missing
       ? [{ location: here, message: 'is required' }]
-      : [...new Set(Object.values(e.constraints ?? {}))].map((message) => ({ location: here, message }));
+      : isNull
+        ? [{ location: here, message: e.constraints!.isNotNull }]
+        : [...new Set(Object.values(e.constraints ?? {}))].map((message) => ({ location: here, message }));
     return own.concat(flatten(e.children ?? [], here));
   });
 }
