@@ -187,4 +187,31 @@ describe('audit deviations on /v1 (issue 24, item 8)', () => {
       expect({ name, status: patch.statusCode }).toEqual({ name, status: 422 });
     }
   });
+
+  it('a __proto__ key in a valid JSON body is an unknown field, wherever it is, and pollutes nothing', async () => {
+    const post = (payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/people',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+        payload,
+      });
+    const top = await post('{"name":"Proto","email":"proto@corp.test","__proto__":{"polluted":true}}');
+    expect({ status: top.statusCode, errors: top.json().errors }).toEqual({
+      status: 422,
+      errors: [{ location: 'body.__proto__', message: 'property __proto__ should not exist' }],
+    });
+    const nested = await post(
+      '{"name":"Proto","email":"proto@corp.test","custom_fields":{"__proto__":{"a":1}}}',
+    );
+    expect({ status: nested.statusCode, errors: nested.json().errors }).toEqual({
+      status: 422,
+      errors: [{ location: 'body.custom_fields.__proto__', message: 'property __proto__ should not exist' }],
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });

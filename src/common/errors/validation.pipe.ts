@@ -35,8 +35,8 @@ function badCharIn(s: string): string | null {
 }
 
 /**
- * Where in a parsed JSON body a string (or a key) holds the NUL character or a lone surrogate (badCharIn), and
- * why: the first such place in document order. A loop over an explicit stack rather than recursion, so no body (however
+ * Where in a parsed JSON body a string (or a key) holds the NUL character or a lone surrogate (badCharIn), or a
+ * `__proto__` key is, and why: the first such place in document order. A loop over an explicit stack rather than recursion, so no body (however
  * deep) can overflow the call stack; bodies are depth-limited at parse time too (JSON_MAX_DEPTH).
  */
 function badCharAt(body: unknown): FieldError | null {
@@ -55,7 +55,9 @@ function badCharAt(body: unknown): FieldError | null {
     // what is under it.
     for (let i = entries.length - 1; i >= 0; i--) {
       const [k, v] = entries[i];
-      stack.push([v, `${at}.${k}`]);
+      // Kept by the JSON parser as an own key, so it is an unknown field like any other, wherever it is.
+      if (k === '__proto__') stack.push([BAD_KEY, `${at}.${k}`, `property ${k} should not exist`]);
+      else stack.push([v, `${at}.${k}`]);
       const why = badCharIn(k);
       if (why) stack.push([BAD_KEY, at, why]);
     }
