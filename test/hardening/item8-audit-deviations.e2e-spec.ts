@@ -214,4 +214,38 @@ describe('audit deviations on /v1 (issue 24, item 8)', () => {
     });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it('an unknown query parameter is refused on every /v1 route, /v1/organisation included', async () => {
+    const org1 = await call(t.app, 'GET', '/v1/organisation?foo=1', { key });
+    expect({ status: org1.statusCode, errors: org1.json().errors }).toEqual({
+      status: 422,
+      errors: [{ location: 'query.foo', message: 'is not a parameter of this endpoint' }],
+    });
+    const visitId = (await visit({ visitor: { name: 'Kofi', phone: newPhone() } })).json().id;
+    const one = await call(t.app, 'GET', `/v1/visits/${visitId}?expand=all`, { key });
+    expect(one.json().errors).toEqual([
+      { location: 'query.expand', message: 'is not a parameter of this endpoint' },
+    ]);
+    expect((await call(t.app, 'GET', '/v1/organisation', { key })).statusCode).toBe(200);
+    expect((await call(t.app, 'GET', `/v1/visits/${visitId}`, { key })).statusCode).toBe(200);
+  });
+
+  it('live requests of Free and Starter organisations refused with plan_required carry no rate headers', async () => {
+    for (const plan of ['free', 'starter']) {
+      const small = await createOrg(t.app, plan);
+      const live = await call(t.app, 'GET', '/v1/people', { key: await small.key({ mode: 'live' }) });
+      expect({ plan, code: live.json().code, limit: live.headers['ratelimit-limit'] }).toEqual({
+        plan,
+        code: 'plan_required',
+        limit: undefined,
+      });
+      // test mode has an allowance on every plan, and says so
+      const test = await call(t.app, 'GET', '/v1/people', { key: await small.key() });
+      expect({ plan, status: test.statusCode, limit: test.headers['ratelimit-limit'] }).toEqual({
+        plan,
+        status: 200,
+        limit: '100000',
+      });
+    }
+  });
 });
