@@ -1,40 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { bootTestApp, TestApp } from '../harness';
-import { call, createOrg, TestOrg } from '../support/platform-fixtures';
+import { bootVisitorOrg, VisitorOrg } from './visitor-org';
+import { call } from '../support/platform-fixtures';
 import { storedJson } from '../../src/visitor/events/events.service';
 
 const LONE = 'must not contain a lone UTF-16 surrogate';
 
 /** Issue 24 item 1: one lone UTF-16 surrogate must not block the erasure of every visitor of an organisation. */
 describe('lone surrogates (issue 24, item 1)', () => {
-  let t: TestApp;
-  let pg: Client;
-  let org: TestOrg;
+  let v: VisitorOrg;
+  let t: VisitorOrg['t'];
+  let pg: VisitorOrg['pg'];
+  let org: VisitorOrg['org'];
   let key: string;
-  let site: string;
-  let host: string;
-  const visit = (body: Record<string, unknown>, k = key) =>
-    call(t.app, 'POST', '/v1/visits', {
-      key: k,
-      body: { site_id: site, host_id: host, type: 'meeting', ...body },
-    });
+  const visit = (...args: Parameters<VisitorOrg['visit']>) => v.visit(...args);
 
   beforeAll(async () => {
-    t = await bootTestApp({ env: { RUN_WORKER: 'false', TEST_MODE_RATE_PER_MINUTE: '100000' } });
-    pg = new Client({ connectionString: t.db.url });
-    await pg.connect();
-    org = await createOrg(t.app, 'pro');
-    key = await org.key();
-    site = org.sites.find((s) => !s.livemode)!.id;
-    host = (
-      await call(t.app, 'POST', '/v1/people', { key, body: { name: 'Ama Host', email: 'ama@host.test' } })
-    ).json().id;
+    v = await bootVisitorOrg();
+    ({ t, pg, org, key } = v);
   });
-  afterAll(async () => {
-    await pg.end();
-    await t.close();
-  });
+  afterAll(() => v.close());
 
   it('refuses a lone surrogate at its field: person name, visit purpose, pre-registration, query string', async () => {
     const person = await call(t.app, 'POST', '/v1/people', {

@@ -1,41 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { bootTestApp, TestApp } from '../harness';
-import { call, createOrg, TestOrg } from '../support/platform-fixtures';
+import { bootVisitorOrg, VisitorOrg } from './visitor-org';
+import { call, createOrg } from '../support/platform-fixtures';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 
 /** Issue 24 item 8: deviations from the spec that an outside audit of /v1 found. */
 describe('audit deviations on /v1 (issue 24, item 8)', () => {
-  let t: TestApp;
-  let pg: Client;
-  let org: TestOrg;
+  let v: VisitorOrg;
+  let t: VisitorOrg['t'];
+  let pg: VisitorOrg['pg'];
+  let org: VisitorOrg['org'];
   let key: string;
   let site: string;
   let host: string;
   let phoneSeq = 2000;
   const newPhone = () => `+23324${String(4100000 + phoneSeq++).padStart(7, '0')}`;
-  const visit = (body: Record<string, unknown>, k = key, idempotencyKey?: string) =>
-    call(t.app, 'POST', '/v1/visits', {
-      key: k,
-      idempotencyKey,
-      body: { site_id: site, host_id: host, type: 'meeting', ...body },
-    });
+  const visit = (...args: Parameters<VisitorOrg['visit']>) => v.visit(...args);
 
   beforeAll(async () => {
-    t = await bootTestApp({ env: { RUN_WORKER: 'false', TEST_MODE_RATE_PER_MINUTE: '100000' } });
-    pg = new Client({ connectionString: t.db.url });
-    await pg.connect();
-    org = await createOrg(t.app, 'pro');
-    key = await org.key();
-    site = org.sites.find((s) => !s.livemode)!.id;
-    host = (
-      await call(t.app, 'POST', '/v1/people', { key, body: { name: 'Ama Host', email: 'ama@host.test' } })
-    ).json().id;
+    v = await bootVisitorOrg();
+    ({ t, pg, org, key, site, host } = v);
   });
-  afterAll(async () => {
-    await pg.end();
-    await t.close();
-  });
+  afterAll(() => v.close());
 
   it('a retry of POST /v1/visits after the visitor was erased replays, redacted, and creates or sends nothing', async () => {
     const name = `Retry ${randomUUID().slice(0, 8)}`;
