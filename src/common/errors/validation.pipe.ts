@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, FieldError } from './api-error';
 import { NUL_MESSAGE } from './query-string';
+import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE } from './unicode';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
@@ -14,27 +15,38 @@ function flatten(errors: ValidationError[], prefix: string): FieldError[] {
     // A missing required field gets one clear message instead of every rule it failed; rules that share a
     // message (an integer from 1 to 50: IsInt, Min and Max) give it once.
     const missing = e.value === undefined && e.constraints && !e.children?.length;
+    // `null` for a field that cannot be null (OptionalNotNull) says so once, not with every type rule it fails.
+    const isNull = e.value === null && e.constraints?.isNotNull !== undefined;
     const own = missing
       ? [{ location: here, message: 'is required' }]
-      : [...new Set(Object.values(e.constraints ?? {}))].map((message) => ({ location: here, message }));
+      : isNull
+        ? [{ location: here, message: e.constraints!.isNotNull }]
+        : [...new Set(Object.values(e.constraints ?? {}))].map((message) => ({ location: here, message }));
     return own.concat(flatten(e.children ?? [], here));
   });
 }
 
-const NUL_KEY = Symbol('a key holding NUL');
+const BAD_KEY = Symbol('a key holding NUL or a lone surrogate');
+
+/** What no stored string may hold: the NUL character (PostgreSQL text cannot) or a lone UTF-16 surrogate. */
+function badCharIn(s: string): string | null {
+  if (s.includes('\0')) return NUL_MESSAGE;
+  return hasLoneSurrogate(s) ? LONE_SURROGATE_MESSAGE : null;
+}
 
 /**
- * Where in a parsed JSON body a string (or a key) holds the NUL character, which PostgreSQL cannot store: the
- * first such place in document order. A loop over an explicit stack rather than recursion, so no body (however
+ * Where in a parsed JSON body a string (or a key) holds the NUL character or a lone surrogate (badCharIn), or a
+ * `__proto__` key is, and why: the first such place in document order. A loop over an explicit stack rather than recursion, so no body (however
  * deep) can overflow the call stack; bodies are depth-limited at parse time too (JSON_MAX_DEPTH).
  */
-function nulAt(body: unknown): string | null {
-  const stack: [unknown, string][] = [[body, 'body']];
+function badCharAt(body: unknown): FieldError | null {
+  const stack: [unknown, string, string?][] = [[body, 'body']];
   for (let next = stack.pop(); next; next = stack.pop()) {
-    const [value, at] = next;
-    if (value === NUL_KEY) return at;
+    const [value, at, why] = next;
+    if (value === BAD_KEY) return { location: at, message: why! };
     if (typeof value === 'string') {
-      if (value.includes('\0')) return at;
+      const message = badCharIn(value);
+      if (message) return { location: at, message };
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -43,8 +55,11 @@ function nulAt(body: unknown): string | null {
     // what is under it.
     for (let i = entries.length - 1; i >= 0; i--) {
       const [k, v] = entries[i];
-      stack.push([v, `${at}.${k}`]);
-      if (k.includes('\0')) stack.push([NUL_KEY, at]);
+      // Kept by the JSON parser as an own key, so it is an unknown field like any other, wherever it is.
+      if (k === '__proto__') stack.push([BAD_KEY, `${at}.${k}`, `property ${k} should not exist`]);
+      else stack.push([v, `${at}.${k}`]);
+      const why = badCharIn(k);
+      if (why) stack.push([BAD_KEY, at, why]);
     }
   }
   return null;
@@ -92,9 +107,9 @@ export class ApiValidationPipe extends ValidationPipe {
       ]);
     }
     if (metadata.type === 'query' && isDto) refuseRepeated(value);
-    if (metadata.type === 'body') {
-      const at = nulAt(value);
-      if (at) throw ApiError.validation([{ location: at, message: NUL_MESSAGE }]);
+    if (metadata.type === 'body' || (metadata.type === 'query' && isDto)) {
+      const bad = badCharAt(value);
+      if (bad) throw ApiError.validation([{ ...bad, location: bad.location.replace(/^body/, where) }]);
     }
     try {
       return await super.transform(value, metadata);

@@ -35,13 +35,15 @@ export function nestsDeeperThan(body: Buffer, max: number): boolean {
 
 /**
  * The only body parser (both specs take JSON bodies only: any other type is 415 → `bad_request`). Before Fastify's
- * own JSON parser (which keeps refusing `__proto__` and `constructor` keys) it refuses bytes that are not UTF-8 —
+ * own JSON parser (which keeps refusing `constructor.prototype`) it refuses bytes that are not UTF-8 —
  * decoding would turn them into U+FFFD and store that — and nesting deeper than `maxDepth`, which code walking
  * the parsed body (the idempotency fingerprint, the NUL scan, class-transformer) would otherwise recurse into
  * until the stack overflows.
  */
 export function registerJsonBodyParser(fastify: FastifyInstance, maxDepth: number): void {
-  const parse = fastify.getDefaultJsonParser('error', 'error');
+  // A `__proto__` key is kept as an own property (JSON.parse never sets a prototype) so the validation pipe refuses
+  // it as an unknown field, before any code could copy it with assignment; `constructor.prototype` stays refused.
+  const parse = fastify.getDefaultJsonParser('ignore', 'error');
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     const bytes = body as Buffer;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { DecimalInteger } from '../../common/errors/decimal-integer';
 
 /**
  * The highest `page` accepted: the spec sets no bound, so the only one is the largest integer a JSON number carries
@@ -18,7 +19,7 @@ export class PublicListQuery {
     description: 'Page number; beyond the last page `data` is empty and `total` still counts every match',
   })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalInteger()
   @IsInt({ message: 'must be an integer of 1 or more' })
   @Min(1, { message: 'must be an integer of 1 or more' })
   @Max(PAGE_MAX, { message: `must be at most ${PAGE_MAX}, the largest integer JSON carries exactly` })
@@ -26,7 +27,7 @@ export class PublicListQuery {
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 50, default: 20 })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalInteger()
   @IsInt({ message: 'must be an integer from 1 to 50' })
   @Min(1, { message: 'must be an integer from 1 to 50' })
   @Max(50, { message: 'must be an integer from 1 to 50' })

@@ -1,8 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, MoreThanOrEqual } from 'typeorm';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { CreatedAfter } from '../platform/pagination';
-import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import {
+  aboutVisitorSql,
+  Erasure,
+  erasedVisitSql,
+  HoldsVisitorData,
+  VisitorDataHolder,
+} from '../platform/visitor-data';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { EventRow } from './event.entity';
 
@@ -26,15 +32,25 @@ export class EventsRepository implements VisitorDataHolder {
     );
   }
 
-  /** Events of the tenant, newest first, with the filters of GET /v1/events. */
-  list(tenant: Tenant, f: EventFilter, limit: number, before?: CreatedAfter): Promise<EventRow[]> {
+  /**
+   * Events of the tenant created at or after `since` (the retention window: older events are gone for every
+   * reader even before the hourly purge deletes them), newest first, with the filters of GET /v1/events.
+   */
+  list(
+    tenant: Tenant,
+    since: Date,
+    f: EventFilter,
+    limit: number,
+    before?: CreatedAfter,
+  ): Promise<EventRow[]> {
     assertTenant(tenant);
     const q = this.ds
       .getRepository(EventRow)
       .createQueryBuilder('e')
-      .where('e.organisationId = :org AND e.livemode = :live', {
+      .where('e.organisationId = :org AND e.livemode = :live AND e.createdAt >= :since', {
         org: tenant.organisationId,
         live: tenant.livemode,
+        since,
       });
     if (f.type) q.andWhere('e.type = :type', { type: f.type });
     if (f.createdAfter) q.andWhere('e.createdAt > :ca', { ca: f.createdAfter });
@@ -44,11 +60,17 @@ export class EventsRepository implements VisitorDataHolder {
     return q.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(limit).getMany();
   }
 
-  find(tenant: Tenant, id: string): Promise<EventRow | null> {
+  /** The tenant's event, if it was created at or after `since` (the retention window). */
+  find(tenant: Tenant, id: string, since: Date): Promise<EventRow | null> {
     assertTenant(tenant);
-    return this.ds
-      .getRepository(EventRow)
-      .findOne({ where: { id, organisationId: tenant.organisationId, livemode: tenant.livemode } });
+    return this.ds.getRepository(EventRow).findOne({
+      where: {
+        id,
+        organisationId: tenant.organisationId,
+        livemode: tenant.livemode,
+        createdAt: MoreThanOrEqual(since),
+      },
+    });
   }
 
   /** Deletes events created before `before` (their deliveries and attempts go with them); returns how many. */
@@ -67,16 +89,8 @@ export class EventsRepository implements VisitorDataHolder {
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
     assertTenant(tenant);
     await uow.manager.query(
-      `UPDATE visitor.event e SET body = s.body::text
-         FROM (SELECT id, CASE WHEN jsonb_typeof(b #> '{data,object,decision}') = 'object'
-                               THEN jsonb_set(b, '{data,object,decision,reason}', 'null') ELSE b END AS body
-                 FROM (SELECT id, jsonb_set(jsonb_set(jsonb_set(jsonb_set(body::jsonb, '{data,object,visitor}',
-                                    jsonb_build_object('id', $1::text, 'name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
-                                  '{data,object,custom_fields}', '{}'::jsonb), '{data,object,purpose}', '""'::jsonb),
-                                '{data,object,cancel_reason}', 'null') AS b
-                         FROM visitor.event
-                        WHERE organisation_id = $2 AND livemode = $3 AND body::jsonb #>> '{data,object,visitor,id}' = $1) x) s
-        WHERE e.id = s.id`,
+      `UPDATE visitor.event SET body = (${erasedVisitSql('body::jsonb', '{data,object}')})::text
+        WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitorSql('body', '{data,object}')}`,
       [visitorId, tenant.organisationId, tenant.livemode],
     );
   }

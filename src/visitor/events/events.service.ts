@@ -3,6 +3,7 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { ApiError } from '../../common/errors/api-error';
+import { wellFormed } from '../../common/errors/unicode';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -10,6 +11,7 @@ import { EventResponse, toEventResponse } from './dto/event.response';
 import type { EventsQuery } from './dto/events.query';
 import type { EventRow } from './event.entity';
 import { EventsRepository } from './events.repository';
+import { EVENT_RETENTION_DAYS } from './events-retention';
 
 export interface EventEnvelope {
   id: string;
@@ -41,6 +43,17 @@ export interface EventSubscriber {
  * transaction. `object` must already be the public response shape (with sensitive answers omitted): it is stored
  * and sent as is.
  */
+/**
+ * An event body as stored: JSON.stringify writes a lone surrogate as its escape (`\ud800`), which PostgreSQL's
+ * json parser refuses, so such strings are stored with U+FFFD instead and every body stays readable as jsonb.
+ * Only a body whose text holds `\ud` is stringified again.
+ */
+export function storedJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (!text.includes('\\ud')) return text;
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? wellFormed(v) : v));
+}
+
 @Injectable()
 export class EventsService {
   private readonly subscribers: EventSubscriber[] = [];
@@ -80,7 +93,7 @@ export class EventsService {
       livemode: tenant.livemode,
       type,
       createdAt: now,
-      body: JSON.stringify(envelope),
+      body: storedJson(envelope),
     });
     for (const s of this.subscribers) await s.onRecorded(uow, { envelope, tenant, dueAt });
     return envelope;
@@ -101,15 +114,20 @@ export class EventsService {
       'events',
       tenant,
       q,
-      (limit, before) => this.repo.list(tenant, filter, limit + 1, before),
+      (limit, before) => this.repo.list(tenant, this.retainedSince(), filter, limit + 1, before),
       toEventResponse,
     );
   }
 
   /** The tenant's event, or `not_found`. */
   async find(tenant: Tenant, id: string): Promise<EventRow> {
-    const row = await this.repo.find(tenant, id);
+    const row = await this.repo.find(tenant, id, this.retainedSince());
     if (!row) throw ApiError.notFound(`Event ${id}`);
     return row;
+  }
+
+  /** The start of the retention window: older events are listed, fetched and redelivered by no one. */
+  private retainedSince(): Date {
+    return new Date(this.clock.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000);
   }
 }

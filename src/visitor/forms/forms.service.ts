@@ -106,4 +106,18 @@ export class FormsService {
   protectedOmitted(form: Form, answers: Record<string, unknown>): Record<string, unknown> {
     return withoutProtectedAnswers(form, answers);
   }
+
+  /**
+   * The answers an integration sends in place of `current`: answers it cannot see (sensitive or masked, omitted
+   * from what it reads) are kept unless it gives them anew, so replacing the answers it sees loses nothing.
+   */
+  keepingHidden(
+    form: Form,
+    current: Record<string, unknown>,
+    given: Record<string, unknown>,
+  ): Record<string, unknown> {
+    const shown = withoutProtectedAnswers(form, current);
+    const hidden = Object.fromEntries(Object.entries(current).filter(([k]) => !(k in shown)));
+    return { ...hidden, ...given };
+  }
 }

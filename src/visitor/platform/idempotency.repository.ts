@@ -3,7 +3,13 @@ import { DataSource } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import { assertTenant, Tenant } from './tenant';
 import type { UnitOfWork } from '../../database/unit-of-work';
-import { Erasure, HoldsVisitorData, VisitorDataHolder } from './visitor-data';
+import {
+  aboutVisitorSql,
+  Erasure,
+  erasedVisitSql,
+  HoldsVisitorData,
+  VisitorDataHolder,
+} from './visitor-data';
 
 export interface IdempotencyRow {
   request_hash: string;
@@ -104,12 +110,24 @@ export class IdempotencyRepository implements VisitorDataHolder {
     return n;
   }
 
-  /** Erasure: stored responses that name the visitor are forgotten. */
+  /**
+   * Erasure: a stored visit response about the visitor is kept with the personal data scrubbed (as the visit
+   * reads after erasure), so a retry with the same key and body replays it instead of creating the visitor again
+   * and sending another pass; any other stored response that names the visitor is forgotten.
+   */
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
     assertTenant(tenant);
+    const params = [visitorId, tenant.organisationId, tenant.livemode];
     await uow.manager.query(
-      `DELETE FROM visitor.idempotency_key WHERE organisation_id = $1 AND livemode = $2 AND response_body LIKE $3`,
-      [tenant.organisationId, tenant.livemode, `%${visitorId}%`],
+      `UPDATE visitor.idempotency_key SET response_body = (${erasedVisitSql('response_body::jsonb', '{}')})::text
+        WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitorSql('response_body', '{}')}`,
+      params,
+    );
+    await uow.manager.query(
+      `DELETE FROM visitor.idempotency_key
+        WHERE organisation_id = $2 AND livemode = $3 AND strpos(response_body, $1) > 0
+          AND NOT coalesce(${aboutVisitorSql('response_body', '{}')}, false)`,
+      params,
     );
   }
 }

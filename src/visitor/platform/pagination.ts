@@ -1,15 +1,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ApiError } from '../../common/errors/api-error';
+import { DecimalInteger } from '../../common/errors/decimal-integer';
 import type { Tenant } from './tenant';
 
 /** `limit` and `cursor` of every /v1 list; list DTOs extend it with their filters. */
 export class ListQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25, description: 'Page size' })
   @IsOptional()
-  @Type(() => Number)
+  @DecimalInteger()
   @IsInt({ message: 'must be an integer from 1 to 100' })
   @Min(1, { message: 'must be an integer from 1 to 100' })
   @Max(100, { message: 'must be an integer from 1 to 100' })

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../../common/rate-limit/rate-limit.module';
+import { OpenApiModule } from '../../docs/docs.module';
 import { CredentialRegistry } from './credential.registry';
 import { CursorCodecProvider } from './cursor-codec.provider';
 import { IdempotencyClaims, IdempotencyInterceptor, IdempotencyPurge } from './idempotency';
@@ -21,7 +22,7 @@ const SHARED = [
  * and signed cursors. It knows no domain.
  */
 @Module({
-  imports: [RateLimitModule],
+  imports: [RateLimitModule, OpenApiModule],
   providers: [...SHARED, IdempotencyPurge],
   exports: [...SHARED, RateLimitModule],
 })

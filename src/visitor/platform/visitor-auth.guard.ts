@@ -13,6 +13,8 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { isScope, roleAllows } from './scopes';
 import { modeName } from './tenant';
+import { OpenApiRegistry } from '../../docs/openapi.registry';
+import { PREFIX } from '../../common/http/surface';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,7 +53,11 @@ export class VisitorAuthGuard implements CanActivate {
     private readonly credentials: CredentialRegistry,
     private readonly rateLimit: RateLimitGuard,
     @InjectConfig() private readonly config: Config,
+    private readonly docs: OpenApiRegistry,
   ) {}
+
+  /** Per `METHOD route`: whether the served document lists no query parameter for it. */
+  private readonly withoutQuery = new Map<string, boolean>();
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
@@ -93,30 +99,21 @@ export class VisitorAuthGuard implements CanActivate {
 
     // 5. Rate limit, per organisation and mode, shared by all its credentials. A plan without live API access
     // reaches only the routes that stay open when the plan lapsed; they get the test-mode allowance.
+    // A request the plan refuses where the plan has no allowance is refused without counting, so it carries no
+    // RateLimit headers (an allowance the plan does not have).
     const testRate = this.config.testModeRatePerMinute;
-    const rate = ratePerMinute(org.plan, credential.livemode, org.overrides, testRate) ?? testRate;
+    const allowance = ratePerMinute(org.plan, credential.livemode, org.overrides, testRate);
+    const planRefusal = this.planRefusal(credential, need);
+    if (planRefusal && allowance === null) throw planRefusal;
     req.ctx.rateLimit = {
       bucket: `v1:${org.id}:${modeName(credential.livemode)}`,
-      limit: rate,
+      limit: allowance ?? testRate,
       windowMs: 60_000,
     };
     await this.rateLimit.canActivate(context);
 
-    // 6. Plan access table (live mode only; test mode has every endpoint on every plan). A live publishable key
-    // is checked first, so its refusal names the rule that applies to it.
-    if (credential.publishable && credential.livemode && !PLAN_RULES[org.plan].livePublishable)
-      throw new ApiError(
-        'plan_required',
-        `Live publishable keys calling the API directly need the Pro or Enterprise plan; this organisation is on ${org.plan}.`,
-      );
-    const feature = need.plan ?? 'rest';
-    if (!planGives(credential, feature) && !need.whenPlanLapsed)
-      throw new ApiError(
-        'plan_required',
-        feature === 'webhooks'
-          ? `Live webhook endpoints and events need the Growth plan or higher; this organisation is on ${org.plan}.`
-          : `The live REST API needs the Pro plan or higher; this organisation is on ${org.plan}. Test mode works on every plan.`,
-      );
+    // 6. Plan access table (live mode only; test mode has every endpoint on every plan).
+    if (planRefusal) throw planRefusal;
 
     // 7. Publishable keys: only the routes that allow them.
     if (credential.publishable && !need.publishable)
@@ -136,6 +133,49 @@ export class VisitorAuthGuard implements CanActivate {
     // 9. Role, where a person acts (OAuth tokens).
     if (credential.actingRole && !roleAllows(credential.actingRole, need.scope))
       throw new ApiError('forbidden', `The ${credential.actingRole} role does not allow ${need.scope}.`);
+
+    // 10. A route that documents no query parameter refuses every one, as routes with a query DTO and the public
+    // surface do (routes with parameters refuse unknown ones in the validation pipe, with their other errors).
+    this.refuseQueryWhereNone(req);
     return true;
+  }
+
+  /** The plan table's refusal of this request (live mode only; test mode has every endpoint on every plan). */
+  private planRefusal(credential: Credential, need: AuthorizeOptions): ApiError | null {
+    const { plan } = credential.organisation;
+    // A live publishable key is checked first, so its refusal names the rule that applies to it.
+    if (credential.publishable && credential.livemode && !PLAN_RULES[plan].livePublishable)
+      return new ApiError(
+        'plan_required',
+        `Live publishable keys calling the API directly need the Pro or Enterprise plan; this organisation is on ${plan}.`,
+      );
+    const feature = need.plan ?? 'rest';
+    if (!planGives(credential, feature) && !need.whenPlanLapsed)
+      return new ApiError(
+        'plan_required',
+        feature === 'webhooks'
+          ? `Live webhook endpoints and events need the Growth plan or higher; this organisation is on ${plan}.`
+          : `The live REST API needs the Pro plan or higher; this organisation is on ${plan}. Test mode works on every plan.`,
+      );
+    return null;
+  }
+
+  private refuseQueryWhereNone(req: FastifyRequest): void {
+    if (req.url.indexOf('?') === -1) return;
+    const names = Object.keys((req.query as Record<string, unknown> | undefined) ?? {});
+    if (!names.length) return;
+    const route = req.routeOptions.url ?? '';
+    let none = this.withoutQuery.get(`${req.method} ${route}`);
+    if (none === undefined) {
+      const path = route.slice(PREFIX.visitor.length).replace(/:(\w+)/g, '{$1}') || '/';
+      const op = this.docs.get('visitor').paths[path]?.[req.method.toLowerCase()] as
+        { parameters?: { in: string }[] } | undefined;
+      none = op !== undefined && !(op.parameters ?? []).some((p) => p.in === 'query');
+      this.withoutQuery.set(`${req.method} ${route}`, none);
+    }
+    if (none)
+      throw ApiError.validation(
+        names.map((name) => ({ location: `query.${name}`, message: 'is not a parameter of this endpoint' })),
+      );
   }
 }

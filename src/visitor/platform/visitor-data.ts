@@ -23,3 +23,27 @@ export interface VisitorDataHolder {
 
 /** Marks a provider as a `VisitorDataHolder`; lower `order` runs first. */
 export const HoldsVisitorData = (order: number): ClassDecorator => SetMetadata(VISITOR_DATA, order);
+
+/**
+ * SQL: the jsonb visit `json` (a visit object at `path`, e.g. `{data,object}` in an event, `{}` for a visit
+ * response) with what erasure removes: the visitor's details (the id stays), answers, purpose and the reasons
+ * given on cancel and on a decision. `$1` is the visitor's id.
+ */
+export function erasedVisitSql(json: string, path: string): string {
+  const at = (field: string) => `'{${[path.slice(1, -1), field].filter(Boolean).join(',')}}'`;
+  const b = `jsonb_set(jsonb_set(jsonb_set(jsonb_set(${json}, ${at('visitor')},
+      jsonb_build_object('id', $1::text, 'name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
+    ${at('custom_fields')}, '{}'::jsonb), ${at('purpose')}, '""'::jsonb), ${at('cancel_reason')}, 'null')`;
+  return `CASE WHEN jsonb_typeof((${json}) #> ${at('decision')}) = 'object'
+               THEN jsonb_set(${b}, ${at('decision,reason')}, 'null') ELSE ${b} END`;
+}
+
+/**
+ * SQL: whether the JSON text in `column` holds a visit object at `path` whose visitor is `$1`. Only texts that
+ * mention the id at all are cast to jsonb (CASE fixes the order), so no other row of the organisation is parsed:
+ * one unreadable body cannot block the erasure of every visitor.
+ */
+export function aboutVisitorSql(column: string, path: string): string {
+  const at = `'{${[path.slice(1, -1), 'visitor,id'].filter(Boolean).join(',')}}'`;
+  return `CASE WHEN strpos(${column}, $1) > 0 THEN ${column}::jsonb #>> ${at} END = $1`;
+}

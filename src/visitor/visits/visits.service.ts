@@ -339,7 +339,14 @@ export class VisitsService {
       type: input.type ?? current.type,
       expected_at: has('expected_at') ? date(input.expected_at) : current.expected_at,
       expected_until: has('expected_until') ? date(input.expected_until) : current.expected_until,
-      custom_fields: input.custom_fields ?? current.custom_fields,
+      custom_fields:
+        input.custom_fields === undefined
+          ? current.custom_fields
+          : this.forms.keepingHidden(
+              await this.forms.current(caller.tenant, 'visit'),
+              current.custom_fields,
+              input.custom_fields,
+            ),
     };
     await this.check(caller, next, touched);
     return this.tx.run(async (uow) => {

@@ -6,7 +6,7 @@ import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './web
 import { assertTenant, Tenant } from '../platform/tenant';
 import { PLAN_RULES, PLANS } from '../platform/plans';
 import type { UnitOfWork } from '../../database/unit-of-work';
-import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { aboutVisitorSql, Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 
 export type { Tenant };
 
@@ -428,7 +428,7 @@ export class WebhooksRepository implements VisitorDataHolder {
       `UPDATE visitor.webhook_attempt a SET response_excerpt = NULL
          FROM visitor.webhook_delivery d JOIN visitor.event e ON e.id = d.event_id
         WHERE a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
-          AND e.organisation_id = $2 AND e.livemode = $3 AND e.body::jsonb #>> '{data,object,visitor,id}' = $1`,
+          AND e.organisation_id = $2 AND e.livemode = $3 AND ${aboutVisitorSql('e.body', '{data,object}')}`,
       [visitorId, tenant.organisationId, tenant.livemode],
     );
   }

@@ -15,7 +15,11 @@ import { IsE164 } from '../../../common/validation/phone';
 import { ListQuery } from '../../platform/pagination';
 
 export class CreatePersonBody {
-  @ApiProperty() @IsString() @MaxLength(200) name: string;
+  @ApiProperty()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be blank' })
+  @MaxLength(200)
+  name: string;
   @ApiProperty({ format: 'email' })
   @IsEmail({}, { message: 'must be an e-mail address' })
   @MaxLength(320)

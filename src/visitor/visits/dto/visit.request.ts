@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { IsE164 } from '../../../common/validation/phone';
 import { IsTimestamp } from '../../../common/validation/timestamp';
+import { OptionalNotNull } from '../../platform/not-null';
 import { ListQuery } from '../../platform/pagination';
 import { VISIT_STATUSES } from '../visit-state-machine';
 
@@ -98,14 +99,14 @@ export class UpdateVisitBody {
   @IsOptional()
   @IsTimestamp()
   expected_until?: string | null;
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('site') site_id?: string;
+  @ApiPropertyOptional() @OptionalNotNull() @IsString() @ID('site') site_id?: string;
   @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() @ID('gate') gate_id?:
     string | null;
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('person') host_id?: string;
+  @ApiPropertyOptional() @OptionalNotNull() @IsString() @ID('person') host_id?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(500) purpose?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(40) type?: string;
+  @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(40) type?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Replaces all answers' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsObject()
   custom_fields?: Record<string, unknown>;
 }
