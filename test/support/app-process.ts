@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 
-/** A port the OS says is free now. */
+/** A port the OS says is free now (a random one may be taken, e.g. as the local end of an outgoing connection). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
