@@ -5,6 +5,8 @@ import { ConfigError, loadConfig, Config } from './config/config';
 import { resolveDatabase, runMigrations } from './database/database-setup';
 import { runSeed } from './seed/seed-runner';
 import { createApp, nestLogLevels } from './app.factory';
+import { Transactions } from './database/unit-of-work';
+import { inIdempotentRequest } from './visitor/platform/idempotency';
 
 function exitOnConfigError(e: unknown): never {
   if (e instanceof ConfigError) {
@@ -28,6 +30,26 @@ function printUrls(config: Config, logger: ConsoleLogger, embedded: boolean): vo
   for (const l of lines) logger.log(l);
 }
 
+/**
+ * Test-only crash points (honoured only with NODE_ENV=test): `GATEHOUSE_FAULT_BEFORE_COMMIT=exit` or
+ * `GATEHOUSE_FAULT_AFTER_COMMIT=exit` end the process right before or right after the commit of a transaction
+ * run by an idempotent /v1 POST, as a crash or a kill would, before any response is sent.
+ */
+function installFaults(config: Config, app: NestFastifyApplication): void {
+  if (config.nodeEnv !== 'test') return;
+  const crash = (point: string) =>
+    process.env[`GATEHOUSE_FAULT_${point}_COMMIT`] === 'exit'
+      ? () => {
+          if (inIdempotentRequest()) process.exit(70);
+        }
+      : undefined;
+  const before = crash('BEFORE');
+  app.get(Transactions).participate({
+    beforeCommit: before && (() => Promise.resolve(before())),
+    afterCommit: crash('AFTER'),
+  });
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -49,6 +71,7 @@ async function main(): Promise<void> {
   }
 
   const app: NestFastifyApplication = await createApp(config, db.url, { logger });
+  installFaults(config, app);
   await app.listen({ port: config.port, host: config.host });
   printUrls(config, logger, db.embedded !== null);
 

@@ -1,21 +1,10 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { AddressInfo, connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { createTestDatabase, TestDatabase } from './harness';
+import { freePort } from './support/app-process';
 
 const run = promisify(execFile);
-
-/** A port the OS says is free now (a random one may be taken, e.g. as the local end of an outgoing connection). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function start(env: Record<string, string>): {
   child: ChildProcess;

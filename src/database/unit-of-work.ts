@@ -19,17 +19,43 @@ export class UnitOfWork {
   }
 }
 
+/** Options of one transaction. */
+export interface RunOptions {
+  /**
+   * The work's result is the HTTP response of the request that runs it (the controller returns it as is), so
+   * participants may record it in the same transaction (the idempotency layer stores it as the key's response).
+   */
+  isResponse?: boolean;
+}
+
+/**
+ * Something that writes in every transaction just before it commits (the idempotency layer), or that must run
+ * right after the commit (a test's crash point). Registered once per application with `Transactions.participate`.
+ */
+export interface TransactionParticipant {
+  beforeCommit?(manager: EntityManager, result: unknown, options: RunOptions): Promise<void>;
+  afterCommit?(): void;
+}
+
 @Injectable()
 export class Transactions {
   private readonly logger = new Logger('Transactions');
+  private readonly participants: TransactionParticipant[] = [];
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  async run<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  participate(p: TransactionParticipant): void {
+    this.participants.push(p);
+  }
+
+  async run<T>(work: (uow: UnitOfWork) => Promise<T>, options: RunOptions = {}): Promise<T> {
     let uow: UnitOfWork | null = null;
     const result = await this.ds.transaction(async (manager) => {
       uow = new UnitOfWork(manager);
-      return work(uow);
+      const done = await work(uow);
+      for (const p of this.participants) await p.beforeCommit?.(manager, done, options);
+      return done;
     });
+    for (const p of this.participants) p.afterCommit?.();
     for (const fn of (uow as UnitOfWork | null)?.callbacks() ?? []) {
       try {
         await fn();

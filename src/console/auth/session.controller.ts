@@ -17,17 +17,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { AccountsService, SESSION_COOKIE, SESSION_HOURS } from '../../visitor/accounts/accounts.service';
+import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
+import { ApiError } from '../../common/errors/api-error';
 import { ConsoleAuth, CurrentAccount, sessionToken } from './console-auth';
 import { SignInBody } from './dto/sign-in.request';
 import { ConsoleAccountResponse, toAccountResponse } from './dto/console-account.response';
 /**
- * Sign-in is limited against guessing: 20 attempts a minute per client address and 10 per 15 minutes per
- * e-mail address (shared by all instances through Redis), on top of argon2id's cost. While Redis is down the
- * limits are counted in each process's memory instead of failing open: guessing is never unlimited.
+ * Sign-in is limited against guessing: 20 attempts a minute per client address, and 10 wrong passwords per
+ * 15 minutes per e-mail address lock the address for the clients that sent them (SignInAttempts: a client that
+ * has not been failing may still sign in), shared by all instances through Redis, on top of argon2id's cost.
+ * While Redis is down the limits are counted in each process's memory instead of failing open: guessing is
+ * never unlimited.
  */
 @Injectable()
 export class SignInLimitGuard implements CanActivate {
-  constructor(private readonly limiter: RateLimitGuard) {}
+  constructor(
+    private readonly limiter: RateLimitGuard,
+    private readonly attempts: SignInAttempts,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
@@ -37,12 +44,7 @@ export class SignInLimitGuard implements CanActivate {
       'local',
     );
     const email = (req.body as { email?: unknown } | undefined)?.email;
-    if (typeof email === 'string')
-      await this.limiter.enforce(
-        context,
-        { bucket: `signin-email:${email.toLowerCase()}`, limit: 10, windowMs: 15 * 60_000 },
-        'local',
-      );
+    if (typeof email === 'string') await this.attempts.admit(email, req.ip);
     return true;
   }
 }
@@ -54,7 +56,10 @@ export class SignInLimitGuard implements CanActivate {
 @ApiTags('Console')
 @Controller('console/session')
 export class SessionController {
-  constructor(private readonly accounts: AccountsService) {}
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly attempts: SignInAttempts,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -66,7 +71,11 @@ export class SessionController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ConsoleAccountResponse> {
-    const s = await this.accounts.signIn(body.email, body.password, req);
+    const s = await this.accounts.signIn(body.email, body.password, req).catch(async (e: unknown) => {
+      throw e instanceof ApiError && e.code === 'unauthorized'
+        ? await this.attempts.failed(body.email, req.ip, e)
+        : e;
+    });
     void reply.header(
       'Set-Cookie',
       `${SESSION_COOKIE}=${s.token}; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=${SESSION_HOURS * 3600}`,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import { assertTenant, Tenant } from './tenant';
 import type { UnitOfWork } from '../../database/unit-of-work';
@@ -75,6 +75,10 @@ export class IdempotencyRepository implements VisitorDataHolder {
     return { claimed: false, row: r.state === null ? null : r };
   }
 
+  /**
+   * Stores the response of a claimed key. `committed`: the request's transaction already stored its result (in
+   * the same transaction as its change), which the response sent replaces byte for byte.
+   */
   async complete(
     t: Tenant,
     key: string,
@@ -82,13 +86,27 @@ export class IdempotencyRepository implements VisitorDataHolder {
     status: number,
     type: string,
     body: string,
+    committed = false,
+    manager: EntityManager = this.ds.manager,
   ): Promise<void> {
     await preparedQuery(
-      this.ds,
+      manager,
       'idem_complete',
       `UPDATE visitor.idempotency_key SET state = 'done', response_status = $5, response_type = $6, response_body = $7
+        WHERE organisation_id = $1 AND livemode = $2 AND key = $3 AND request_hash = $4
+          AND (state = 'running' OR $8::boolean)`,
+      [t.organisationId, t.livemode, key, hash, status, type, body, committed],
+    );
+  }
+
+  /** Extends the lease of a running key its request still holds. */
+  async renew(t: Tenant, key: string, hash: string, lockedUntil: Date): Promise<void> {
+    await preparedQuery(
+      this.ds,
+      'idem_renew',
+      `UPDATE visitor.idempotency_key SET locked_until = $5
         WHERE organisation_id = $1 AND livemode = $2 AND key = $3 AND request_hash = $4 AND state = 'running'`,
-      [t.organisationId, t.livemode, key, hash, status, type, body],
+      [t.organisationId, t.livemode, key, hash, lockedUntil],
     );
   }
 

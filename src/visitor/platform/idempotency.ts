@@ -6,9 +6,12 @@ import {
   NestInterceptor,
   OnModuleInit,
 } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import type { Observable } from 'rxjs';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
@@ -16,18 +19,39 @@ import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
 import { StoredResponse } from '../../common/http/stored-response';
 import { PeriodicTask } from '../../common/periodic-task';
+import { RunOptions, Transactions } from '../../database/unit-of-work';
 import { IdempotencyRepository } from './idempotency.repository';
 import type { Tenant } from './tenant';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
-/** How long a running request holds its key before a retry may take it over (its process presumably died). */
-const LOCK_MS = 60_000;
+/**
+ * How long a claim lasts unless its request renews it: a running request renews its lease every RENEW_MS, so a
+ * claim whose process died is taken over by a retry within LEASE_MS.
+ */
+const LEASE_MS = 3_000;
+const RENEW_MS = 1_000;
+const JSON_TYPE = 'application/json; charset=utf-8';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Claim {
   tenant: Tenant;
   key: string;
   hash: string;
+  /** The status the route answers with on success (its @HttpCode, else 201). */
+  status: number;
+  reply: FastifyReply;
+  /** Renews the lease while the request runs. */
+  renewal: NodeJS.Timeout;
+  /** Set when the request's transaction stored its result as the key's response (in that transaction). */
+  committed: boolean;
+}
+
+/** The claim of the idempotent request whose handler is running in this async context. */
+const current = new AsyncLocalStorage<Claim>();
+
+/** Whether this code runs inside a claimed idempotent /v1 POST (for test-only crash points). */
+export function inIdempotentRequest(): boolean {
+  return current.getStore() !== undefined;
 }
 
 /** Text written as is by `canonical` (punctuation and object keys), as opposed to a value still to be written. */
@@ -69,6 +93,11 @@ export function canonical(root: unknown): string {
  * The idempotency keys claimed by requests in flight, and the one onSend hook that stores each claimed
  * request's final status and body (any status below 500), or releases the key on a 5xx so a retry runs again.
  * Requests without a claim pass the hook at the cost of one WeakMap lookup.
+ *
+ * A transaction run with `isResponse` inside a claimed request stores its result as the key's response in that
+ * same transaction (a transaction participant), so a process that dies after the commit and before the onSend
+ * hook leaves the key answered, not running: a retry replays the change instead of making it a second time.
+ * While a request runs its claim's lease is renewed; a claim whose process died lapses within LEASE_MS.
  */
 @Injectable()
 export class IdempotencyClaims implements OnModuleInit {
@@ -78,14 +107,53 @@ export class IdempotencyClaims implements OnModuleInit {
   constructor(
     private readonly repo: IdempotencyRepository,
     private readonly adapter: HttpAdapterHost,
-  ) {}
+    private readonly clock: Clock,
+    transactions: Transactions,
+  ) {
+    transactions.participate({
+      beforeCommit: (manager, result, o) => this.storeInTransaction(manager, result, o),
+    });
+  }
 
   has(req: FastifyRequest): boolean {
     return this.claims.has(req);
   }
 
-  set(req: FastifyRequest, claim: Claim): void {
-    this.claims.set(req, claim);
+  /** Holds the claim for `req` (renewing its lease) and runs `handle` with it as the current claim. */
+  hold<T>(req: FastifyRequest, claim: Omit<Claim, 'renewal' | 'committed'>, handle: () => T): T {
+    const renewal = setInterval(() => {
+      const until = new Date(this.clock.now().getTime() + LEASE_MS);
+      this.repo.renew(claim.tenant, claim.key, claim.hash, until).catch((e: Error) => {
+        this.logger.warn(`could not renew the claim of key ${claim.key}: ${e.message}`);
+      });
+    }, RENEW_MS);
+    renewal.unref();
+    const held: Claim = { ...claim, renewal, committed: false };
+    this.claims.set(req, held);
+    return current.run(held, handle);
+  }
+
+  /** The response is the transaction's result: stored as the key's response before the transaction commits. */
+  private async storeInTransaction(manager: EntityManager, result: unknown, o: RunOptions): Promise<void> {
+    const claim = current.getStore();
+    if (!o.isResponse || !claim || claim.committed) return;
+    let body: string;
+    try {
+      body = claim.reply.serializeInput(result as Record<string, unknown>, String(claim.status)) as string;
+    } catch {
+      body = JSON.stringify(result); // the route has no response schema for the status
+    }
+    await this.repo.complete(
+      claim.tenant,
+      claim.key,
+      claim.hash,
+      claim.status,
+      JSON_TYPE,
+      body,
+      false,
+      manager,
+    );
+    claim.committed = true;
   }
 
   onModuleInit(): void {
@@ -94,12 +162,15 @@ export class IdempotencyClaims implements OnModuleInit {
       const claim = this.claims.get(req);
       if (!claim) return done(null, payload);
       this.claims.delete(req);
+      clearInterval(claim.renewal);
       void this.store(claim, reply, payload).then(() => done(null, payload));
     });
   }
 
   private async store(claim: Claim, reply: FastifyReply, payload: unknown): Promise<void> {
     try {
+      // A failure after the change committed: the key keeps the committed result, which a retry replays.
+      if (reply.statusCode >= 500 && claim.committed) return;
       if (reply.statusCode >= 500) await this.repo.release(claim.tenant, claim.key, claim.hash);
       else
         await this.repo.complete(
@@ -107,11 +178,12 @@ export class IdempotencyClaims implements OnModuleInit {
           claim.key,
           claim.hash,
           reply.statusCode,
-          String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+          String(reply.getHeader('content-type') ?? JSON_TYPE),
           typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
+          claim.committed,
         );
     } catch (e) {
-      // The key stays "running" until its lock expires; a retry after that runs again.
+      // The key stays "running" until its lease lapses; a retry after that runs again.
       this.logger.warn(`could not store the response for key ${claim.key}: ${(e as Error).message}`);
     }
   }
@@ -159,12 +231,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
       lowered,
       hash,
       now,
-      new Date(now.getTime() + LOCK_MS),
+      new Date(now.getTime() + LEASE_MS),
       new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
     );
     if (claim.claimed) {
-      this.claims.set(req, { tenant, key: lowered, hash });
-      return next.handle();
+      const status =
+        (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
+      const reply = context.switchToHttp().getResponse<FastifyReply>();
+      return this.claims.hold(req, { tenant, key: lowered, hash, status, reply }, () => next.handle());
     }
     // Not taken: a replay, a reuse, or a request still running (read in the same statement as the claim).
     const row = claim.row;

@@ -30,6 +30,9 @@ import {
   VisitsRepository,
 } from './visits.repository';
 
+/** The created visit is the request's response: an idempotent POST stores it in the same transaction. */
+const RESPONSE = { isResponse: true };
+
 export interface VisitInput {
   site_id: string;
   gate_id?: string | null;
@@ -289,7 +292,7 @@ export class VisitsService {
       const integration = this.view(form, row);
       await this.events.record(uow, tenant, 'visit.created', integration);
       return audience === 'integration' ? integration : this.view(form, row, audience);
-    });
+    }, RESPONSE);
   }
 
   async get(caller: VisitCaller, id: string, audience: Audience = 'integration'): Promise<VisitResponse> {
