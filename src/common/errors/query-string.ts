@@ -58,3 +58,10 @@ export function assertNoNul(url: string): void {
     ]);
   }
 }
+
+/** The refusal of query parameters the served document does not list for the route, one error each. */
+export function undocumentedParameters(names: string[]): ApiError {
+  return ApiError.validation(
+    names.map((name) => ({ location: `query.${name}`, message: 'is not a parameter of this endpoint' })),
+  );
+}

@@ -5,9 +5,9 @@ import { DiscoveryService } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiValidationPipe } from '../../common/errors/validation.pipe';
 import { ApiError } from '../../common/errors/api-error';
-import { assertWellFormedQuery } from '../../common/errors/query-string';
+import { assertWellFormedQuery, undocumentedParameters } from '../../common/errors/query-string';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
-import { PREFIX, surfaceOf } from '../../common/http/surface';
+import { surfaceOf } from '../../common/http/surface';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
@@ -55,8 +55,6 @@ export const EXPOSED =
 @Injectable()
 export class PublicPipeline implements OnModuleInit {
   private readonly direct = new Map<string, DirectHandler>();
-  /** Documented query parameter names per Fastify route (`/public/v1/x/:slug`), from the served document. */
-  private readonly known = new Map<string, Set<string> | null>();
   /** Each public route's last 200 body and its ETag (see etagOf). */
   private readonly lastBody = new Map<string, { payload: string; etag: string }>();
 
@@ -193,30 +191,11 @@ export class PublicPipeline implements OnModuleInit {
   /** Refuses query parameters the served document does not list for the route (`query.<name>`). */
   private refuseUndocumented(req: FastifyRequest): void {
     if (req.url.indexOf('?') === -1) return;
-    const allowed = this.allowedFor(req.routeOptions.url ?? '');
+    const allowed = this.registry.queryParameters('public', 'GET', req.routeOptions.url ?? '');
     if (!allowed) return;
     const unknown = Object.keys((req.query as Record<string, unknown> | undefined) ?? {}).filter(
       (name) => !allowed.has(name),
     );
-    if (unknown.length)
-      throw ApiError.validation(
-        unknown.map((name) => ({
-          location: `query.${name}`,
-          message: 'is not a parameter of this endpoint',
-        })),
-      );
-  }
-
-  /** Query parameter names the document lists for a route; null when the document does not have the route. */
-  private allowedFor(route: string): Set<string> | null {
-    let names = this.known.get(route);
-    if (names === undefined) {
-      const path = route.slice(PREFIX.public.length).replace(/:(\w+)/g, '{$1}') || '/';
-      const op = this.registry.get('public').paths[path]?.get as
-        { parameters?: { in: string; name: string }[] } | undefined;
-      names = op ? new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)) : null;
-      this.known.set(route, names);
-    }
-    return names;
+    if (unknown.length) throw undocumentedParameters(unknown);
   }
 }

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { BlockList, isIP } from 'node:net';
 import { ApiError } from '../../common/errors/api-error';
-import { assertWellFormedQuery } from '../../common/errors/query-string';
+import { assertWellFormedQuery, undocumentedParameters } from '../../common/errors/query-string';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { Credential } from './credential';
 import { CredentialRegistry } from './credential.registry';
@@ -14,7 +14,6 @@ import { InjectConfig } from '../../config/config.module';
 import { isScope, roleAllows } from './scopes';
 import { modeName } from './tenant';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
-import { PREFIX } from '../../common/http/surface';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,9 +54,6 @@ export class VisitorAuthGuard implements CanActivate {
     @InjectConfig() private readonly config: Config,
     private readonly docs: OpenApiRegistry,
   ) {}
-
-  /** Per `METHOD route`: whether the served document lists no query parameter for it. */
-  private readonly withoutQuery = new Map<string, boolean>();
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
@@ -164,18 +160,7 @@ export class VisitorAuthGuard implements CanActivate {
     if (req.url.indexOf('?') === -1) return;
     const names = Object.keys((req.query as Record<string, unknown> | undefined) ?? {});
     if (!names.length) return;
-    const route = req.routeOptions.url ?? '';
-    let none = this.withoutQuery.get(`${req.method} ${route}`);
-    if (none === undefined) {
-      const path = route.slice(PREFIX.visitor.length).replace(/:(\w+)/g, '{$1}') || '/';
-      const op = this.docs.get('visitor').paths[path]?.[req.method.toLowerCase()] as
-        { parameters?: { in: string }[] } | undefined;
-      none = op !== undefined && !(op.parameters ?? []).some((p) => p.in === 'query');
-      this.withoutQuery.set(`${req.method} ${route}`, none);
-    }
-    if (none)
-      throw ApiError.validation(
-        names.map((name) => ({ location: `query.${name}`, message: 'is not a parameter of this endpoint' })),
-      );
+    const documented = this.docs.queryParameters('visitor', req.method, req.routeOptions.url ?? '');
+    if (documented?.size === 0) throw undocumentedParameters(names);
   }
 }
