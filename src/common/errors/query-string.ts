@@ -33,6 +33,11 @@ export function assertWellFormedQuery(url: string): void {
 
 /** PostgreSQL text cannot hold the NUL character, so no value of either surface may contain it. */
 export const NUL_MESSAGE = 'must not contain the NUL character';
+/**
+ * A UTF-16 surrogate without its partner (`"\ud800"` in a JSON body) is no character: UTF-8 cannot encode it and
+ * PostgreSQL refuses its JSON escape. The runtime tells (`isWellFormed`) and mends (`toWellFormed`) such strings.
+ */
+export const LONE_SURROGATE_MESSAGE = 'must not contain a lone UTF-16 surrogate';
 
 /**
  * Refuses a URL with an encoded NUL (`%00`): in the path, no resource can have that name (not_found); in the query

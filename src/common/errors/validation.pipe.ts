@@ -1,7 +1,6 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, FieldError } from './api-error';
-import { NUL_MESSAGE } from './query-string';
-import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE } from './unicode';
+import { LONE_SURROGATE_MESSAGE, NUL_MESSAGE } from './query-string';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
@@ -31,7 +30,7 @@ const BAD_KEY = Symbol('a key holding NUL or a lone surrogate');
 /** What no stored string may hold: the NUL character (PostgreSQL text cannot) or a lone UTF-16 surrogate. */
 function badCharIn(s: string): string | null {
   if (s.includes('\0')) return NUL_MESSAGE;
-  return hasLoneSurrogate(s) ? LONE_SURROGATE_MESSAGE : null;
+  return s.isWellFormed() ? null : LONE_SURROGATE_MESSAGE;
 }
 
 /**

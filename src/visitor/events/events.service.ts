@@ -3,7 +3,6 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { ApiError } from '../../common/errors/api-error';
-import { wellFormed } from '../../common/errors/unicode';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -39,11 +38,6 @@ export interface EventSubscriber {
 }
 
 /**
- * The outbox. `record` writes the event in the caller's transaction and hands it to each subscriber in that same
- * transaction. `object` must already be the public response shape (with sensitive answers omitted): it is stored
- * and sent as is.
- */
-/**
  * An event body as stored: JSON.stringify writes a lone surrogate as its escape (`\ud800`), which PostgreSQL's
  * json parser refuses, so such strings are stored with U+FFFD instead and every body stays readable as jsonb.
  * Only a body whose text holds `\ud` is stringified again.
@@ -51,9 +45,14 @@ export interface EventSubscriber {
 export function storedJson(value: unknown): string {
   const text = JSON.stringify(value);
   if (!text.includes('\\ud')) return text;
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? wellFormed(v) : v));
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
 }
 
+/**
+ * The outbox. `record` writes the event in the caller's transaction and hands it to each subscriber in that same
+ * transaction. `object` must already be the public response shape (with sensitive answers omitted): it is stored
+ * and sent as is.
+ */
 @Injectable()
 export class EventsService {
   private readonly subscribers: EventSubscriber[] = [];

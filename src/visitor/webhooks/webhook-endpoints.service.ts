@@ -189,14 +189,13 @@ export class WebhookEndpointsService {
       data: {
         object:
           type === 'webhook_endpoint.disabled'
-            ? {
-                ...toWebhookEndpointResponse({
-                  ...row,
-                  status: 'disabled',
-                  disabledReason: 'failing',
-                  updatedAt: now,
-                }),
-              }
+            ? // the endpoint itself, as the notice of its disabling would carry it
+              toWebhookEndpointResponse({
+                ...row,
+                status: 'disabled',
+                disabledReason: 'failing',
+                updatedAt: now,
+              })
             : this.samples.sample(type, tenant, now),
       },
     });

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { progressPercent } from '../../common/percent';
 import { detailResponse } from '../../common/detail-response';
 import { countryName } from '../../common/countries';
 import { iso, isoOrNull } from '../../common/iso';
@@ -43,9 +44,6 @@ export class CampaignDetailResponse extends CampaignResponse {
   updates: CampaignUpdateResponse[];
 }
 
-const percent = (part: number, whole: number | null) =>
-  whole ? Math.round((part / whole) * 10_000) / 100 : 0;
-
 export function toCampaignResponse(r: CampaignRow): CampaignResponse {
   const goal = Number(r.goal_amount);
   const raised = Number(r.raised_amount);
@@ -62,7 +60,7 @@ export function toCampaignResponse(r: CampaignRow): CampaignResponse {
     country: r.country,
     target_country: r.target_country,
     target_country_name: countryName(r.target_country),
-    progress: { raised_amount: raised, goal_amount: goal, percent: percent(raised, goal) },
+    progress: { raised_amount: raised, goal_amount: goal, percent: progressPercent(raised, goal) },
     goal_reached_at: isoOrNull(r.goal_reached_at),
     deadline: isoOrNull(r.deadline),
     created_at: iso(r.created_at),

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { progressPercent } from '../../common/percent';
 import { detailResponse } from '../../common/detail-response';
 import { countryName } from '../../common/countries';
 import { iso } from '../../common/iso';
@@ -53,7 +54,7 @@ export function toPetitionResponse(r: PetitionRow): PetitionResponse {
     progress: {
       signatures_count: r.signatures_count,
       petition_target: r.petition_target,
-      percent: r.petition_target ? Math.round((r.signatures_count / r.petition_target) * 10_000) / 100 : 0,
+      percent: progressPercent(r.signatures_count, r.petition_target),
     },
     created_at: iso(r.created_at),
   };
