@@ -12,4 +12,17 @@ describe('LocalWindowCounter', () => {
     now += 30_000;
     expect(c.increment('a', 60_000, 2)).toMatchObject({ totalHits: 1, isBlocked: false, timeToExpire: 60 });
   });
+
+  it('peeks at a window without counting, and sees nothing once it has ended', () => {
+    let now = 1_000_000;
+    const c = new LocalWindowCounter(() => now);
+    expect(c.peek('a')).toEqual({ hits: 0, msLeft: 0 });
+    c.increment('a', 60_000, 5);
+    c.increment('a', 60_000, 5);
+    now += 20_000;
+    expect(c.peek('a')).toEqual({ hits: 2, msLeft: 40_000 });
+    expect(c.peek('a')).toEqual({ hits: 2, msLeft: 40_000 });
+    now += 40_000;
+    expect(c.peek('a')).toEqual({ hits: 0, msLeft: 0 });
+  });
 });

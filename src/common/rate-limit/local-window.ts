@@ -2,7 +2,7 @@ import type { ThrottlerStorageRecord } from './redis-throttler.storage';
 
 /**
  * A fixed-window counter in this process's memory: the fallback for limits that must hold even while Redis is
- * down (console sign-in). Each instance counts on its own, so N instances allow N times the limit; that is
+ * down (console sign-in limits and failed-password counts). Each instance counts on its own, so N instances allow N times the limit; that is
  * still a limit, where failing open would be none.
  */
 export class LocalWindowCounter {
@@ -27,6 +27,13 @@ export class LocalWindowCounter {
       isBlocked: w.hits > limit,
       timeToBlockExpire: seconds,
     };
+  }
+
+  /** The hits counted in `key`'s current window and the milliseconds left of it, without counting one. */
+  peek(key: string): { hits: number; msLeft: number } {
+    const now = this.now();
+    const w = this.windows.get(key);
+    return w && w.resetAt > now ? { hits: w.hits, msLeft: w.resetAt - now } : { hits: 0, msLeft: 0 };
   }
 
   /** Drops finished windows, at most once per window length, so the map holds only live buckets. */

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { ApiError } from '../../common/errors/api-error';
+import { LocalWindowCounter } from '../../common/rate-limit/local-window';
 import { RedisService } from '../../redis/redis.service';
 import { MessagesService } from '../messages/messages.service';
 import { AccountsRepository } from './accounts.repository';
@@ -32,7 +33,7 @@ interface Count {
 @Injectable()
 export class SignInAttempts {
   private readonly logger = new Logger('SignIn');
-  private readonly local = new Map<string, { n: number; resetAt: number }>();
+  private readonly local = new LocalWindowCounter();
   private readonly prefix: string;
 
   constructor(
@@ -111,10 +112,9 @@ export class SignInAttempts {
       } catch {
         // counted in memory below
       }
-    const now = Date.now();
     return keys.map((k) => {
-      const w = this.local.get(k);
-      return w && w.resetAt > now ? { n: w.n, ttlMs: w.resetAt - now } : { n: 0, ttlMs: 0 };
+      const { hits, msLeft } = this.local.peek(k);
+      return { n: hits, ttlMs: msLeft };
     });
   }
 
@@ -131,14 +131,8 @@ export class SignInAttempts {
       } catch {
         // counted in memory below
       }
-    const now = Date.now();
-    let w = this.local.get(key);
-    if (!w || w.resetAt <= now) {
-      for (const [k, old] of this.local) if (old.resetAt <= now) this.local.delete(k);
-      w = { n: 0, resetAt: now + WINDOW_MS };
-      this.local.set(key, w);
-    }
-    w.n += 1;
-    return { n: w.n, ttlMs: w.resetAt - now };
+    this.local.increment(key, WINDOW_MS, Infinity);
+    const { hits, msLeft } = this.local.peek(key);
+    return { n: hits, ttlMs: msLeft };
   }
 }
