@@ -78,7 +78,7 @@ export class PeriodClaim {
   }
 
   private async take(period: number): Promise<'mine' | 'other' | 'local'> {
-    if (!(await this.reachable())) return 'local';
+    if (!(await this.redis.whenReady(READY_WAIT_MS))) return 'local';
     try {
       const args = [String(period), this.holder, String(this.keepMs), String(this.leaseMs)];
       const won = await this.redis.client.eval(TAKE, 2, this.key, this.leaseKey, ...args);
@@ -91,22 +91,6 @@ export class PeriodClaim {
       this.warned = true;
       return 'local';
     }
-  }
-
-  private reachable(): Promise<boolean> {
-    if (this.redis.isReady()) return Promise.resolve(true);
-    const client = this.redis.client;
-    return new Promise((resolve) => {
-      const done = (ready: boolean) => {
-        clearTimeout(timer);
-        client.off('ready', onReady);
-        resolve(ready);
-      };
-      const onReady = () => done(true);
-      const timer = setTimeout(() => done(false), READY_WAIT_MS);
-      timer.unref();
-      client.once('ready', onReady);
-    });
   }
 
   /** Renews or releases the lease if this process still holds it. */

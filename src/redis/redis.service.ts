@@ -1,4 +1,7 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+
+/** How long a connection is given to be made, at start-up as on each attempt. */
+const CONNECT_TIMEOUT_MS = 2000;
 import Redis from 'ioredis';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
@@ -9,7 +12,7 @@ import { InjectConfig } from '../config/config.module';
  * keeps reconnecting by itself.
  */
 @Injectable()
-export class RedisService implements OnApplicationShutdown {
+export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
   readonly client: Redis;
   private down = false;
@@ -20,7 +23,7 @@ export class RedisService implements OnApplicationShutdown {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
+      connectTimeout: CONNECT_TIMEOUT_MS,
       // Commands issued in the same tick (rate-limit counters of concurrent requests) go out in one write.
       enableAutoPipelining: true,
       retryStrategy: (attempt) => Math.min(250 * attempt, 2000),
@@ -50,6 +53,30 @@ export class RedisService implements OnApplicationShutdown {
 
   isReady(): boolean {
     return this.client.status === 'ready';
+  }
+
+  /** Whether the connection is ready, waiting up to `ms` for one being made (start-up, reconnection). */
+  whenReady(ms: number): Promise<boolean> {
+    if (this.isReady()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ready: boolean) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady);
+        resolve(ready);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      timer.unref();
+      this.client.once('ready', onReady);
+    });
+  }
+
+  /**
+   * Start-up waits (at most the connect timeout) for the first connection, so the first requests are counted in
+   * Redis rather than passed uncounted while it is still being made; an unreachable Redis delays nothing further.
+   */
+  async onModuleInit(): Promise<void> {
+    await this.whenReady(CONNECT_TIMEOUT_MS);
   }
 
   async ping(timeoutMs = 1000): Promise<boolean> {
