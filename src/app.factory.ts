@@ -162,7 +162,10 @@ export async function createApp(
   responseSchemas = new ResponseSchemas(docs);
   // Only when the public surface is served (SURFACES); its routes, and so its hooks, exist only then.
   if (config.surfaces.includes('public'))
-    await fastify.register(publicPlugin, { pipeline: app.get<PublicPipeline>(PublicPipeline) });
+    await fastify.register(publicPlugin, {
+      pipeline: app.get<PublicPipeline>(PublicPipeline),
+      renderer: errors,
+    });
   await app.init();
   requestLog = app.get(RequestLogService);
   await fastify.ready();

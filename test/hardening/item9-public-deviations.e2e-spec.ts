@@ -95,6 +95,20 @@ describe('audit deviations on /public/v1 (issue 24, item 9)', () => {
     }
   });
 
+  it('a refusal in a global hook on the CORS preflight route is the envelope, not a 500 (found by the fuzz suite)', async () => {
+    const res = await c.t.app.inject({ method: 'OPTIONS', url: '/public/v1/blog?page=%00' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      ok: false,
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: expect.stringContaining('query.page'),
+        ref: expect.any(String),
+      },
+    });
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('a request line too large for Node (431) is answered in the surface format: /public envelope, /v1 problem', async () => {
     await c.t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (c.t.app.getHttpServer().address() as AddressInfo).port;

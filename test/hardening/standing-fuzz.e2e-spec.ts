@@ -15,10 +15,10 @@ import { PublicKeysService } from '../../src/content/platform/public-keys.servic
  * types, unknown parameters, real and made-up ids, good and bad credentials, other methods). No answer may be a 5xx,
  * and no body may show a stack trace, SQL or a file path.
  *
- * Bounded by the number of runs (FUZZ_RUNS per operation, default 20), not by time, so a loaded machine is slower,
+ * Bounded by the number of runs (FUZZ_RUNS per operation, default 60), not by time, so a loaded machine is slower,
  * never flakier. A failure prints fast-check's seed and the shrunk request; FUZZ_SEED replays a run.
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
