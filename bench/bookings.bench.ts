@@ -1,0 +1,298 @@
+/**
+ * `npm run bench -- bookings`:
+ * 1. `POST /v1/bookings` from 64 connections (BENCH_BOOKING_CONNECTIONS) booking random slots of one busy booking
+ *    type (capacity 2, half-hour slots, 06:00–22:00, 30 days: 1,920 slots) for BENCH_SECONDS, against the floor
+ *    `POST /v1/__bench/bookings` (the same slot counter upsert and one plain INSERT, chain off) in the same run.
+ *    Conflicts (409) are expected; after the run the invariant is checked in PostgreSQL: no slot over capacity,
+ *    every 201 stored, nothing stored for a conflict, every slot's counter equal to its bookings.
+ * 2. `GET /v1/attendance/summary` over 31 days for 1,000 people with a shift and ~2 clock events per shift day.
+ * Reports requests/s, p50/p99 and the app's peak RSS; writes bench/results/bookings.{json,md}.
+ */
+import autocannon from 'autocannon';
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { newId } from '../src/common/ids';
+import { createDataSource } from '../src/database/data-source.factory';
+import { platformServices } from '../src/visitor/visitor.command';
+import { benchDatabase, DURATION, peakRssMb, runIfMain } from './support';
+
+const CONNECTIONS = Number(process.env.BENCH_BOOKING_CONNECTIONS ?? 64);
+const CONFIRM = process.env.BENCH_BOOKING_CONFIRMATION === 'true';
+const PEOPLE = 1000;
+const PORT = 40_400 + Math.floor(Math.random() * 500);
+const DAYS = 30;
+const SLOTS_PER_DAY = 32; // 06:00–22:00, 30 minutes
+
+interface Outcome {
+  rps: number;
+  p50: number;
+  p99: number;
+  created: string[];
+  conflicts: number;
+  other: number;
+}
+
+let phoneSeq = 2_000_000;
+const nextPhone = () => `+23324${phoneSeq++}`;
+
+export async function main(): Promise<void> {
+  const db = await benchDatabase('bookings');
+  const { url } = db;
+  const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
+  const s = platformServices(ds);
+  const operator = { type: 'operator' as const, id: 'bench' };
+  const { organisation, sites } = await s.orgs.create(
+    {
+      name: 'Bench Bookings',
+      plan: 'pro',
+      country: 'GH',
+      time_zone: 'Africa/Accra',
+      sites: [{ name: 'HQ', time_zone: 'Africa/Accra', gates: ['Main'] }],
+    },
+    operator,
+  );
+  const org = organisation.id;
+  const site = sites.find((x) => !x.livemode)!.id;
+  const host = newId('person');
+  await ds.query(
+    `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, can_host, active, created_at, updated_at)
+     VALUES ($1, $2, false, 'Bench Host', 'host@bench.test', true, true, now(), now())`,
+    [host, org],
+  );
+  const type = newId('btype');
+  const hours = [{ start: '06:00', end: '22:00' }];
+  await ds.query(
+    `INSERT INTO visitor.booking_type (id, organisation_id, livemode, name, visit_type, site_id, host_ids, duration_minutes,
+       capacity, requires_confirmation, weekly_hours, horizon_days, created_at, updated_at)
+     VALUES ($1, $2, false, 'Busy tour', 'meeting', $3, $4, 30, 2, $5, $6, 60, now(), now())`,
+    [
+      type,
+      org,
+      site,
+      [host],
+      CONFIRM,
+      JSON.stringify(
+        Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, hours])),
+      ),
+    ],
+  );
+  // Attendance: 1,000 people on one Monday–Friday shift, two clock events per shift day over 31 days.
+  const shift = newId('shift');
+  await ds.query(
+    `INSERT INTO visitor.shift (id, organisation_id, livemode, name, site_id, start_time, end_time, grace_minutes, days_of_week, created_at, updated_at)
+     VALUES ($1, $2, false, 'Day', $3, '09:00', '17:00', 10, '{1,2,3,4,5}', now(), now())`,
+    [shift, org, site],
+  );
+  await ds.query(
+    `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, employee_number, can_host, active, created_at, updated_at)
+     SELECT 'person_bench' || i, $1, false, 'Staff ' || i, 'staff' || i || '@bench.test', 'E' || i, false, true, now(), now()
+       FROM generate_series(1, $2) i`,
+    [org, PEOPLE],
+  );
+  await ds.query(
+    `INSERT INTO visitor.shift_assignment (organisation_id, livemode, person_id, shift_id)
+     SELECT $1, false, 'person_bench' || i, $2 FROM generate_series(1, $3) i`,
+    [org, shift, PEOPLE],
+  );
+  const from = '2026-03-01';
+  const to = '2026-03-31';
+  await ds.query(
+    `INSERT INTO visitor.attendance_event (id, organisation_id, livemode, person_id, site_id, direction, occurred_at, local_date, method, offline, late_minutes, shift_id, created_at)
+     SELECT 'attendance_b' || i || '_' || d::date || '_' || dir, $1, false, 'person_bench' || i, $2, dir,
+            d + CASE WHEN dir = 'in' THEN interval '9 hours' + (i % 30) * interval '1 minute' ELSE interval '17 hours' END,
+            d::date, 'card', false, CASE WHEN dir = 'in' THEN CASE WHEN i % 30 > 10 THEN i % 30 ELSE 0 END END,
+            CASE WHEN dir = 'in' THEN $3 END, now()
+       FROM generate_series(1, $4) i, generate_series($5::date, $6::date, interval '1 day') d, unnest(ARRAY['in', 'out']) dir
+      WHERE extract(isodow FROM d) < 6 AND i % 17 <> (extract(day FROM d)::int % 17)`,
+    [org, site, shift, PEOPLE, from, to],
+  );
+  await ds.query('ANALYZE');
+  const key = (
+    await s.keys.create(
+      org,
+      {
+        name: 'bench',
+        kind: 'secret',
+        mode: 'test',
+        scopes: ['bookings:read', 'bookings:write', 'attendance:read'],
+      },
+      operator,
+    )
+  ).key;
+  await ds.destroy();
+
+  const app = fork(join(__dirname, 'server.js'), [], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(PORT),
+      BENCH_ORG: org,
+      RUN_WORKER: 'false',
+      SEED_ON_FIRST_START: 'false',
+      LOG_LEVEL: 'error',
+      TEST_MODE_RATE_PER_MINUTE: '100000000',
+      REDIS_KEY_PREFIX: `bench:${db.name}`,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    app.once('message', () => resolve());
+    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
+  });
+  const base = `http://127.0.0.1:${PORT}`;
+  const auth = { authorization: `Bearer ${key}` };
+  const tomorrow = Date.UTC(
+    new Date().getUTCFullYear(),
+    new Date().getUTCMonth(),
+    new Date().getUTCDate() + 1,
+    6,
+  );
+  const randomSlot = () =>
+    new Date(
+      tomorrow +
+        Math.floor(Math.random() * DAYS) * 86_400_000 +
+        Math.floor(Math.random() * SLOTS_PER_DAY) * 1_800_000,
+    ).toISOString();
+
+  /** An autocannon run booking random slots at `path`, recording every outcome. */
+  const booking = async (path: string, seconds = DURATION): Promise<Outcome> => {
+    const out: Outcome = { rps: 0, p50: 0, p99: 0, created: [], conflicts: 0, other: 0 };
+    const r = await autocannon({
+      url: `${base}${path}`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: seconds,
+      requests: [
+        {
+          setupRequest: (req: autocannon.Request) => ({
+            ...req,
+            headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+            body: JSON.stringify({
+              booking_type_id: type,
+              start: randomSlot(),
+              attendee: { name: 'Bench Attendee', phone: nextPhone() },
+            }),
+          }),
+          onResponse: (status: number, body: string) => {
+            if (status === 201) out.created.push((JSON.parse(body) as { id: string }).id);
+            else if (status === 409) out.conflicts++;
+            else out.other++;
+          },
+        },
+      ],
+    });
+    Object.assign(out, { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99 });
+    return out;
+  };
+
+  const admin = new Client({ connectionString: url });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  try {
+    await booking('/v1/__bench/bookings', 2);
+    const floor = await booking('/v1/__bench/bookings');
+    await admin.query(`DELETE FROM visitor.booking; DELETE FROM visitor.booking_slot`);
+    await booking('/v1/bookings', 2); // warm-up
+    await admin.query(`DELETE FROM visitor.booking; DELETE FROM visitor.booking_slot`);
+    await admin.query(`DELETE FROM visitor.visit WHERE booking_id IS NOT NULL`);
+    const run = await booking('/v1/bookings');
+
+    // The invariant, in PostgreSQL.
+    const over = (
+      await admin.query(`SELECT count(*)::int AS n FROM visitor.booking_slot WHERE taken > capacity`)
+    ).rows[0].n as number;
+    const stored = (
+      await admin.query(`SELECT id FROM visitor.booking WHERE booking_type_id = $1`, [type])
+    ).rows.map((x: { id: string }) => x.id);
+    const storedSet = new Set(stored);
+    const missing = run.created.filter((id) => !storedSet.has(id)).length;
+    const extra = stored.length - run.created.length;
+    const countersOff = (
+      await admin.query(
+        `SELECT count(*)::int AS n FROM visitor.booking_slot s
+          WHERE s.booking_type_id = $1 AND s.taken <> (SELECT count(*) FROM visitor.booking b
+                 WHERE b.booking_type_id = s.booking_type_id AND b.starts_at = s.starts_at AND b.status IN ('pending', 'confirmed'))`,
+        [type],
+      )
+    ).rows[0].n as number;
+    const perSlotOver = (
+      await admin.query(
+        `SELECT count(*)::int AS n FROM (SELECT starts_at FROM visitor.booking WHERE booking_type_id = $1
+          AND status IN ('pending','confirmed') GROUP BY starts_at HAVING count(*) > 2) x`,
+        [type],
+      )
+    ).rows[0].n as number;
+
+    // The summary: 1,000 people × 31 days.
+    const summaryUrl = `${base}/v1/attendance/summary?from=${from}&to=${to}`;
+    await autocannon({ url: summaryUrl, headers: auth, connections: 2, duration: 2 });
+    const sr = await autocannon({ url: summaryUrl, headers: auth, connections: 4, duration: DURATION });
+    if (sr.non2xx > 0 || sr.errors > 0) throw new Error(`summary: ${sr.non2xx} non-2xx, ${sr.errors} errors`);
+    const summary = { rps: Math.round(sr.requests.average), p50: sr.latency.p50, p99: sr.latency.p99 };
+
+    const result = {
+      date: new Date().toISOString(),
+      machine: `${process.platform} ${process.arch}, node ${process.version}`,
+      duration_s: DURATION,
+      connections: CONNECTIONS,
+      confirmation: CONFIRM ? 'pending (requires_confirmation)' : 'confirmed at once, with a visit',
+      floor: {
+        rps: floor.rps,
+        p50: floor.p50,
+        p99: floor.p99,
+        created: floor.created.length,
+        conflicts: floor.conflicts,
+      },
+      bookings: {
+        rps: run.rps,
+        p50: run.p50,
+        p99: run.p99,
+        created: run.created.length,
+        created_per_s: Number((run.created.length / DURATION).toFixed(1)),
+        conflicts: run.conflicts,
+        other: run.other,
+      },
+      ratio_to_floor: Number((run.rps / floor.rps).toFixed(3)),
+      invariant: {
+        slots_over_capacity: over,
+        slots_with_more_bookings_than_capacity: perSlotOver,
+        created_not_stored: missing,
+        stored_beyond_created: extra,
+        counters_not_matching_bookings: countersOff,
+      },
+      summary_1000_people_31_days: summary,
+      app_peak_rss_mb: peakRssMb(app.pid as number),
+      targets: { bookings_rps: '≥ 300', over_capacity: 0, summary_p99_ms: '≤ 200' },
+    };
+    mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
+    writeFileSync(join(process.cwd(), 'bench/results/bookings.json'), `${JSON.stringify(result, null, 2)}\n`);
+    const md = [
+      `# bench bookings (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${DURATION} s)`,
+      '',
+      `One busy type (capacity 2, ${DAYS * SLOTS_PER_DAY} slots), bookings ${result.confirmation}, random slots; test mode, secret key.`,
+      '',
+      '| run | requests/s | p50 ms | p99 ms | 201 | 409 |',
+      '|---|---|---|---|---|---|',
+      `| POST /v1/__bench/bookings (floor: counter upsert + INSERT, chain off) | ${floor.rps} | ${floor.p50} | ${floor.p99} | ${floor.created.length} | ${floor.conflicts} |`,
+      `| POST /v1/bookings | ${run.rps} | ${run.p50} | ${run.p99} | ${run.created.length} | ${run.conflicts} |`,
+      `| GET /v1/attendance/summary (1,000 people × 31 days, 4 connections) | ${summary.rps} | ${summary.p50} | ${summary.p99} | | |`,
+      '',
+      `Bookings: ${run.rps} requests/s (${result.ratio_to_floor} of the floor), p99 ${run.p99} ms; targets ≥ 300/s.`,
+      `Invariant after the run: ${over} slots over capacity, ${perSlotOver} slots holding more bookings than capacity, ${missing} 201s not stored, ${extra} stored beyond the 201s, ${countersOff} counters not matching their bookings (all must be 0).`,
+      `Summary p99 ${summary.p99} ms (target ≤ 200 ms). App peak RSS ${result.app_peak_rss_mb} MB.`,
+      '',
+    ].join('\n');
+    writeFileSync(join(process.cwd(), 'bench/results/bookings.md'), md);
+    console.log(md);
+  } finally {
+    await admin.end();
+    app.kill('SIGTERM');
+    await new Promise((r) => app.once('exit', r));
+    await db.drop();
+  }
+}
+
+runIfMain(module, main);
