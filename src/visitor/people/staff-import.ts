@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parse } from 'csv-parse';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
@@ -118,18 +118,15 @@ export class StaffImport {
           }
           batch = [];
         };
-        const parser = input
-          .pipe(utf8Only())
-          .pipe(
-            parse({
-              bom: true,
-              columns: (h: string[]) => this.header(h, result),
-              info: true,
-              skip_empty_lines: true,
-              trim: true,
-            }),
-          );
-        input.on('error', (e) => parser.destroy(e));
+        const parser = parse({
+          bom: true,
+          columns: (h: string[]) => this.header(h),
+          info: true,
+          skip_empty_lines: true,
+          trim: true,
+        });
+        // pipeline destroys every stage with the first error, so the loop below ends with it
+        pipeline(input, utf8Only(), parser, () => undefined);
         for await (const { record, info } of parser as AsyncIterable<{
           record: Record<string, string>;
           info: { lines: number };
@@ -170,7 +167,7 @@ export class StaffImport {
     return result;
   }
 
-  private header(h: string[], result: ImportResult): string[] {
+  private header(h: string[]): string[] {
     const names = h.map((c) => c.trim().toLowerCase());
     const unknown = names.filter((c) => !(STAFF_COLUMNS as readonly string[]).includes(c));
     const missing = REQUIRED.filter((c) => !names.includes(c));
@@ -182,7 +179,6 @@ export class StaffImport {
     ];
     if (problems.length)
       throw new HeaderError(`line 1: ${problems.join('; ')} (columns: ${STAFF_COLUMNS.join(', ')})`);
-    void result;
     return names;
   }
 
