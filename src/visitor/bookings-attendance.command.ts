@@ -46,7 +46,7 @@ export function bookingAttendanceServices(ds: DataSource, config: Config) {
   return {
     attendance,
     timesheets: new TimesheetExport(attendanceRepo, attendance),
-    staff: new StaffImport(ds, orgs, clock),
+    staff: new StaffImport(people, orgs, tx, clock),
     bookingTypes: new BookingTypesService(
       new BookingTypesRepository(ds),
       orgs,

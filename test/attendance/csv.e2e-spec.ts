@@ -6,8 +6,9 @@ import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { runCli } from '../support/cli';
-import { call, createOrg, TestOrg } from '../support/platform-fixtures';
+import { createOrg, TestOrg } from '../support/platform-fixtures';
 import { StaffImport } from '../../src/visitor/people/staff-import';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 import { fixtureMonth, MARCH } from './fixture-month';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -333,5 +334,52 @@ describe('staff CSV import and timesheet export', () => {
         overtime_minutes: '0',
       },
     ]);
+  });
+
+  it('the console uploads a staff file (dry run, then for real) and downloads the timesheet', async () => {
+    const email = `admin@${org.id.slice(4).toLowerCase()}.test`;
+    const password = 'correct horse battery staple';
+    await t.app
+      .get(AccountsService)
+      .create(org.id, { email, name: 'A', role: 'admin', password }, { type: 'operator', id: 'test' });
+    const signIn = await t.app.inject({
+      method: 'POST',
+      url: '/console/session',
+      payload: { email, password },
+    });
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0];
+    const file = Buffer.from('name,email,employee_number\nKwesi,kwesi@staff.test,E9\n').toString('base64');
+    const upload = (dry_run: boolean) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/people/import?mode=test',
+        headers: { cookie },
+        payload: { file_base64: file, dry_run },
+      });
+    expect((await upload(true)).json()).toMatchObject({ dry_run: true, created: 1, problems: [] });
+    expect(await people()).toEqual([]);
+    expect((await upload(false)).json()).toMatchObject({ dry_run: false, created: 1, updated: 0 });
+    expect((await people()).map((p) => p.email)).toEqual(['kwesi@staff.test']);
+
+    await fixtureMonth(t.app, org, key);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/console/attendance/export?mode=test&from=${MARCH.from}&to=${MARCH.to}&kind=summary`,
+      headers: { cookie },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/csv');
+    const rows = parse(res.body, { columns: true }) as Json[];
+    expect(rows.map((r) => [r.employee_number, r.present, r.late, r.absent])).toEqual([
+      ['E001', '4', '1', '17'],
+      ['E002', '0', '1', '15'],
+      ['E003', '1', '0', '20'],
+    ]);
+    const tooLong = await t.app.inject({
+      method: 'GET',
+      url: '/console/attendance/export?mode=test&from=2026-01-01&to=2027-02-01',
+      headers: { cookie },
+    });
+    expect([tooLong.statusCode, tooLong.json().errors[0].location]).toEqual([422, 'query.to']);
   });
 });

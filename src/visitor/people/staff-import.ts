@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { parse } from 'csv-parse';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { pipeline, Transform, type Readable } from 'node:stream';
-import { DataSource, EntityManager } from 'typeorm';
+import { Transactions } from '../../database/unit-of-work';
+import { PeopleRepository, StaffRow } from './people.repository';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
-import { newId } from '../../common/ids';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { assertTenant, Tenant } from '../platform/tenant';
 
@@ -37,16 +37,6 @@ export interface ImportResult {
   created: number;
   updated: number;
   problems: ImportProblem[];
-}
-
-interface StaffRow {
-  name: string;
-  email: string;
-  phone: string | null;
-  department: string | null;
-  job_title: string | null;
-  site_ids: string[];
-  employee_number: string | null;
 }
 
 /** Refuses bytes that are not UTF-8 (streaming, with the line they are on). */
@@ -90,29 +80,27 @@ class EncodingError extends Error {
 @Injectable()
 export class StaffImport {
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    private readonly people: PeopleRepository,
     private readonly orgs: OrganisationsRepository,
+    private readonly tx: Transactions,
     private readonly clock: Clock,
   ) {}
 
   async run(tenant: Tenant, input: Readable, opts: { dryRun: boolean }): Promise<ImportResult> {
     assertTenant(tenant);
     const org = await this.orgs.findOrganisation(tenant.organisationId);
-    const sites: { id: string; name: string }[] = await this.ds.query(
-      `SELECT id, name FROM visitor.site WHERE organisation_id = $1 AND livemode = $2`,
-      [tenant.organisationId, tenant.livemode],
-    );
+    const sites = await this.orgs.siteNames(tenant);
     const siteIds = new Set(sites.map((s) => s.id));
     const siteByName = new Map(sites.map((s) => [s.name.trim().toLowerCase(), s.id]));
     const result: ImportResult = { dry_run: opts.dryRun, rows: 0, created: 0, updated: 0, problems: [] };
     const rollback = new Error('rollback');
     try {
-      await this.ds.transaction(async (m) => {
+      await this.tx.run(async (uow) => {
         const seen = new Map<string, number>();
         let batch: StaffRow[] = [];
         const flush = async () => {
           if (batch.length && !result.problems.length) {
-            const inserted = await this.upsert(m, tenant, batch);
+            const inserted = await this.people.upsertByEmail(uow.manager, tenant, batch, this.clock.now());
             result.created += inserted;
             result.updated += batch.length - inserted;
           }
@@ -235,34 +223,6 @@ export class StaffImport {
       site_ids,
       employee_number: opt('employee_number'),
     };
-  }
-
-  /** Upserts a batch by e-mail (case-insensitive); returns how many were new. */
-  private async upsert(m: EntityManager, tenant: Tenant, rows: StaffRow[]): Promise<number> {
-    const now = this.clock.now();
-    const res: { inserted: boolean }[] = await m.query(
-      `INSERT INTO visitor.person AS p (id, organisation_id, livemode, name, email, phone, department, job_title,
-                                        employee_number, site_ids, can_host, active, custom_fields, created_at, updated_at)
-       SELECT x.id, $1, $2, x.name, x.email, x.phone, x.department, x.job_title, x.employee_number,
-              ARRAY(SELECT jsonb_array_elements_text(x.site_ids)), false, true, '{}', $3, $3
-         FROM jsonb_to_recordset($4::jsonb) AS x(id text, name text, email text, phone text, department text,
-                                                  job_title text, employee_number text, site_ids jsonb)
-       ON CONFLICT (organisation_id, livemode, lower(email)) DO UPDATE
-          SET name = EXCLUDED.name, phone = COALESCE(EXCLUDED.phone, p.phone),
-              department = COALESCE(EXCLUDED.department, p.department),
-              job_title = COALESCE(EXCLUDED.job_title, p.job_title),
-              employee_number = COALESCE(EXCLUDED.employee_number, p.employee_number),
-              site_ids = CASE WHEN cardinality(EXCLUDED.site_ids) > 0 THEN EXCLUDED.site_ids ELSE p.site_ids END,
-              updated_at = EXCLUDED.updated_at
-       RETURNING (xmax = 0) AS inserted`,
-      [
-        tenant.organisationId,
-        tenant.livemode,
-        now,
-        JSON.stringify(rows.map((r) => ({ ...r, id: newId('person') }))),
-      ],
-    );
-    return res.filter((r) => r.inserted).length;
   }
 }
 
