@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- bookings`:
  * 1. `POST /v1/bookings` from 64 connections (BENCH_BOOKING_CONNECTIONS) booking random slots of one busy booking
- *    type (capacity 2, half-hour slots, 06:00–22:00, 30 days: 1,920 slots) for BENCH_SECONDS, against the floor
+ *    type (capacity 2, half-hour slots, 06:00–22:00, 90 days: 2,880 slots) for BENCH_SECONDS, against the floor
  *    `POST /v1/__bench/bookings` (the same slot counter upsert and one plain INSERT, chain off) in the same run.
  *    Conflicts (409) are expected; after the run the invariant is checked in PostgreSQL: no slot over capacity,
  *    every 201 stored, nothing stored for a conflict, every slot's counter equal to its bookings.
@@ -23,7 +23,7 @@ const CONNECTIONS = Number(process.env.BENCH_BOOKING_CONNECTIONS ?? 64);
 const CONFIRM = process.env.BENCH_BOOKING_CONFIRMATION === 'true';
 const PEOPLE = 1000;
 const PORT = 40_400 + Math.floor(Math.random() * 500);
-const DAYS = 30;
+const DAYS = 90;
 const SLOTS_PER_DAY = 32; // 06:00–22:00, 30 minutes
 
 interface Outcome {
@@ -32,7 +32,11 @@ interface Outcome {
   p99: number;
   created: string[];
   conflicts: number;
+  /** Attendee names (one per request) of the requests answered 409. */
+  conflictNames: Set<string>;
   other: number;
+  sent: number;
+  answered: number;
 }
 
 let phoneSeq = 2_000_000;
@@ -67,7 +71,7 @@ export async function main(): Promise<void> {
   await ds.query(
     `INSERT INTO visitor.booking_type (id, organisation_id, livemode, name, visit_type, site_id, host_ids, duration_minutes,
        capacity, requires_confirmation, weekly_hours, horizon_days, created_at, updated_at)
-     VALUES ($1, $2, false, 'Busy tour', 'meeting', $3, $4, 30, 2, $5, $6, 60, now(), now())`,
+     VALUES ($1, $2, false, 'Busy tour', 'meeting', $3, $4, 30, 2, $5, $6, 120, now(), now())`,
     [
       type,
       org,
@@ -159,7 +163,17 @@ export async function main(): Promise<void> {
 
   /** An autocannon run booking random slots at `path`, recording every outcome. */
   const booking = async (path: string, seconds = DURATION): Promise<Outcome> => {
-    const out: Outcome = { rps: 0, p50: 0, p99: 0, created: [], conflicts: 0, other: 0 };
+    const out: Outcome = {
+      rps: 0,
+      p50: 0,
+      p99: 0,
+      created: [],
+      conflicts: 0,
+      conflictNames: new Set(),
+      other: 0,
+      sent: 0,
+      answered: 0,
+    };
     const r = await autocannon({
       url: `${base}${path}`,
       method: 'POST',
@@ -167,19 +181,28 @@ export async function main(): Promise<void> {
       duration: seconds,
       requests: [
         {
-          setupRequest: (req: autocannon.Request) => ({
-            ...req,
-            headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-            body: JSON.stringify({
-              booking_type_id: type,
-              start: randomSlot(),
-              attendee: { name: 'Bench Attendee', phone: nextPhone() },
-            }),
-          }),
-          onResponse: (status: number, body: string) => {
+          setupRequest: (req: autocannon.Request, ctx: object) => {
+            const context = ctx as { name?: string };
+            out.sent++;
+            context.name = `Bench ${out.sent}`;
+            return {
+              ...req,
+              headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+              body: JSON.stringify({
+                booking_type_id: type,
+                start: randomSlot(),
+                attendee: { name: context.name, phone: nextPhone() },
+              }),
+            };
+          },
+          onResponse: (status: number, body: string, ctx: object) => {
+            const context = ctx as { name?: string };
+            out.answered++;
             if (status === 201) out.created.push((JSON.parse(body) as { id: string }).id);
-            else if (status === 409) out.conflicts++;
-            else out.other++;
+            else if (status === 409) {
+              out.conflicts++;
+              out.conflictNames.add(String(context.name));
+            } else out.other++;
           },
         },
       ],
@@ -192,13 +215,21 @@ export async function main(): Promise<void> {
   admin.on('error', () => undefined);
   await admin.connect();
   try {
+    const reset = async () => {
+      // in-flight requests of the previous run finish first
+      await new Promise((r) => setTimeout(r, 2000));
+      await admin.query(
+        `DELETE FROM visitor.booking; DELETE FROM visitor.booking_slot; DELETE FROM visitor.visit WHERE booking_id IS NOT NULL`,
+      );
+    };
     await booking('/v1/__bench/bookings', 2);
+    await reset();
     const floor = await booking('/v1/__bench/bookings');
-    await admin.query(`DELETE FROM visitor.booking; DELETE FROM visitor.booking_slot`);
+    await reset();
     await booking('/v1/bookings', 2); // warm-up
-    await admin.query(`DELETE FROM visitor.booking; DELETE FROM visitor.booking_slot`);
-    await admin.query(`DELETE FROM visitor.visit WHERE booking_id IS NOT NULL`);
+    await reset();
     const run = await booking('/v1/bookings');
+    await new Promise((r) => setTimeout(r, 2000));
 
     // The invariant, in PostgreSQL.
     const over = (
@@ -209,7 +240,14 @@ export async function main(): Promise<void> {
     ).rows.map((x: { id: string }) => x.id);
     const storedSet = new Set(stored);
     const missing = run.created.filter((id) => !storedSet.has(id)).length;
-    const extra = stored.length - run.created.length;
+    // Requests still in flight when the run stopped were never answered; they may have been stored.
+    const unanswered = run.sent - run.answered;
+    const extra = Math.max(0, stored.length - run.created.length - unanswered);
+    const conflictsStored = (
+      await admin.query(`SELECT count(*)::int AS n FROM visitor.booking WHERE attendee_name = ANY($1)`, [
+        [...run.conflictNames],
+      ])
+    ).rows[0].n as number;
     const countersOff = (
       await admin.query(
         `SELECT count(*)::int AS n FROM visitor.booking_slot s
@@ -260,7 +298,8 @@ export async function main(): Promise<void> {
         slots_over_capacity: over,
         slots_with_more_bookings_than_capacity: perSlotOver,
         created_not_stored: missing,
-        stored_beyond_created: extra,
+        conflicts_stored: conflictsStored,
+        stored_beyond_created_and_unanswered: extra,
         counters_not_matching_bookings: countersOff,
       },
       summary_1000_people_31_days: summary,
@@ -281,7 +320,7 @@ export async function main(): Promise<void> {
       `| GET /v1/attendance/summary (1,000 people × 31 days, 4 connections) | ${summary.rps} | ${summary.p50} | ${summary.p99} | | |`,
       '',
       `Bookings: ${run.rps} requests/s (${result.ratio_to_floor} of the floor), p99 ${run.p99} ms; targets ≥ 300/s.`,
-      `Invariant after the run: ${over} slots over capacity, ${perSlotOver} slots holding more bookings than capacity, ${missing} 201s not stored, ${extra} stored beyond the 201s, ${countersOff} counters not matching their bookings (all must be 0).`,
+      `Invariant after the run: ${over} slots over capacity, ${perSlotOver} slots holding more bookings than capacity, ${missing} 201s not stored, ${conflictsStored} 409s stored, ${extra} stored beyond the 201s and the ${unanswered} unanswered requests, ${countersOff} counters not matching their bookings (all must be 0).`,
       `Summary p99 ${summary.p99} ms (target ≤ 200 ms). App peak RSS ${result.app_peak_rss_mb} MB.`,
       '',
     ].join('\n');

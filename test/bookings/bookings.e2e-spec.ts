@@ -172,6 +172,18 @@ describe('bookings over HTTP', () => {
     expect((await book(tour.id, '2027-03-28T08:30:00.000Z')).json().errors[0].location).toBe('body.start');
   });
 
+  it('closed dates have no slots', async () => {
+    now = Date.parse('2027-03-20T12:00:00Z');
+    const tour = await makeType({ closed_dates: ['2027-03-29'] });
+    expect(
+      (await call(t.app, 'GET', `/v1/booking-types/${tour.id}`, { key })).json().availability.closed_dates,
+    ).toEqual(['2027-03-29']);
+    const url = `/v1/booking-types/${tour.id}/availability?from=2027-03-28&to=2027-03-30`;
+    const days = (await call(t.app, 'GET', url, { key })).json().data.map((s: Json) => s.start.slice(0, 10));
+    expect([...new Set(days)]).toEqual(['2027-03-28', '2027-03-30']);
+    expect((await book(tour.id, '2027-03-29T08:00:00.000Z')).json().errors[0].location).toBe('body.start');
+  });
+
   it('refuses an availability range over 31 days, naming the parameter', async () => {
     const tour = await makeType();
     const res = await call(

@@ -56,6 +56,19 @@ const DAY_CELLS = `
      WHERE e.organisation_id = $1 AND e.livemode = $2 AND e.local_date BETWEEN $3::date AND $4::date
        AND ($6::text[] IS NULL OR e.person_id = ANY($6))
     WINDOW w AS (PARTITION BY e.person_id, e.local_date ORDER BY e.occurred_at, e.id)
+  ), hol AS (
+    SELECT day, bool_or(site_id IS NULL) AS all_sites, array_agg(site_id) FILTER (WHERE site_id IS NOT NULL) AS sites
+      FROM visitor.public_holiday
+     WHERE organisation_id = $1 AND livemode = $2 AND day BETWEEN $3::date AND $4::date
+     GROUP BY day
+  ), lv AS (
+    SELECT DISTINCT ON (l.person_id, g.day) l.person_id, g.day, l.leave_type
+      FROM visitor.attendance_leave l
+     CROSS JOIN LATERAL (SELECT x::date AS day FROM generate_series(greatest(l.first_day, $3::date),
+                                                                    least(l.last_day, $4::date), interval '1 day') x) g
+     WHERE l.organisation_id = $1 AND l.livemode = $2 AND l.last_day >= $3::date AND l.first_day <= $4::date
+       AND ($6::text[] IS NULL OR l.person_id = ANY($6))
+     ORDER BY l.person_id, g.day, l.created_at
   ), days AS (
     SELECT person_id, local_date,
            min(occurred_at) FILTER (WHERE direction = 'in') AS first_in,
@@ -68,7 +81,7 @@ const DAY_CELLS = `
   )
   SELECT st.person_id, d.day::text AS day, st.shift_name, st.site_name, st.time_zone,
          CASE WHEN x.first_in IS NOT NULL THEN CASE WHEN x.late_minutes > 0 THEN 'late' ELSE 'present' END
-              WHEN h.name IS NOT NULL THEN 'public_holiday'
+              WHEN st_day.holiday THEN 'public_holiday'
               WHEN NOT st_day.shift_day THEN 'rest_day'
               WHEN l.leave_type IS NOT NULL THEN 'on_leave'
               WHEN d.day > $5::date THEN 'upcoming'
@@ -84,13 +97,11 @@ const DAY_CELLS = `
     FROM (SELECT g::date AS day FROM generate_series($3::date, $4::date, interval '1 day') g) d
    CROSS JOIN staff st
     LEFT JOIN days x ON x.person_id = st.person_id AND x.local_date = d.day
-    LEFT JOIN LATERAL (SELECT h.name FROM visitor.public_holiday h
-                        WHERE h.organisation_id = $1 AND h.livemode = $2 AND h.day = d.day
-                          AND (h.site_id IS NULL OR h.site_id = st.site_id) LIMIT 1) h ON true
-    LEFT JOIN LATERAL (SELECT l.leave_type FROM visitor.attendance_leave l
-                        WHERE l.organisation_id = $1 AND l.livemode = $2 AND l.person_id = st.person_id
-                          AND d.day BETWEEN l.first_day AND l.last_day LIMIT 1) l ON true
-   CROSS JOIN LATERAL (SELECT extract(isodow FROM d.day)::int = ANY(st.days_of_week) AND h.name IS NULL AS shift_day) st_day`;
+    LEFT JOIN hol h ON h.day = d.day
+    LEFT JOIN lv l ON l.person_id = st.person_id AND l.day = d.day
+   CROSS JOIN LATERAL (SELECT coalesce(h.all_sites OR st.site_id = ANY(h.sites), false) AS holiday) hd
+   CROSS JOIN LATERAL (SELECT hd.holiday,
+                              extract(isodow FROM d.day)::int = ANY(st.days_of_week) AND NOT hd.holiday AS shift_day) st_day`;
 
 const SUMMARY = `
   SELECT day,

@@ -1,5 +1,12 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+const pad = (n: number) => String(n).padStart(2, '0');
+/** The driver reads a `date` as local midnight: its calendar date back as `yyyy-MM-dd`. */
+const asDates = (v: (Date | string)[] | null): string[] =>
+  (v ?? []).map((d) =>
+    typeof d === 'string' ? d : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`,
+  );
+
 /** A booking type: what a booking page offers (slots of one site, hosts, capacity, confirmation rules). */
 @Entity({ schema: 'visitor', name: 'booking_type' })
 export class BookingTypeRow {
@@ -17,7 +24,8 @@ export class BookingTypeRow {
   @Column('int') confirmationWindowHours: number;
   @Column('boolean') isPublic: boolean;
   @Column('jsonb') weeklyHours: WeeklyHours;
-  @Column('date', { array: true }) closedDates: string[];
+  @Column('date', { array: true, transformer: { from: asDates, to: (v: string[]) => v } })
+  closedDates: string[];
   @Column('int') horizonDays: number;
   @Column('int') minNoticeMinutes: number;
   @Column('boolean') active: boolean;

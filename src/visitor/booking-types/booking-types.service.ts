@@ -101,29 +101,27 @@ export class BookingTypesService {
    * tenant's id is unknown here); private with a publishable key → forbidden.
    */
   async usable(tenant: Tenant, id: string, publishable: boolean): Promise<UsableType> {
-    const row = await this.repo.find(tenant, id);
-    if (!row || !row.active)
+    const found = await this.repo.findWithZone(tenant, id);
+    if (!found || !found.row.active)
       throw ApiError.validation([
         {
           location: 'body.booking_type_id',
-          message: row ? `booking type ${id} is not taking bookings` : `no booking type ${id}`,
+          message: found ? `booking type ${id} is not taking bookings` : `no booking type ${id}`,
         },
       ]);
-    if (publishable && !row.isPublic)
+    if (publishable && !found.row.isPublic)
       throw new ApiError(
         'forbidden',
         `Booking type ${id} is not published: a publishable key cannot book it.`,
       );
-    const site = await this.orgs.findSite(tenant, row.siteId);
-    return { row, zone: site?.time_zone ?? 'UTC' };
+    return found;
   }
 
   /** The type (any state) and its zone, for changes to existing bookings. */
   async byId(tenant: Tenant, id: string): Promise<UsableType> {
-    const row = await this.repo.find(tenant, id);
-    if (!row) throw new Error(`booking type ${id} is gone`);
-    const site = await this.orgs.findSite(tenant, row.siteId);
-    return { row, zone: site?.time_zone ?? 'UTC' };
+    const found = await this.repo.findWithZone(tenant, id);
+    if (!found) throw new Error(`booking type ${id} is gone`);
+    return found;
   }
 
   /**

@@ -92,10 +92,10 @@ export class BookingsService {
   /** Problems of the answers: with a publishable key only public questions, then the form's own checks. */
   private async answerProblems(
     caller: Pick<Caller, 'tenant' | 'publishable'>,
+    full: Form,
     siteId: string,
     answers: Record<string, unknown>,
   ): Promise<FieldError[]> {
-    const full = await this.forms.current(caller.tenant, 'visit');
     const form = caller.publishable ? publicForm(full) : full;
     if (caller.publishable) {
       const outside = Object.keys(answers).filter((k) => !(k in form.schema.properties));
@@ -131,7 +131,8 @@ export class BookingsService {
     if (!type.row.hostIds.includes(hostId))
       errors.push({ location: 'body.host_id', message: `is not a host of booking type ${type.row.id}` });
     const answers = input.custom_fields ?? {};
-    errors.push(...(await this.answerProblems(caller, type.row.siteId, answers)));
+    const form = await this.forms.current(tenant, 'visit');
+    errors.push(...(await this.answerProblems(caller, form, type.row.siteId, answers)));
     if (errors.length) throw ApiError.validation(errors);
     const t = initialTransition(type.row.requiresConfirmation);
     const attendee = {
@@ -156,7 +157,6 @@ export class BookingsService {
             }),
           )
         : null;
-    const form = await this.forms.current(tenant, 'visit');
     return this.tx.run(async (uow) => {
       if (!(await this.slots.take(uow.manager, tenant, type.row.id, slot.start, type.row.capacity)))
         throw slotTaken();
