@@ -447,6 +447,39 @@ describe('bookings over HTTP', () => {
     expect((await call(t.app, 'GET', '/v1/bookings', { key: pk })).statusCode).toBe(403);
   });
 
+  it("erasing the attendee's visitor record erases their bookings, the events carrying them and the decline message", async () => {
+    const tour = await makeType({ requires_confirmation: true, capacity: 5 });
+    const phone = newPhone();
+    const attendee = { name: 'Efua Erase', phone, email: 'efua@erase.test' };
+    const declined = (await book(tour.id, slot(2), { attendee, custom_fields: {} })).json();
+    await call(t.app, 'POST', `/v1/bookings/${declined.id}/decline`, {
+      key,
+      body: { reason: 'Private reason', share_reason_with_attendee: true },
+    });
+    const kept = (await book(tour.id, slot(3), { attendee })).json();
+    const confirmed = (
+      await call(t.app, 'POST', `/v1/bookings/${kept.id}/confirm`, { key, body: {} })
+    ).json();
+    const other = (await book(tour.id, slot(3))).json();
+    const visitor = (await call(t.app, 'GET', `/v1/visits/${confirmed.visit_id}`, { key })).json().visitor.id;
+    expect((await call(t.app, 'DELETE', `/v1/visitors/${visitor}`, { key })).statusCode).toBe(204);
+    for (const id of [declined.id, kept.id]) {
+      const b = (await call(t.app, 'GET', `/v1/bookings/${id}`, { key })).json();
+      expect(b.attendee).toEqual({ name: null, phone: null, email: null, company: null });
+      expect(b.decline_reason).toBeNull();
+      const text = JSON.stringify(await eventsOf(id));
+      expect(text).not.toContain(phone);
+      expect(text).not.toContain('Efua');
+    }
+    const msgs = await pg.query(`SELECT body, recipient FROM visitor.message WHERE related_id = $1`, [
+      declined.id,
+    ]);
+    expect(JSON.stringify(msgs.rows)).not.toContain('Private reason');
+    expect((await call(t.app, 'GET', `/v1/bookings/${other.id}`, { key })).json().attendee.name).toBe(
+      'Abena Attendee',
+    );
+  });
+
   it('lists bookings with filters', async () => {
     const tour = await makeType({ capacity: 5 });
     const other = await makeType({ requires_confirmation: true });

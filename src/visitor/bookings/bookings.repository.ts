@@ -116,7 +116,8 @@ export class BookingsRepository implements VisitorDataHolder {
    */
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, erasure: Erasure): Promise<void> {
     assertTenant(tenant);
-    const rows: { id: string }[] = await uow.manager.query(
+    // An UPDATE … RETURNING answers [rows, count] through TypeORM.
+    const [rows] = (await uow.manager.query(
       `UPDATE visitor.booking b
           SET attendee_name = NULL, attendee_phone = NULL, attendee_email = NULL, attendee_company = NULL,
               custom_fields = '{}', decline_reason = NULL, cancel_reason = NULL
@@ -125,7 +126,7 @@ export class BookingsRepository implements VisitorDataHolder {
                OR b.attendee_phone = (SELECT phone FROM visitor.visitor WHERE id = $1 AND organisation_id = $2 AND livemode = $3))
         RETURNING b.id`,
       [erasure.visitorId, tenant.organisationId, tenant.livemode],
-    );
+    )) as [{ id: string }[], number];
     const ids = rows.map((r) => r.id);
     if (!ids.length) return;
     erasure.relatedIds.push(...ids);
