@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { Contract } from '../support/openapi-contract';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
-import { Clock } from '../../src/common/clock';
+import { controlClock } from '../support/clock';
 import { AttendanceService } from '../../src/visitor/attendance/attendance.service';
 import { fixtureMonth, MARCH } from './fixture-month';
 
@@ -21,9 +21,7 @@ describe('attendance over HTTP', () => {
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
     contract = await Contract.fetch(t.app, '/v1/openapi.json');
-    const c = t.app.get(Clock);
-    const real = c.now.bind(c);
-    jest.spyOn(c, 'now').mockImplementation(() => (now === null ? real() : new Date(now)));
+    controlClock(t.app, () => now);
   });
   afterAll(async () => {
     await pg?.end();

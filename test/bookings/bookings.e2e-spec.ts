@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { Contract } from '../support/openapi-contract';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
-import { Clock } from '../../src/common/clock';
+import { controlClock } from '../support/clock';
 import { BookingTypesService } from '../../src/visitor/booking-types/booking-types.service';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 import { BookingExpiryJob } from '../../src/visitor/bookings/bookings.jobs';
@@ -74,9 +74,7 @@ describe('bookings over HTTP', () => {
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
     contract = await Contract.fetch(t.app, '/v1/openapi.json');
-    const clock = t.app.get(Clock);
-    const real = clock.now.bind(clock);
-    jest.spyOn(clock, 'now').mockImplementation(() => (now === null ? real() : new Date(now)));
+    controlClock(t.app, () => now);
   });
   afterAll(async () => {
     await pg?.end();

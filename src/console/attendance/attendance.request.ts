@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBase64, IsBoolean, IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { IsBase64, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
+import { IsLocalDate } from '../../visitor/platform/field-formats';
 import { ModeQuery } from '../console-mode';
 
 export class StaffImportBody {
@@ -15,10 +16,10 @@ export class StaffImportBody {
 
 export class TimesheetQuery extends ModeQuery {
   @ApiProperty({ example: '2026-03-01' })
-  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date yyyy-mm-dd' })
+  @IsLocalDate()
   from: string;
   @ApiProperty({ example: '2026-03-31' })
-  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date yyyy-mm-dd' })
+  @IsLocalDate()
   to: string;
   @ApiPropertyOptional({ enum: ['daily', 'summary'], default: 'daily' })
   @IsOptional()

@@ -10,7 +10,6 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
@@ -18,13 +17,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsTimestamp } from '../../../common/validation/timestamp';
+import { IsLocalDate, IsLocalTime, IsPrefixedId } from '../../platform/field-formats';
 import { ListQuery } from '../../platform/pagination';
 import { EVIDENCE_KINDS } from '../attendance.repository';
-
-const ID = (prefix: string) =>
-  Matches(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), { message: `must be a ${prefix}_… id` });
-const DATE = Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date yyyy-mm-dd' });
-const HHMM = Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'must be a local time HH:mm' });
 
 export const CLOCK_METHODS = ['card', 'pin', 'face', 'fingerprint', 'qr', 'manual'] as const;
 
@@ -42,8 +37,8 @@ export class EvidenceInput {
 }
 
 export class RecordClockEventBody {
-  @ApiProperty({ example: 'person_…' }) @IsString() @ID('person') person_id: string;
-  @ApiProperty({ example: 'site_…' }) @IsString() @ID('site') site_id: string;
+  @ApiProperty({ example: 'person_…' }) @IsString() @IsPrefixedId('person') person_id: string;
+  @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
   @ApiProperty({ enum: ['in', 'out'] }) @IsIn(['in', 'out'], { message: 'must be in or out' }) direction:
     'in' | 'out';
   @ApiProperty({ format: 'date-time', description: 'When the terminal recorded it' })
@@ -70,8 +65,8 @@ export class RecordClockEventBody {
 }
 
 export class ClockEventsQuery extends ListQuery {
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('person') person_id?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('site') site_id?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsPrefixedId('person') person_id?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsPrefixedId('site') site_id?: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'occurred_at at or after' })
   @IsOptional()
   @IsTimestamp()
@@ -83,9 +78,9 @@ export class ClockEventsQuery extends ListQuery {
 }
 
 export class SummaryQuery {
-  @ApiProperty({ example: '2026-03-01', description: 'First local date' }) @DATE from: string;
+  @ApiProperty({ example: '2026-03-01', description: 'First local date' }) @IsLocalDate() from: string;
   @ApiProperty({ example: '2026-03-31', description: 'Last local date (inclusive), at most 31 dates in all' })
-  @DATE
+  @IsLocalDate()
   to: string;
 }
 
@@ -101,11 +96,11 @@ export class EvidenceConsentBody {
 /** Console / CLI: a shift pattern (and, optionally, who works it). */
 export class SaveShiftBody {
   @ApiProperty({ example: 'Day shift' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
-  @ApiProperty() @IsString() @ID('site') site_id: string;
-  @ApiProperty({ example: '09:00' }) @IsString() @HHMM start_time: string;
+  @ApiProperty() @IsString() @IsPrefixedId('site') site_id: string;
+  @ApiProperty({ example: '09:00' }) @IsString() @IsLocalTime() start_time: string;
   @ApiProperty({ example: '17:00', description: 'After start_time (shifts end on the day they start)' })
   @IsString()
-  @HHMM
+  @IsLocalTime()
   end_time: string;
   @ApiPropertyOptional({ default: 0 }) @IsOptional() @IsInt() @Min(0) @Max(240) grace_minutes?: number;
   @ApiProperty({ type: [Number], example: [1, 2, 3, 4, 5], description: 'ISO days of the week, 1 = Monday' })
@@ -120,24 +115,24 @@ export class SaveShiftBody {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10000)
-  @Matches(/^person_[0-9A-Za-z]+$/, { each: true, message: 'each must be a person_… id' })
+  @IsPrefixedId('person', true)
   person_ids?: string[];
 }
 
 export class LeaveBody {
-  @ApiProperty() @IsString() @ID('person') person_id: string;
+  @ApiProperty() @IsString() @IsPrefixedId('person') person_id: string;
   @ApiProperty({ example: 'annual' }) @IsString() @MinLength(1) @MaxLength(100) leave_type: string;
-  @ApiProperty({ example: '2026-03-09' }) @DATE first_day: string;
-  @ApiProperty({ example: '2026-03-13' }) @DATE last_day: string;
+  @ApiProperty({ example: '2026-03-09' }) @IsLocalDate() first_day: string;
+  @ApiProperty({ example: '2026-03-13' }) @IsLocalDate() last_day: string;
 }
 
 export class HolidayBody {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'A site; null: every site' })
   @IsOptional()
   @IsString()
-  @ID('site')
+  @IsPrefixedId('site')
   site_id?: string | null;
-  @ApiProperty({ example: '2026-03-06' }) @DATE day: string;
+  @ApiProperty({ example: '2026-03-06' }) @IsLocalDate() day: string;
   @ApiProperty({ example: 'Independence Day' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
 }
 

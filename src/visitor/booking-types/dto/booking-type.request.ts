@@ -9,21 +9,18 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { IsLocalDate, IsLocalTime, IsPrefixedId } from '../../platform/field-formats';
 import { ListQuery } from '../../platform/pagination';
 
-const HHMM = Matches(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, { message: 'must be a local time HH:mm' });
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 export class OpeningWindowInput {
-  @ApiProperty({ example: '09:00' }) @IsString() @HHMM start: string;
-  @ApiProperty({ example: '17:00' }) @IsString() @HHMM end: string;
+  @ApiProperty({ example: '09:00' }) @IsString() @IsLocalTime() start: string;
+  @ApiProperty({ example: '17:00' }) @IsString() @IsLocalTime(true) end: string;
 }
 
 export class WeeklyHoursInput {
@@ -77,13 +74,13 @@ export class SaveBookingTypeBody {
   @ApiProperty({ example: 'meeting' }) @IsString() @MaxLength(40) visit_type: string;
   @ApiProperty()
   @IsString()
-  @Matches(/^site_[0-9A-Za-z]+$/, { message: 'must be a site_… id' })
+  @IsPrefixedId('site')
   site_id: string;
   @ApiProperty({ type: [String] })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
-  @Matches(/^person_[0-9A-Za-z]+$/, { each: true, message: 'each must be a person_… id' })
+  @IsPrefixedId('person', true)
   host_ids: string[];
   @ApiProperty({ example: 30 }) @IsInt() @Min(5) @Max(1440) duration_minutes: number;
   @ApiPropertyOptional({ default: 0 }) @IsOptional() @IsInt() @Min(0) @Max(1440) buffer_minutes?: number;
@@ -104,7 +101,7 @@ export class SaveBookingTypeBody {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(366)
-  @Matches(DATE, { each: true, message: 'each must be a date yyyy-mm-dd' })
+  @IsLocalDate(true)
   closed_dates?: string[];
   @ApiPropertyOptional({ default: 60 }) @IsOptional() @IsInt() @Min(1) @Max(366) horizon_days?: number;
   @ApiPropertyOptional({ default: 0 })
@@ -123,14 +120,14 @@ export class AvailabilityQuery {
     description: 'First local date (site time zone); default today at the site',
   })
   @IsOptional()
-  @Matches(DATE, { message: 'must be a date yyyy-mm-dd' })
+  @IsLocalDate()
   from?: string;
   @ApiPropertyOptional({
     example: '2026-04-03',
     description: 'Last local date, inclusive, at most 31 days after from; default from + 6 days',
   })
   @IsOptional()
-  @Matches(DATE, { message: 'must be a date yyyy-mm-dd' })
+  @IsLocalDate()
   to?: string;
 }
 

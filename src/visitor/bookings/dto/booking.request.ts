@@ -1,25 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsObject,
-  IsOptional,
-  IsString,
-  Matches,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IsTimestamp } from '../../../common/validation/timestamp';
+import { IsPrefixedId } from '../../platform/field-formats';
 import { ListQuery } from '../../platform/pagination';
 import { VisitorInput } from '../../visits/dto/visit.request';
 import { BOOKING_STATUSES, BookingStatus } from '../booking-state-machine';
 
-const ID = (prefix: string) =>
-  Matches(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), { message: `must be a ${prefix}_… id` });
-
 export class CreateBookingBody {
-  @ApiProperty({ example: 'btype_…' }) @IsString() @ID('btype') booking_type_id: string;
+  @ApiProperty({ example: 'btype_…' }) @IsString() @IsPrefixedId('btype') booking_type_id: string;
   @ApiProperty({ format: 'date-time', description: 'Start of a free slot (from availability)' })
   @IsTimestamp()
   start: string;
@@ -31,7 +20,7 @@ export class CreateBookingBody {
   @ApiPropertyOptional({ description: "One of the type's hosts; default its first" })
   @IsOptional()
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   host_id?: string;
   @ApiPropertyOptional({
     type: 'object',
@@ -75,7 +64,7 @@ export class BookingsQuery extends ListQuery {
   @ApiPropertyOptional({ description: 'Only bookings of this type' })
   @IsOptional()
   @IsString()
-  @ID('btype')
+  @IsPrefixedId('btype')
   booking_type_id?: string;
   @ApiPropertyOptional({ enum: BOOKING_STATUSES })
   @IsOptional()
