@@ -30,6 +30,17 @@ export interface DayCell {
   missing_clock_out: boolean;
 }
 
+/** The columns of a day the export writes (times, minutes, leave type, flags). */
+const DETAIL_COLUMNS = `, st.shift_name, st.site_name, st.time_zone,
+         x.first_in, x.last_out, floor(coalesce(x.worked_s, 0) / 60)::int AS worked_minutes,
+         coalesce(x.late_minutes, 0)::int AS late_minutes,
+         CASE WHEN x.last_out IS NOT NULL AND st_day.shift_day AND x.last_out < ((d.day + st.end_time) AT TIME ZONE st.time_zone)
+              THEN floor(extract(epoch FROM ((d.day + st.end_time) AT TIME ZONE st.time_zone) - x.last_out) / 60)::int ELSE 0 END AS early_leave_minutes,
+         CASE WHEN x.last_out IS NOT NULL AND st_day.shift_day AND x.last_out > ((d.day + st.end_time) AT TIME ZONE st.time_zone)
+              THEN floor(extract(epoch FROM x.last_out - ((d.day + st.end_time) AT TIME ZONE st.time_zone)) / 60)::int ELSE 0 END AS overtime_minutes,
+         l.leave_type, coalesce(x.offline, false) AS offline, coalesce(x.manual_edit, false) AS manual_edit,
+         coalesce(x.missing_clock_out, false) AS missing_clock_out`;
+
 /**
  * Every person with a shift × every local date in [$3, $4]: the day's status and times. The one definition of a
  * timesheet day, used by the summary (counted per day) and the export (one row each). Statuses, first match wins:
@@ -37,9 +48,36 @@ export interface DayCell {
  * the shift's); not a day of the shift (rest_day); leave; a day after $5 (today: upcoming, counted nowhere); absent.
  * Early leave and overtime are measured against the shift's end on shift days only (not holidays or rest days).
  * Shift ends are placed on the date in the site's zone by PostgreSQL (`AT TIME ZONE`), so DST is its job.
- * $6: only these people (null: everyone).
+ * $6: only these people (null: everyone). `detail`: with the times, minutes and flags the export writes (the
+ * summary counts statuses only, and skips the window over the events those need).
  */
-const DAY_CELLS = `
+function dayCells(detail: boolean): string {
+  const days = detail
+    ? `), ev AS (
+    SELECT e.person_id, e.local_date, e.direction, e.occurred_at, e.offline, e.method, e.late_minutes,
+           lead(e.direction) OVER w AS next_dir, lead(e.occurred_at) OVER w AS next_at,
+           row_number() OVER (PARTITION BY e.person_id, e.local_date ORDER BY e.occurred_at DESC, e.id DESC) AS from_end
+      FROM visitor.attendance_event e
+     WHERE e.organisation_id = $1 AND e.livemode = $2 AND e.local_date BETWEEN $3::date AND $4::date
+       AND ($6::text[] IS NULL OR e.person_id = ANY($6))
+    WINDOW w AS (PARTITION BY e.person_id, e.local_date ORDER BY e.occurred_at, e.id)
+  ), days AS (
+    SELECT person_id, local_date,
+           min(occurred_at) FILTER (WHERE direction = 'in') AS first_in,
+           max(occurred_at) FILTER (WHERE direction = 'out') AS last_out,
+           coalesce(sum(extract(epoch FROM next_at - occurred_at)) FILTER (WHERE direction = 'in' AND next_dir = 'out'), 0) AS worked_s,
+           coalesce(max(late_minutes), 0) AS late_minutes,
+           bool_or(offline) AS offline, bool_or(method = 'manual') AS manual_edit,
+           bool_or(from_end = 1 AND direction = 'in') AS missing_clock_out
+      FROM ev GROUP BY person_id, local_date`
+    : `), days AS (
+    SELECT person_id, local_date, min(occurred_at) FILTER (WHERE direction = 'in') AS first_in,
+           coalesce(max(late_minutes), 0) AS late_minutes
+      FROM visitor.attendance_event
+     WHERE organisation_id = $1 AND livemode = $2 AND local_date BETWEEN $3::date AND $4::date
+       AND ($6::text[] IS NULL OR person_id = ANY($6))
+     GROUP BY person_id, local_date`;
+  return `
   WITH staff AS (
     SELECT a.person_id, s.id AS shift_id, s.name AS shift_name, s.end_time, s.days_of_week, s.site_id,
            st.name AS site_name, st.time_zone
@@ -48,14 +86,6 @@ const DAY_CELLS = `
       JOIN visitor.site st ON st.id = s.site_id
       JOIN visitor.person p ON p.id = a.person_id AND p.organisation_id = a.organisation_id AND p.livemode = a.livemode
      WHERE a.organisation_id = $1 AND a.livemode = $2 AND p.active AND ($6::text[] IS NULL OR a.person_id = ANY($6))
-  ), ev AS (
-    SELECT e.person_id, e.local_date, e.direction, e.occurred_at, e.offline, e.method, e.late_minutes,
-           lead(e.direction) OVER w AS next_dir, lead(e.occurred_at) OVER w AS next_at,
-           row_number() OVER (PARTITION BY e.person_id, e.local_date ORDER BY e.occurred_at DESC, e.id DESC) AS from_end
-      FROM visitor.attendance_event e
-     WHERE e.organisation_id = $1 AND e.livemode = $2 AND e.local_date BETWEEN $3::date AND $4::date
-       AND ($6::text[] IS NULL OR e.person_id = ANY($6))
-    WINDOW w AS (PARTITION BY e.person_id, e.local_date ORDER BY e.occurred_at, e.id)
   ), hol AS (
     SELECT day, bool_or(site_id IS NULL) AS all_sites, array_agg(site_id) FILTER (WHERE site_id IS NOT NULL) AS sites
       FROM visitor.public_holiday
@@ -69,31 +99,16 @@ const DAY_CELLS = `
      WHERE l.organisation_id = $1 AND l.livemode = $2 AND l.last_day >= $3::date AND l.first_day <= $4::date
        AND ($6::text[] IS NULL OR l.person_id = ANY($6))
      ORDER BY l.person_id, g.day, l.created_at
-  ), days AS (
-    SELECT person_id, local_date,
-           min(occurred_at) FILTER (WHERE direction = 'in') AS first_in,
-           max(occurred_at) FILTER (WHERE direction = 'out') AS last_out,
-           coalesce(sum(extract(epoch FROM next_at - occurred_at)) FILTER (WHERE direction = 'in' AND next_dir = 'out'), 0) AS worked_s,
-           coalesce(max(late_minutes), 0) AS late_minutes,
-           bool_or(offline) AS offline, bool_or(method = 'manual') AS manual_edit,
-           bool_or(from_end = 1 AND direction = 'in') AS missing_clock_out
-      FROM ev GROUP BY person_id, local_date
+  ${days}
   )
-  SELECT st.person_id, d.day::text AS day, st.shift_name, st.site_name, st.time_zone,
+  SELECT st.person_id, d.day::text AS day,
          CASE WHEN x.first_in IS NOT NULL THEN CASE WHEN x.late_minutes > 0 THEN 'late' ELSE 'present' END
               WHEN st_day.holiday THEN 'public_holiday'
               WHEN NOT st_day.shift_day THEN 'rest_day'
               WHEN l.leave_type IS NOT NULL THEN 'on_leave'
               WHEN d.day > $5::date THEN 'upcoming'
-              ELSE 'absent' END AS status,
-         x.first_in, x.last_out, floor(coalesce(x.worked_s, 0) / 60)::int AS worked_minutes,
-         coalesce(x.late_minutes, 0)::int AS late_minutes,
-         CASE WHEN x.last_out IS NOT NULL AND st_day.shift_day AND x.last_out < ((d.day + st.end_time) AT TIME ZONE st.time_zone)
-              THEN floor(extract(epoch FROM ((d.day + st.end_time) AT TIME ZONE st.time_zone) - x.last_out) / 60)::int ELSE 0 END AS early_leave_minutes,
-         CASE WHEN x.last_out IS NOT NULL AND st_day.shift_day AND x.last_out > ((d.day + st.end_time) AT TIME ZONE st.time_zone)
-              THEN floor(extract(epoch FROM x.last_out - ((d.day + st.end_time) AT TIME ZONE st.time_zone)) / 60)::int ELSE 0 END AS overtime_minutes,
-         l.leave_type, coalesce(x.offline, false) AS offline, coalesce(x.manual_edit, false) AS manual_edit,
-         coalesce(x.missing_clock_out, false) AS missing_clock_out
+              ELSE 'absent' END AS status
+         ${detail ? DETAIL_COLUMNS : ''}
     FROM (SELECT g::date AS day FROM generate_series($3::date, $4::date, interval '1 day') g) d
    CROSS JOIN staff st
     LEFT JOIN days x ON x.person_id = st.person_id AND x.local_date = d.day
@@ -102,6 +117,7 @@ const DAY_CELLS = `
    CROSS JOIN LATERAL (SELECT coalesce(h.all_sites OR st.site_id = ANY(h.sites), false) AS holiday) hd
    CROSS JOIN LATERAL (SELECT hd.holiday,
                               extract(isodow FROM d.day)::int = ANY(st.days_of_week) AND NOT hd.holiday AS shift_day) st_day`;
+}
 
 const SUMMARY = `
   SELECT day,
@@ -111,7 +127,7 @@ const SUMMARY = `
          count(*) FILTER (WHERE status = 'absent')::int AS absent,
          count(*) FILTER (WHERE status = 'public_holiday')::int AS public_holiday,
          count(*) FILTER (WHERE status = 'rest_day')::int AS rest_day
-    FROM (${DAY_CELLS}) c GROUP BY day ORDER BY day`;
+    FROM (${dayCells(false)}) c GROUP BY day ORDER BY day`;
 
 export interface DaySummaryRow {
   day: string;
@@ -396,7 +412,7 @@ export class AttendanceRepository {
     return preparedQuery(
       this.ds,
       'attendance_cells',
-      `SELECT * FROM (${DAY_CELLS}) c ORDER BY person_id, day`,
+      `SELECT * FROM (${dayCells(true)}) c ORDER BY person_id, day`,
       [tenant.organisationId, tenant.livemode, from, to, today, personIds],
     );
   }

@@ -67,9 +67,31 @@ export function datesBetween(from: string, to: string): string[] {
 /** The local calendar date of `at` in `zone`. */
 export const localDate = (at: Date, zone: string): string => DateTime.fromJSDate(at, { zone }).toISODate()!;
 
-/** Whether `at` is exactly the start of a slot of its local day. */
+/**
+ * The slot starting exactly at `at`, or null: the same rules as `slotsOfDay` (its window, step and DST edges),
+ * checked for the one wall-clock time instead of laying out the whole day (the hot path of POST /v1/bookings).
+ */
 export function slotAt(rules: SlotRules, zone: string, at: Date): Slot | null {
-  return slotsOfDay(rules, zone, localDate(at, zone)).find((s) => s.start.getTime() === at.getTime()) ?? null;
+  const local = DateTime.fromJSDate(at, { zone });
+  const date = local.toISODate()!;
+  if (local.second || local.millisecond || rules.closedDates.includes(date)) return null;
+  const m = local.hour * 60 + local.minute;
+  const step = rules.durationMinutes + rules.bufferMinutes;
+  const fits = (rules.weeklyHours[WEEKDAYS[local.weekday - 1]] ?? []).some(
+    (w) =>
+      m >= minutesOf(w.start) &&
+      m + rules.durationMinutes <= minutesOf(w.end) &&
+      (m - minutesOf(w.start)) % step === 0,
+  );
+  if (!fits) return null;
+  // As laid out from the day's start: a repeated wall-clock time is a slot at its first occurrence only.
+  const start = DateTime.fromISO(date, { zone }).set({ hour: local.hour, minute: local.minute });
+  if (start.toMillis() !== at.getTime()) return null;
+  return {
+    start: at,
+    end: start.plus({ minutes: rules.durationMinutes }).toJSDate(),
+    local: start.toISO()!,
+  };
 }
 
 /** A plain calendar date `yyyy-MM-dd` that exists. */

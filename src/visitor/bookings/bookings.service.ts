@@ -131,9 +131,6 @@ export class BookingsService {
     if (!type.row.hostIds.includes(hostId))
       errors.push({ location: 'body.host_id', message: `is not a host of booking type ${type.row.id}` });
     const answers = input.custom_fields ?? {};
-    const form = await this.forms.current(tenant, 'visit');
-    errors.push(...(await this.answerProblems(caller, form, type.row.siteId, answers)));
-    if (errors.length) throw ApiError.validation(errors);
     const t = initialTransition(type.row.requiresConfirmation);
     const attendee = {
       attendeeName: input.attendee.name.trim(),
@@ -142,7 +139,8 @@ export class BookingsService {
       attendeeCompany: input.attendee.company ?? null,
     };
     // Every read happens before the transaction, which then holds one pooled connection and the slot's row lock
-    // only for its own writes (waiters on a full slot cannot starve it of connections).
+    // only for its own writes (waiters on a full slot cannot starve it of connections). A booking confirmed at
+    // once checks its visit now; that check reads the current visit form too.
     const visitForm =
       t.visit === 'create'
         ? await this.visits.checkForBooking(
@@ -157,6 +155,9 @@ export class BookingsService {
             }),
           )
         : null;
+    const form = visitForm ?? (await this.forms.current(tenant, 'visit'));
+    errors.push(...(await this.answerProblems(caller, form, type.row.siteId, answers)));
+    if (errors.length) throw ApiError.validation(errors);
     return this.tx.run(async (uow) => {
       if (!(await this.slots.take(uow.manager, tenant, type.row.id, slot.start, type.row.capacity)))
         throw slotTaken();
