@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -381,5 +382,128 @@ describe('staff CSV import and timesheet export', () => {
       headers: { cookie },
     });
     expect([tooLong.statusCode, tooLong.json().errors[0].location]).toEqual([422, 'query.to']);
+  });
+
+  it('the CLI manages booking types, shifts, leave and holidays in one mode', async () => {
+    const site = org.sites.find((x) => !x.livemode)!.id;
+    const host = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/people',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/json',
+        },
+        payload: { name: 'Host', email: 'host@cli.test' },
+      })
+    ).json().id;
+    const type = runCli(
+      t.db.url,
+      'booking-types',
+      'save',
+      '--org',
+      org.id,
+      '--mode',
+      'test',
+      '--json',
+      JSON.stringify({
+        name: 'CLI tour',
+        visit_type: 'meeting',
+        site_id: site,
+        host_ids: [host],
+        duration_minutes: 45,
+        weekly_hours: { mon: [{ start: '09:00', end: '12:00' }] },
+      }),
+    );
+    expect(type).toMatchObject({
+      name: 'CLI tour',
+      duration_minutes: 45,
+      capacity: 1,
+      site_id: site,
+      public_form: null,
+    });
+    const read = await t.app.inject({
+      method: 'GET',
+      url: `/v1/booking-types/${type.id}`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(read.json().id).toBe(type.id);
+    let refused = '';
+    try {
+      runCli(t.db.url, 'booking-types', 'save', '--org', org.id, '--mode', 'test', '--json', '{"name":"x"}');
+    } catch (e) {
+      refused = String((e as { stderr: string }).stderr);
+    }
+    expect(refused).toContain('site_id');
+    const shift = runCli(
+      t.db.url,
+      'attendance',
+      'shift',
+      '--org',
+      org.id,
+      '--mode',
+      'test',
+      '--json',
+      JSON.stringify({
+        name: 'Early',
+        site_id: site,
+        start_time: '06:00',
+        end_time: '14:00',
+        days_of_week: [1, 2, 3],
+        person_ids: [host],
+      }),
+    );
+    expect(shift).toMatchObject({
+      name: 'Early',
+      start_time: '06:00',
+      end_time: '14:00',
+      grace_minutes: 0,
+      days_of_week: [1, 2, 3],
+    });
+    expect(
+      runCli(
+        t.db.url,
+        'attendance',
+        'leave',
+        '--org',
+        org.id,
+        '--mode',
+        'test',
+        '--json',
+        JSON.stringify({
+          person_id: host,
+          leave_type: 'sick',
+          first_day: '2026-03-02',
+          last_day: '2026-03-02',
+        }),
+      ).id,
+    ).toMatch(/^leave_/);
+    expect(
+      runCli(
+        t.db.url,
+        'attendance',
+        'holiday',
+        '--org',
+        org.id,
+        '--mode',
+        'test',
+        '--json',
+        JSON.stringify({
+          day: '2026-03-03',
+          name: 'Holiday',
+        }),
+      ).id,
+    ).toMatch(/^holiday_/);
+    const summary = await t.app.inject({
+      method: 'GET',
+      url: '/v1/attendance/summary?from=2026-03-02&to=2026-03-04',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(summary.json().data.map((d: Json) => [d.on_leave, d.public_holiday, d.absent])).toEqual([
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ]);
   });
 });
