@@ -469,6 +469,12 @@ describe('bookings over HTTP', () => {
       expect(text).not.toContain(phone);
       expect(text).not.toContain('Efua');
     }
+    const stored = await pg.query(
+      `SELECT response_body FROM visitor.idempotency_key WHERE organisation_id = $1`,
+      [org.id],
+    );
+    expect(JSON.stringify(stored.rows)).not.toContain(phone);
+    expect(JSON.stringify(stored.rows)).toContain('Abena Attendee'); // another attendee's booking is kept
     const msgs = await pg.query(`SELECT body, recipient FROM visitor.message WHERE related_id = $1`, [
       declined.id,
     ]);

@@ -320,6 +320,12 @@ export class BookingsService {
     p: Prepared,
     extra: { reason?: string | null; share?: boolean } = {},
   ): Promise<BookingResponse> {
+    // The booking moved on between `prepare` and its lock (another request): what was read no longer fits.
+    if ((t.slot === 'move' && !p.slot) || (t.visit === 'create' && !p.visitForm))
+      throw new ApiError(
+        'conflict',
+        `Booking ${b.id} changed while this request ran; read it again and retry.`,
+      );
     const now = this.clock.now();
     const changes: Partial<BookingEntity> = { status: t.to, updatedAt: now };
     const stamp = {
