@@ -1,11 +1,13 @@
 /**
  * `npm run bench -- bookings`:
  * 1. `POST /v1/bookings` from 64 connections (BENCH_BOOKING_CONNECTIONS) booking random slots of one busy booking
- *    type (capacity 2, half-hour slots, 06:00–22:00, 90 days: 2,880 slots) for BENCH_SECONDS, against the floor
- *    `POST /v1/__bench/bookings` (the same slot counter upsert and one plain INSERT, chain off) in the same run.
- *    Conflicts (409) are expected; after the run the invariant is checked in PostgreSQL: no slot over capacity,
- *    every 201 stored, nothing stored for a conflict, every slot's counter equal to its bookings.
- * 2. `GET /v1/attendance/summary` over 31 days for 1,000 people with a shift and ~2 clock events per shift day.
+ *    type (capacity 2, half-hour slots, 06:00–22:00, 90 days: 2,880 slots) for BENCH_SECONDS, twice: a type that
+ *    confirms at once (each booking also makes its visit, pass and events) and a type that leaves bookings pending;
+ *    against the floor `POST /v1/__bench/bookings` (the same slot counter upsert and one plain INSERT, chain off)
+ *    in the same run. Conflicts (409) are expected; after each run the invariant is checked in PostgreSQL: no slot
+ *    over capacity, every 201 stored, nothing stored for a 409, every slot's counter equal to its bookings.
+ * 2. `GET /v1/attendance/summary` over 31 days for 1,000 people with a shift and ~2 clock events per shift day
+ *    (4 connections, then 1).
  * Reports requests/s, p50/p99 and the app's peak RSS; writes bench/results/bookings.{json,md}.
  */
 import autocannon from 'autocannon';
@@ -20,7 +22,6 @@ import { platformServices } from '../src/visitor/visitor.command';
 import { benchDatabase, DURATION, peakRssMb, runIfMain } from './support';
 
 const CONNECTIONS = Number(process.env.BENCH_BOOKING_CONNECTIONS ?? 64);
-const CONFIRM = process.env.BENCH_BOOKING_CONFIRMATION === 'true';
 const PEOPLE = 1000;
 const PORT = 40_400 + Math.floor(Math.random() * 500);
 const DAYS = 90;
@@ -66,23 +67,25 @@ export async function main(): Promise<void> {
      VALUES ($1, $2, false, 'Bench Host', 'host@bench.test', true, true, now(), now())`,
     [host, org],
   );
-  const type = newId('btype');
+  // Two busy types, one run each: bookings confirmed at once (with their visit), and bookings left pending.
+  const types = { confirmed: newId('btype'), pending: newId('btype') };
   const hours = [{ start: '06:00', end: '22:00' }];
-  await ds.query(
-    `INSERT INTO visitor.booking_type (id, organisation_id, livemode, name, visit_type, site_id, host_ids, duration_minutes,
-       capacity, requires_confirmation, weekly_hours, horizon_days, created_at, updated_at)
-     VALUES ($1, $2, false, 'Busy tour', 'meeting', $3, $4, 30, 2, $5, $6, 120, now(), now())`,
-    [
-      type,
-      org,
-      site,
-      [host],
-      CONFIRM,
-      JSON.stringify(
-        Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, hours])),
-      ),
-    ],
-  );
+  for (const [mode, id] of Object.entries(types))
+    await ds.query(
+      `INSERT INTO visitor.booking_type (id, organisation_id, livemode, name, visit_type, site_id, host_ids, duration_minutes,
+         capacity, requires_confirmation, weekly_hours, horizon_days, created_at, updated_at)
+       VALUES ($1, $2, false, 'Busy tour', 'meeting', $3, $4, 30, 2, $5, $6, 120, now(), now())`,
+      [
+        id,
+        org,
+        site,
+        [host],
+        mode === 'pending',
+        JSON.stringify(
+          Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, hours])),
+        ),
+      ],
+    );
   // Attendance: 1,000 people on one Monday–Friday shift, two clock events per shift day over 31 days.
   const shift = newId('shift');
   await ds.query(
@@ -166,7 +169,7 @@ export async function main(): Promise<void> {
     ).toISOString();
 
   /** An autocannon run booking random slots at `path`, recording every outcome. */
-  const booking = async (path: string, seconds = DURATION): Promise<Outcome> => {
+  const booking = async (path: string, type: string, seconds = DURATION): Promise<Outcome> => {
     const out: Outcome = {
       rps: 0,
       p50: 0,
@@ -226,47 +229,64 @@ export async function main(): Promise<void> {
         `DELETE FROM visitor.booking; DELETE FROM visitor.booking_slot; DELETE FROM visitor.visit WHERE booking_id IS NOT NULL`,
       );
     };
-    await booking('/v1/__bench/bookings', 2);
+    await booking('/v1/__bench/bookings', types.pending, 2);
     await reset();
-    const floor = await booking('/v1/__bench/bookings');
-    await reset();
-    await booking('/v1/bookings', 2); // warm-up
-    await reset();
-    const run = await booking('/v1/bookings');
-    await new Promise((r) => setTimeout(r, 2000));
+    const floor = await booking('/v1/__bench/bookings', types.pending);
 
-    // The invariant, in PostgreSQL.
-    const over = (
-      await admin.query(`SELECT count(*)::int AS n FROM visitor.booking_slot WHERE taken > capacity`)
-    ).rows[0].n as number;
-    const stored = (
-      await admin.query(`SELECT id FROM visitor.booking WHERE booking_type_id = $1`, [type])
-    ).rows.map((x: { id: string }) => x.id);
-    const storedSet = new Set(stored);
-    const missing = run.created.filter((id) => !storedSet.has(id)).length;
-    // Requests still in flight when the run stopped were never answered; they may have been stored.
-    const unanswered = run.sent - run.answered;
-    const extra = Math.max(0, stored.length - run.created.length - unanswered);
-    const conflictsStored = (
-      await admin.query(`SELECT count(*)::int AS n FROM visitor.booking WHERE attendee_name = ANY($1)`, [
-        [...run.conflictNames],
-      ])
-    ).rows[0].n as number;
-    const countersOff = (
-      await admin.query(
-        `SELECT count(*)::int AS n FROM visitor.booking_slot s
-          WHERE s.booking_type_id = $1 AND s.taken <> (SELECT count(*) FROM visitor.booking b
-                 WHERE b.booking_type_id = s.booking_type_id AND b.starts_at = s.starts_at AND b.status IN ('pending', 'confirmed'))`,
-        [type],
-      )
-    ).rows[0].n as number;
-    const perSlotOver = (
-      await admin.query(
-        `SELECT count(*)::int AS n FROM (SELECT starts_at FROM visitor.booking WHERE booking_type_id = $1
-          AND status IN ('pending','confirmed') GROUP BY starts_at HAVING count(*) > 2) x`,
-        [type],
-      )
-    ).rows[0].n as number;
+    /** One measured run of a type, then the invariant in PostgreSQL. */
+    const measure = async (type: string) => {
+      await reset();
+      await booking('/v1/bookings', type, 2); // warm-up
+      await reset();
+      const run = await booking('/v1/bookings', type);
+      await new Promise((r) => setTimeout(r, 2000));
+      const n = async (sql: string, params: unknown[]) =>
+        (await admin.query(sql, params)).rows[0].n as number;
+      const stored = (
+        await admin.query(`SELECT id FROM visitor.booking WHERE booking_type_id = $1`, [type])
+      ).rows.map((x: { id: string }) => x.id);
+      const storedSet = new Set(stored);
+      // Requests still in flight when the run stopped were never answered; they may have been stored.
+      const unanswered = run.sent - run.answered;
+      const invariant = {
+        slots_over_capacity: await n(
+          `SELECT count(*)::int AS n FROM visitor.booking_slot WHERE booking_type_id = $1 AND taken > capacity`,
+          [type],
+        ),
+        slots_with_more_bookings_than_capacity: await n(
+          `SELECT count(*)::int AS n FROM (SELECT starts_at FROM visitor.booking WHERE booking_type_id = $1
+            AND status IN ('pending','confirmed') GROUP BY starts_at HAVING count(*) > 2) x`,
+          [type],
+        ),
+        created_not_stored: run.created.filter((id) => !storedSet.has(id)).length,
+        conflicts_stored: await n(
+          `SELECT count(*)::int AS n FROM visitor.booking WHERE attendee_name = ANY($1)`,
+          [[...run.conflictNames]],
+        ),
+        stored_beyond_created_and_unanswered: Math.max(0, stored.length - run.created.length - unanswered),
+        counters_not_matching_bookings: await n(
+          `SELECT count(*)::int AS n FROM visitor.booking_slot s
+            WHERE s.booking_type_id = $1 AND s.taken <> (SELECT count(*) FROM visitor.booking b
+                   WHERE b.booking_type_id = s.booking_type_id AND b.starts_at = s.starts_at
+                     AND b.status IN ('pending', 'confirmed'))`,
+          [type],
+        ),
+      };
+      return {
+        rps: run.rps,
+        p50: run.p50,
+        p99: run.p99,
+        created: run.created.length,
+        conflicts: run.conflicts,
+        other: run.other,
+        unanswered,
+        ratio_to_floor: Number((run.rps / floor.rps).toFixed(3)),
+        invariant,
+        holds: Object.values(invariant).every((v) => v === 0) && run.other === 0,
+      };
+    };
+    const confirmed = await measure(types.confirmed);
+    const pending = await measure(types.pending);
 
     // The summary: 1,000 people × 31 days.
     const summaryUrl = `${base}/v1/attendance/summary?from=${from}&to=${to}`;
@@ -283,7 +303,8 @@ export async function main(): Promise<void> {
       machine: `${process.platform} ${process.arch}, node ${process.version}`,
       duration_s: DURATION,
       connections: CONNECTIONS,
-      confirmation: CONFIRM ? 'pending (requires_confirmation)' : 'confirmed at once, with a visit',
+      slots: DAYS * SLOTS_PER_DAY,
+      capacity: 2,
       floor: {
         rps: floor.rps,
         p50: floor.p50,
@@ -291,24 +312,8 @@ export async function main(): Promise<void> {
         created: floor.created.length,
         conflicts: floor.conflicts,
       },
-      bookings: {
-        rps: run.rps,
-        p50: run.p50,
-        p99: run.p99,
-        created: run.created.length,
-        created_per_s: Number((run.created.length / DURATION).toFixed(1)),
-        conflicts: run.conflicts,
-        other: run.other,
-      },
-      ratio_to_floor: Number((run.rps / floor.rps).toFixed(3)),
-      invariant: {
-        slots_over_capacity: over,
-        slots_with_more_bookings_than_capacity: perSlotOver,
-        created_not_stored: missing,
-        conflicts_stored: conflictsStored,
-        stored_beyond_created_and_unanswered: extra,
-        counters_not_matching_bookings: countersOff,
-      },
+      bookings_confirmed_with_visit: confirmed,
+      bookings_pending: pending,
       summary_1000_people_31_days: summary,
       summary_1000_people_31_days_1_connection: summary1,
       app_peak_rss_mb: peakRssMb(app.pid as number),
@@ -316,21 +321,24 @@ export async function main(): Promise<void> {
     };
     mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
     writeFileSync(join(process.cwd(), 'bench/results/bookings.json'), `${JSON.stringify(result, null, 2)}\n`);
+    type Run = typeof confirmed;
+    const row = (name: string, r: Run) =>
+      `| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.created} | ${r.conflicts} | ${r.ratio_to_floor} | ${r.holds ? 'holds' : `BROKEN ${JSON.stringify(r.invariant)}`} |`;
     const md = [
       `# bench bookings (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${DURATION} s)`,
       '',
-      `One busy type (capacity 2, ${DAYS * SLOTS_PER_DAY} slots), bookings ${result.confirmation}, random slots; test mode, secret key.`,
+      `One busy type per run (capacity 2, ${DAYS * SLOTS_PER_DAY} half-hour slots), random slots; test mode, secret key.`,
+      'Invariant after each run, in PostgreSQL: no slot over capacity, every 201 stored, no 409 stored, every slot counter equal to its bookings.',
       '',
-      '| run | requests/s | p50 ms | p99 ms | 201 | 409 |',
-      '|---|---|---|---|---|---|',
-      `| POST /v1/__bench/bookings (floor: counter upsert + INSERT, chain off) | ${floor.rps} | ${floor.p50} | ${floor.p99} | ${floor.created.length} | ${floor.conflicts} |`,
-      `| POST /v1/bookings | ${run.rps} | ${run.p50} | ${run.p99} | ${run.created.length} | ${run.conflicts} |`,
-      `| GET /v1/attendance/summary (1,000 people × 31 days, 4 connections) | ${summary.rps} | ${summary.p50} | ${summary.p99} | | |`,
-      `| GET /v1/attendance/summary (1,000 people × 31 days, 1 connection) | ${summary1.rps} | ${summary1.p50} | ${summary1.p99} | | |`,
+      '| run | requests/s | p50 ms | p99 ms | 201 | 409 | ratio to floor | invariant |',
+      '|---|---|---|---|---|---|---|---|',
+      `| POST /v1/__bench/bookings (floor: counter upsert + INSERT, chain off) | ${floor.rps} | ${floor.p50} | ${floor.p99} | ${floor.created.length} | ${floor.conflicts} | 1 | |`,
+      row('POST /v1/bookings, confirmed at once (visit, pass, 3 events)', confirmed),
+      row('POST /v1/bookings, pending (requires_confirmation)', pending),
+      `| GET /v1/attendance/summary (1,000 people × 31 days, 4 connections) | ${summary.rps} | ${summary.p50} | ${summary.p99} | | | | |`,
+      `| GET /v1/attendance/summary (1,000 people × 31 days, 1 connection) | ${summary1.rps} | ${summary1.p50} | ${summary1.p99} | | | | |`,
       '',
-      `Bookings: ${run.rps} requests/s (${result.ratio_to_floor} of the floor), p99 ${run.p99} ms; targets ≥ 300/s.`,
-      `Invariant after the run: ${over} slots over capacity, ${perSlotOver} slots holding more bookings than capacity, ${missing} 201s not stored, ${conflictsStored} 409s stored, ${extra} stored beyond the 201s and the ${unanswered} unanswered requests, ${countersOff} counters not matching their bookings (all must be 0).`,
-      `Summary p99 ${summary1.p99} ms on 1 connection, ${summary.p99} ms on 4 (target ≤ 200 ms). App peak RSS ${result.app_peak_rss_mb} MB.`,
+      `Targets: ≥ 300 bookings/s with zero over-capacity slots; summary p99 ≤ 200 ms. App peak RSS ${result.app_peak_rss_mb} MB.`,
       '',
     ].join('\n');
     writeFileSync(join(process.cwd(), 'bench/results/bookings.md'), md);
