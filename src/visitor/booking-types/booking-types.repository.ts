@@ -5,6 +5,27 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { BookingTypeRow } from './booking-type.entity';
 
+/**
+ * SQL taking one place of a slot (the parameters are placeholders such as `$1`): the slot's counter row is inserted,
+ * or locked by the upsert and counted up only while `taken < capacity` on the row as it stands once locked, so
+ * concurrent takers queue on the row and at most `capacity` succeed. It returns a row when the place was taken,
+ * none when the slot is full. Bookings use it as a CTE of their own INSERT.
+ */
+export function takePlaceSql(p: {
+  type: string;
+  start: string;
+  org: string;
+  live: string;
+  capacity: string;
+}): string {
+  return `INSERT INTO visitor.booking_slot AS s (booking_type_id, starts_at, organisation_id, livemode, capacity, taken)
+       VALUES (${p.type}, ${p.start}, ${p.org}, ${p.live}, ${p.capacity}, 1)
+       ON CONFLICT (booking_type_id, starts_at) DO UPDATE
+          SET taken = s.taken + 1, capacity = EXCLUDED.capacity
+        WHERE s.taken < EXCLUDED.capacity AND s.organisation_id = ${p.org} AND s.livemode = ${p.live}
+       RETURNING taken`;
+}
+
 /** Booking types and their slot counters: tenant-scoped SQL. */
 @Injectable()
 export class BookingTypesRepository {
@@ -97,11 +118,7 @@ export class BookingTypesRepository {
     return new Map(rows.map((r) => [r.starts_at.getTime(), r.taken]));
   }
 
-  /**
-   * Takes one place of a slot, in the caller's transaction: the slot's counter row is inserted or locked by the
-   * upsert, and the place is taken only while `taken < capacity` on the row as it stands once locked, so
-   * concurrent takers queue on the row and at most `capacity` succeed. False when the slot is full.
-   */
+  /** Takes one place of a slot in the caller's transaction (`takePlaceSql`); false when the slot is full. */
   async take(
     m: EntityManager,
     tenant: Tenant,
@@ -113,12 +130,7 @@ export class BookingTypesRepository {
     const rows = await preparedQuery(
       m,
       'booking_slot_take',
-      `INSERT INTO visitor.booking_slot AS s (booking_type_id, starts_at, organisation_id, livemode, capacity, taken)
-       VALUES ($1, $2, $3, $4, $5, 1)
-       ON CONFLICT (booking_type_id, starts_at) DO UPDATE
-          SET taken = s.taken + 1, capacity = EXCLUDED.capacity
-        WHERE s.taken < EXCLUDED.capacity AND s.organisation_id = $3 AND s.livemode = $4
-       RETURNING taken`,
+      takePlaceSql({ type: '$1', start: '$2', org: '$3', live: '$4', capacity: '$5' }),
       [typeId, startsAt, tenant.organisationId, tenant.livemode, capacity],
     );
     return rows.length === 1;

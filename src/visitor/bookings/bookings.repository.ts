@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { UnitOfWork } from '../../database/unit-of-work';
+import { takePlaceSql } from '../booking-types/booking-types.repository';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
@@ -15,11 +16,14 @@ export interface BookingFilter {
   startsTo?: Date;
 }
 
-const INSERT = `
+/** A new booking with the place it takes in its slot, in one statement: no row is inserted when the slot is full. */
+const INSERT_TAKING_PLACE = `
+  WITH place AS (${takePlaceSql({ type: '$4', start: '$7', org: '$2', live: '$3', capacity: '$20' })})
   INSERT INTO visitor.booking (id, organisation_id, livemode, booking_type_id, status, source, starts_at, ends_at,
     site_id, host_id, attendee_name, attendee_phone, attendee_email, attendee_company, custom_fields, visit_id,
     confirm_by, confirmed_at, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)`;
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19 FROM place
+  RETURNING id`;
 
 /** Bookings: tenant-scoped SQL. Attendees are personal data: erased with the visitor they became or share a phone with. */
 @Injectable()
@@ -31,9 +35,10 @@ export class BookingsRepository implements VisitorDataHolder {
     return (m ?? this.ds.manager).getRepository(BookingEntity);
   }
 
-  async insert(m: EntityManager, b: BookingEntity): Promise<void> {
+  /** Inserts the booking if its slot has a place left (taking it); false when the slot is full. */
+  async insertTakingPlace(m: EntityManager, b: BookingEntity, capacity: number): Promise<boolean> {
     assertTenant(b);
-    await preparedQuery(m, 'booking_insert', INSERT, [
+    const rows = await preparedQuery(m, 'booking_insert_taking_place', INSERT_TAKING_PLACE, [
       b.id,
       b.organisationId,
       b.livemode,
@@ -53,7 +58,9 @@ export class BookingsRepository implements VisitorDataHolder {
       b.confirmBy,
       b.confirmedAt,
       b.createdAt,
+      capacity,
     ]);
+    return rows.length === 1;
   }
 
   find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<BookingEntity | null> {

@@ -159,8 +159,6 @@ export class BookingsService {
     errors.push(...(await this.answerProblems(caller, form, type.row.siteId, answers)));
     if (errors.length) throw ApiError.validation(errors);
     return this.tx.run(async (uow) => {
-      if (!(await this.slots.take(uow.manager, tenant, type.row.id, slot.start, type.row.capacity)))
-        throw slotTaken();
       const now = this.clock.now();
       const b: BookingEntity = {
         id: newId('booking'),
@@ -198,7 +196,8 @@ export class BookingsService {
             visitForm,
           )
         ).id;
-      await this.repo.insert(uow.manager, b);
+      // The place is taken last, with the booking's own INSERT: the slot's row lock is held for the events only.
+      if (!(await this.repo.insertTakingPlace(uow.manager, b, type.row.capacity))) throw slotTaken();
       await this.record(uow, tenant, form, b, t.events);
       return this.view(form, b, publishable ? 'attendee' : 'organisation');
     }, RESPONSE);
