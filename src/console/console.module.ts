@@ -2,6 +2,9 @@ import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { OpsModule } from '../ops/ops.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
+import { AttendanceModule } from '../visitor/attendance/attendance.module';
+import { BookingTypesModule } from '../visitor/booking-types/booking-types.module';
+import { PeopleModule } from '../visitor/people/people.module';
 import { ApiKeysModule } from '../visitor/api-keys/api-keys.module';
 import { FormsModule } from '../visitor/forms/forms.module';
 import { MessagesModule } from '../visitor/messages/messages.module';
@@ -12,6 +15,8 @@ import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
 import { SessionController, SignInLimitGuard } from './auth/session.controller';
+import { ConsoleAttendanceController } from './attendance/attendance.controller';
+import { ConsoleBookingTypesController } from './bookings/booking-types.controller';
 import { ConsoleFrontDoorController } from './front-door/front-door.controller';
 import { OperatorGuard } from './operator.guard';
 import { SupportController } from './support/support.controller';
@@ -33,6 +38,9 @@ import {
     VisitTypesModule,
     VisitsModule,
     WebhooksModule,
+    BookingTypesModule,
+    AttendanceModule,
+    PeopleModule,
   ],
   controllers: [
     SupportController,
@@ -41,6 +49,8 @@ import {
     ConsoleWebhookDeliveriesController,
     SupportDeliveriesController,
     ConsoleFrontDoorController,
+    ConsoleBookingTypesController,
+    ConsoleAttendanceController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, SignInLimitGuard],
 })

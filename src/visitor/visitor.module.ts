@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { OpenApiModule } from '../docs/docs.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AttendanceModule } from './attendance/attendance.module';
 import { AuditModule } from './audit/audit.module';
+import { BookingTypesModule } from './booking-types/booking-types.module';
+import { BookingsModule } from './bookings/bookings.module';
 import { EventsModule } from './events/events.module';
 import { FormsModule } from './forms/forms.module';
 import { VisitorOpenApiController } from './openapi/visitor-openapi.controller';
@@ -28,6 +31,9 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     WebhooksModule,
     VisitsModule,
     VisitorsModule,
+    BookingTypesModule,
+    BookingsModule,
+    AttendanceModule,
   ],
   controllers: [VisitorOpenApiController],
 })

@@ -72,7 +72,10 @@ const domainOf = (file: string) => {
 const LAYER: Record<string, number> = {
   visitor: 5,
   'visitor/visitors': 4,
+  'visitor/bookings': 3.5,
   'visitor/visits': 3,
+  'visitor/booking-types': 2.5,
+  'visitor/attendance': 2.5,
   'visitor/people': 2,
   'visitor/visit-types': 2,
   'visitor/api-keys': 2,

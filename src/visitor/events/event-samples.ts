@@ -9,8 +9,8 @@ export type SampleFactory = (type: EventType, tenant: Tenant, now: Date) => Reco
 /**
  * Samples of event objects, by resource (the part of the type before the dot). Each domain registers the samples
  * of its own resources, built with its own response mappers (`visit` and `pass` by visits, `person` by people,
- * `visitor` by visitors). Types whose resources are not built yet (deliveries, bookings, attendance, roll calls,
- * watchlist) get a minimal documented sample here: `id` with the resource's prefix, `object`, and the fields the
+ * `visitor` by visitors, `booking` by bookings, `attendance` by attendance). Types whose resources are not built yet
+ * (deliveries, roll calls, watchlist) get a minimal documented sample here: `id` with the resource's prefix, `object`, and the fields the
  * spec names. Sample ids are fresh and match no stored record.
  */
 @Injectable()
@@ -31,32 +31,8 @@ function minimalSample(type: EventType, now: Date): Record<string, unknown> {
   const [resource, action] = type.split('.');
   const iso = now.toISOString();
   switch (resource) {
-    case 'booking': {
-      const status = { created: 'pending', rescheduled: 'confirmed' }[action] ?? action;
-      return {
-        id: newId('booking'),
-        object: 'booking',
-        status,
-        visit_id: status === 'confirmed' ? newId('visit') : null,
-        confirm_by: status === 'pending' ? new Date(now.getTime() + 86_400_000).toISOString() : null,
-        confirmed_at: status === 'confirmed' ? iso : null,
-        declined_at: status === 'declined' ? iso : null,
-        decline_reason: null,
-      };
-    }
     case 'delivery':
       return { id: newId('delivery'), object: 'delivery', status: action, [`${action}_at`]: iso };
-    case 'attendance':
-      return {
-        id: newId('attendance'),
-        object: 'attendance_event',
-        person_id: newId('person'),
-        kind: action === 'clocked_out' ? 'clock_out' : 'clock_in',
-        time: iso,
-        method: 'terminal',
-        device: 'Front desk terminal',
-        late_minutes: action === 'late' ? 12 : 0,
-      };
     case 'rollcall':
       return {
         id: newId('rollcall'),

@@ -191,4 +191,13 @@ export class OrganisationsRepository {
     );
     return new Set(rows.map((r) => r.id));
   }
+
+  /** Every site of the tenant, id and name (the staff import resolves names). */
+  siteNames(tenant: Tenant): Promise<{ id: string; name: string }[]> {
+    assertTenant(tenant);
+    return this.ds.query(`SELECT id, name FROM visitor.site WHERE organisation_id = $1 AND livemode = $2`, [
+      tenant.organisationId,
+      tenant.livemode,
+    ]);
+  }
 }

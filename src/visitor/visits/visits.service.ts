@@ -54,6 +54,17 @@ const hiddenByPlan = () =>
     "This visit is older than the organisation's plan shows; upgrade the plan to see its full visitor history.",
   );
 
+/** A visit's values as checked and stored, from its input. */
+const visitValues = (input: VisitInput) => ({
+  site_id: input.site_id,
+  gate_id: input.gate_id ?? null,
+  host_id: input.host_id,
+  type: input.type,
+  expected_at: input.expected_at ? new Date(input.expected_at) : null,
+  expected_until: input.expected_until ? new Date(input.expected_until) : null,
+  custom_fields: input.custom_fields ?? {},
+});
+
 /** Statuses in which a visit can still be changed or get a new pass. */
 const OPEN_STATUSES = ACTIVE_STATUSES;
 
@@ -220,76 +231,127 @@ export class VisitsService {
     input: VisitInput,
     audience: Audience = 'integration',
   ): Promise<VisitResponse> {
-    const { tenant } = caller;
-    const v = {
-      site_id: input.site_id,
-      gate_id: input.gate_id ?? null,
-      host_id: input.host_id,
-      type: input.type,
-      expected_at: input.expected_at ? new Date(input.expected_at) : null,
-      expected_until: input.expected_until ? new Date(input.expected_until) : null,
-      custom_fields: input.custom_fields ?? {},
-    };
+    const v = visitValues(input);
     const form = await this.check(caller, v, new Set(['host_id', 'type', 'custom_fields', 'site_id']));
-    return this.tx.run(async (uow) => {
-      const now = this.clock.now();
-      const id = newId('visit');
-      const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
-      const columns = {
-        id,
-        status: 'expected',
-        type: v.type,
-        source: caller.publishable ? ('pre_registration' as const) : ('invitation' as const),
-        site_id: v.site_id,
-        gate_id: v.gate_id,
-        host_id: v.host_id,
-        purpose: input.purpose ?? '',
-        expected_at: v.expected_at,
-        expected_until: v.expected_until,
-        pass_channels: channels,
-        custom_fields: v.custom_fields,
-        created_at: now,
-      } satisfies VisitColumns;
-      // Visitor, visit and pass in one statement; the event follows in the same transaction.
-      const visitor = await this.repo.createVisit(
-        uow.manager,
-        tenant,
-        {
-          id: newId('visitor'),
-          name: input.visitor.name.trim(),
-          phone: input.visitor.phone,
-          email: input.visitor.email ?? null,
-          company: input.visitor.company ?? null,
-        },
-        columns,
-        this.newPass(uow, channels),
-      );
-      // The row as a read would return it, built from what was just written (no re-read on the hot path).
-      const row: VisitRow = {
-        ...columns,
-        organisation_id: tenant.organisationId,
-        livemode: tenant.livemode,
-        visitor_id: visitor.id,
-        visitor_name: visitor.name,
-        visitor_phone: visitor.phone,
-        visitor_email: visitor.email,
-        visitor_company: visitor.company,
-        checked_in_at: null,
-        checked_out_at: null,
-        cancelled_at: null,
-        cancel_reason: null,
-        decision_outcome: null,
-        decided_at: null,
-        decided_by: null,
-        decision_reason: null,
-        booking_id: null,
-        pass_last_sent_at: null,
-        updated_at: now,
-      };
-      const integration = this.view(form, row);
-      await this.events.record(uow, tenant, 'visit.created', integration);
-      return audience === 'integration' ? integration : this.view(form, row, audience);
-    }, IS_RESPONSE);
+    return this.tx.run((uow) => this.insert(uow, caller, input, v, form, audience), IS_RESPONSE);
+  }
+
+  /**
+   * Checks the references of a booking's visit before its transaction (a host may have left since the booking);
+   * the answers were checked when the booking was made, against the form the booking's caller could answer, so
+   * they are not. Returns the visit form for `createForBooking`. Outside the transaction on purpose: the booking
+   * transaction then holds one pooled connection only.
+   */
+  checkForBooking(tenant: Tenant, input: VisitInput): Promise<Form> {
+    return this.check({ tenant, hiddenBefore: null }, visitValues(input), new Set(['host_id', 'type']));
+  }
+
+  /** The visit of a booking being confirmed, in the booking's transaction (`visit.created`, a pass queued after commit). */
+  createForBooking(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    input: VisitInput & { booking_id: string },
+    form: Form,
+  ): Promise<VisitResponse> {
+    const caller: VisitCaller = { tenant, hiddenBefore: null };
+    return this.insert(uow, caller, input, visitValues(input), form, 'integration', input.booking_id);
+  }
+
+  /** The visit of a rescheduled booking moves with it (`visit.updated`), while it is still open. */
+  async moveForBooking(uow: UnitOfWork, tenant: Tenant, id: string, at: Date, until: Date): Promise<void> {
+    const row = await this.repo.find(tenant, id, uow.manager, true);
+    if (!row || !OPEN_STATUSES.includes(row.status)) return;
+    await this.repo.update(uow.manager, tenant, id, {
+      expected_at: at,
+      expected_until: until,
+      updated_at: this.clock.now(),
+    });
+    await this.recordEvents(uow, tenant, id, ['visit.updated']);
+  }
+
+  /** The visit of a cancelled booking is cancelled too (`visit.cancelled`), unless it already moved on. */
+  async cancelForBooking(uow: UnitOfWork, tenant: Tenant, id: string, reason: string | null): Promise<void> {
+    const row = await this.repo.find(tenant, id, uow.manager, true);
+    if (!row || row.status !== 'expected') return;
+    const t = transition(row.status, 'cancel', { siteRequiresApproval: false });
+    const now = this.clock.now();
+    const changes: VisitColumns = { status: t.to, updated_at: now, cancel_reason: reason };
+    for (const col of t.sets) changes[col] = now;
+    await this.repo.update(uow.manager, tenant, id, changes);
+    await this.recordEvents(uow, tenant, id, t.events);
+  }
+
+  private async insert(
+    uow: UnitOfWork,
+    caller: VisitCaller,
+    input: VisitInput,
+    v: ReturnType<typeof visitValues>,
+    form: Form,
+    audience: Audience,
+    bookingId: string | null = null,
+  ): Promise<VisitResponse> {
+    const { tenant } = caller;
+    const now = this.clock.now();
+    const id = newId('visit');
+    const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
+    const columns = {
+      id,
+      status: 'expected',
+      type: v.type,
+      source: bookingId
+        ? ('booking' as const)
+        : caller.publishable
+          ? ('pre_registration' as const)
+          : ('invitation' as const),
+      site_id: v.site_id,
+      gate_id: v.gate_id,
+      host_id: v.host_id,
+      purpose: input.purpose ?? '',
+      expected_at: v.expected_at,
+      expected_until: v.expected_until,
+      pass_channels: channels,
+      custom_fields: v.custom_fields,
+      booking_id: bookingId,
+      created_at: now,
+    } satisfies VisitColumns;
+    // Visitor, visit and pass in one statement; the event follows in the same transaction.
+    const visitor = await this.repo.createVisit(
+      uow.manager,
+      tenant,
+      {
+        id: newId('visitor'),
+        name: input.visitor.name.trim(),
+        phone: input.visitor.phone,
+        email: input.visitor.email ?? null,
+        company: input.visitor.company ?? null,
+      },
+      columns,
+      this.newPass(uow, channels),
+    );
+    // The row as a read would return it, built from what was just written (no re-read on the hot path).
+    const row: VisitRow = {
+      ...columns,
+      organisation_id: tenant.organisationId,
+      livemode: tenant.livemode,
+      visitor_id: visitor.id,
+      visitor_name: visitor.name,
+      visitor_phone: visitor.phone,
+      visitor_email: visitor.email,
+      visitor_company: visitor.company,
+      checked_in_at: null,
+      checked_out_at: null,
+      cancelled_at: null,
+      cancel_reason: null,
+      decision_outcome: null,
+      decided_at: null,
+      decided_by: null,
+      decision_reason: null,
+      pass_last_sent_at: null,
+      updated_at: now,
+    };
+    const integration = this.view(form, row);
+    await this.events.record(uow, tenant, 'visit.created', integration);
+    return audience === 'integration' ? integration : this.view(form, row, audience);
   }
 
   async get(caller: VisitCaller, id: string, audience: Audience = 'integration'): Promise<VisitResponse> {

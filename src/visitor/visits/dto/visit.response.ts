@@ -34,7 +34,11 @@ export class VisitResponse {
   @ApiProperty({ example: 'visit_3kT9…' }) id: string;
   @ApiProperty({ enum: VISIT_STATUSES }) status: string;
   @ApiProperty({ example: 'meeting', description: 'Visit type key' }) type: string;
-  @ApiProperty({ enum: ['invitation', 'pre_registration'] }) source: string;
+  @ApiProperty({
+    enum: ['invitation', 'pre_registration', 'booking'],
+    description: 'booking: created when a booking was confirmed (booking_id names it)',
+  })
+  source: string;
   @ApiProperty() site_id: string;
   @ApiProperty({ type: String, nullable: true }) gate_id: string | null;
   @ApiProperty() host_id: string;
