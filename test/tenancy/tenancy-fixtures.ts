@@ -3,6 +3,7 @@ import { call, TestOrg } from '../support/platform-fixtures';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 import { VisitTypesService } from '../../src/visitor/visit-types/visit-types.service';
+import { DESK_BUILDERS, DESK_CREATES, DESK_LIST_FILTERS, DESK_OPERATIONS } from './desk.fixtures';
 
 /**
  * The fixture table of the tenancy test (tenancy.e2e-spec.ts). Every object is made in organisation A's test
@@ -149,6 +150,7 @@ export const BUILDERS: Record<string, (w: World, variant?: string) => Promise<Fi
   whep_id: webhookEndpoint,
   evt_id: event,
   visit_type: visitType,
+  ...DESK_BUILDERS,
 };
 
 /**
@@ -169,6 +171,7 @@ export const OPERATIONS: Record<string, { variant?: string; body?: (w: World) =>
     body: () => ({ description: 'Changed by a stranger', enabled_events: ['visit.created'] }),
   },
   'POST /webhook-endpoints/{whep_id}/test': { body: () => ({ type: 'visit.created' }) },
+  ...DESK_OPERATIONS,
 };
 
 /**
@@ -196,6 +199,7 @@ export const LIST_FILTERS: Record<string, (w: World) => string[]> = {
   'GET /people': () => ['?q=Adjoa'],
   'GET /events': () => ['?type=person.created'],
   'GET /audit-events': () => ['?action=api_key.used'],
+  ...DESK_LIST_FILTERS,
 };
 
 /**
@@ -231,6 +235,7 @@ export const CREATES: Record<
     body: (w, org) => ({ url: w.receiver.url(`/ok/${org}-${next()}`), enabled_events: ['*'] }),
     read: (id) => `/v1/webhook-endpoints/${id}`,
   },
+  ...DESK_CREATES,
 };
 
 /**

@@ -9,8 +9,8 @@ export type SampleFactory = (type: EventType, tenant: Tenant, now: Date) => Reco
 /**
  * Samples of event objects, by resource (the part of the type before the dot). Each domain registers the samples
  * of its own resources, built with its own response mappers (`visit` and `pass` by visits, `person` by people,
- * `visitor` by visitors). Types whose resources are not built yet (deliveries, bookings, attendance, roll calls,
- * watchlist) get a minimal documented sample here: `id` with the resource's prefix, `object`, and the fields the
+ * `visitor` by visitors, `delivery`, `rollcall` and `watchlist` by their domains). Types whose resources are not
+ * built yet (bookings, attendance) get a minimal documented sample here: `id` with the resource's prefix, `object`, and the fields the
  * spec names. Sample ids are fresh and match no stored record.
  */
 @Injectable()
@@ -44,8 +44,6 @@ function minimalSample(type: EventType, now: Date): Record<string, unknown> {
         decline_reason: null,
       };
     }
-    case 'delivery':
-      return { id: newId('delivery'), object: 'delivery', status: action, [`${action}_at`]: iso };
     case 'attendance':
       return {
         id: newId('attendance'),
@@ -56,22 +54,6 @@ function minimalSample(type: EventType, now: Date): Record<string, unknown> {
         method: 'terminal',
         device: 'Front desk terminal',
         late_minutes: action === 'late' ? 12 : 0,
-      };
-    case 'rollcall':
-      return {
-        id: newId('rollcall'),
-        object: 'rollcall',
-        site_id: newId('site'),
-        status: action,
-        [`${action}_at`]: iso,
-      };
-    case 'watchlist':
-      return {
-        id: newId('watch'),
-        object: 'watchlist_match',
-        visit_id: newId('visit'),
-        visitor_id: newId('visitor'),
-        matched_at: iso,
       };
     default:
       return { id: newId(resource), object: resource };
