@@ -73,11 +73,12 @@ export class DeliveriesRepository {
   ): Promise<DeliveryRow | null> {
     assertTenant(tenant);
     const cols = Object.keys(changes) as (keyof DeliveryRow)[];
-    const rows: DeliveryRow[] = await m.query(
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows] = (await m.query(
       `UPDATE visitor.delivery SET ${cols.map((c, i) => `${c} = $${i + 4}`).join(', ')}
         WHERE id = $1 AND organisation_id = $2 AND livemode = $3 AND status = 'received' RETURNING *`,
       [id, tenant.organisationId, tenant.livemode, ...cols.map((c) => changes[c])],
-    );
+    )) as [DeliveryRow[], number];
     return rows[0] ?? null;
   }
 

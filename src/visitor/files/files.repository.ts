@@ -96,11 +96,12 @@ export class FilesRepository implements VisitorDataHolder {
     outcome: { status: 'ready' } | { status: 'rejected'; reason: string },
     now: Date,
   ): Promise<FileRow | null> {
-    const rows: FileRow[] = await this.ds.query(
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows] = (await this.ds.query(
       `UPDATE visitor.file SET status = $2, rejected_reason = $3, uploaded_at = $4, updated_at = $4
         WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
       [id, outcome.status, outcome.status === 'rejected' ? outcome.reason : null, now],
-    );
+    )) as [FileRow[], number];
     return rows[0] ?? null;
   }
 

@@ -125,12 +125,13 @@ export class RollcallsRepository implements VisitorDataHolder {
     subjectId: string,
     mark: { status: Mark; note: string | null; markedBy: string | null; at: Date },
   ): Promise<RollcallPersonRow | null> {
-    const rows: RollcallPersonRow[] = await m.query(
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows] = (await m.query(
       `UPDATE visitor.rollcall_person SET status = $3, note = $4, marked_by = $5, marked_at = $6
         WHERE rollcall_id = $1 AND subject_id = $2
        RETURNING subject_id, kind, name, visit_id, status, note, marked_by, marked_at`,
       [rollcallId, subjectId, mark.status, mark.note, mark.markedBy, mark.at],
-    );
+    )) as [RollcallPersonRow[], number];
     return rows[0] ?? null;
   }
 
