@@ -155,6 +155,8 @@ export class DeliveriesService {
 
   /** received → collected (once; a second collect, also a concurrent one, is `invalid_state`). */
   async collect(tenant: Tenant, id: string, input: CollectDeliveryBody): Promise<DeliveryResponse> {
+    // another tenant's delivery is not_found before anything in the body is judged
+    if (!(await this.repo.find(tenant, id))) throw ApiError.notFound(`Delivery ${id}`);
     const errors = await this.peopleProblems(tenant, [
       { location: 'body.collected_by', id: input.collected_by },
     ]);

@@ -101,6 +101,8 @@ export class RollcallsService {
 
   /** Marks one person of an active roll call (again, if need be: the latest mark counts). */
   async mark(tenant: Tenant, id: string, input: MarkRollcallBody): Promise<RollcallDetailResponse> {
+    // another tenant's roll call is not_found before anything in the body is judged
+    if (!(await this.repo.find(tenant, id))) throw ApiError.notFound(`Roll call ${id}`);
     await this.checkPeople(tenant, [{ location: 'body.marked_by', id: input.marked_by }]);
     return this.tx.run(async (uow) => {
       const row = await this.repo.find(tenant, id, uow.manager, true);
@@ -130,6 +132,7 @@ export class RollcallsService {
 
   /** active → closed; `invalid_state` once closed. */
   async close(tenant: Tenant, id: string, input: CloseRollcallBody): Promise<RollcallDetailResponse> {
+    if (!(await this.repo.find(tenant, id))) throw ApiError.notFound(`Roll call ${id}`);
     await this.checkPeople(tenant, [{ location: 'body.closed_by', id: input.closed_by }]);
     return this.tx.run(async (uow) => {
       if (!(await this.repo.close(uow.manager, tenant, id, input.closed_by ?? null, this.clock.now()))) {
