@@ -128,6 +128,16 @@ export class FrontDesk1795392500000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX watchlist_name_trgm_idx ON visitor.watchlist_name USING gin (organisation_id, norm gin_trgm_ops)`,
     );
+    // Name candidates of a tenant from the trigram index, at a similarity threshold of its own (the `%` operator
+    // reads pg_trgm.similarity_threshold, 0.3 by default, which lets common first or last names alone through:
+    // thousands of rows to recheck among 100,000 entries). Few rows come back, so callers join entries by key.
+    await q.query(`
+      CREATE FUNCTION visitor.watch_name_candidates(org text, live boolean, norm text)
+        RETURNS SETOF visitor.watchlist_name
+        LANGUAGE sql STABLE ROWS 20
+        SET pg_trgm.similarity_threshold = 0.45
+        AS $$ SELECT * FROM visitor.watchlist_name n
+               WHERE n.organisation_id = org AND n.livemode = live AND n.norm OPERATOR(public.%) norm $$`);
     await q.query(`
       CREATE TABLE visitor.watchlist_match (
         id              text PRIMARY KEY,
@@ -199,6 +209,7 @@ export class FrontDesk1795392500000 implements MigrationInterface {
     await q.query(`ALTER TABLE visitor.site DROP COLUMN watchlist_holds_check_in`);
     await q.query(`ALTER TABLE visitor.visit DROP COLUMN watchlist`);
     await q.query(`DROP TABLE visitor.watchlist_match`);
+    await q.query(`DROP FUNCTION visitor.watch_name_candidates(text, boolean, text)`);
     await q.query(`DROP TABLE visitor.watchlist_name`);
     await q.query(`DROP TABLE visitor.watchlist_entry`);
     await q.query(`DROP TABLE visitor.delivery`);

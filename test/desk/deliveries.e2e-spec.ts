@@ -1,19 +1,8 @@
 import { call } from '../support/platform-fixtures';
-import { bootDesk, Desk, freshOrg, PNG, putToLink } from './desk-app';
+import { useDesk, PNG, putToLink } from './desk-app';
 
 describe('deliveries over HTTP', () => {
-  const d = {} as Desk;
-
-  beforeAll(async () => {
-    Object.assign(d, await bootDesk());
-  });
-  beforeEach(async () => {
-    Object.assign(d, await freshOrg(d));
-  });
-  afterAll(async () => {
-    await d.pg?.end();
-    await d.t?.close();
-  });
+  const d = useDesk();
 
   const record = (body: Record<string, unknown> = {}) =>
     call(d.t.app, 'POST', '/v1/deliveries', {

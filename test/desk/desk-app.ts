@@ -62,6 +62,26 @@ export async function freshOrg(
   return { org, key, site, site2, host };
 }
 
+/**
+ * The jest hooks of a desk test file: one app for the file (`env` on top of the defaults), a fresh organisation
+ * before each test, everything closed after. Returns the object the hooks fill in.
+ */
+export function useDesk(env: Record<string, string> = {}, cleanup?: () => void): Desk {
+  const d = {} as Desk;
+  beforeAll(async () => {
+    Object.assign(d, await bootDesk(env));
+  });
+  beforeEach(async () => {
+    Object.assign(d, await freshOrg(d));
+  });
+  afterAll(async () => {
+    await d.pg?.end();
+    await d.t?.close();
+    cleanup?.();
+  });
+  return d;
+}
+
 /** PUTs `bytes` to a link the API returned, through the app (local driver links point at this service). */
 export function putToLink(
   d: Pick<Desk, 't'>,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../support/platform-fixtures';
 import { FileLinks } from '../../src/visitor/files/file-links';
-import { bootDesk, Desk, freshOrg, getLink, JPEG, phoneFrom, PNG, putToLink } from './desk-app';
+import { getLink, useDesk, JPEG, phoneFrom, PNG, putToLink } from './desk-app';
 
 const newPhone = phoneFrom(5100000);
 
@@ -17,20 +17,8 @@ function stored(dir: string): string[] {
 }
 
 describe('files over HTTP (local driver)', () => {
-  const d = {} as Desk;
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-files-'));
-
-  beforeAll(async () => {
-    Object.assign(d, await bootDesk({ FILES_DIR: dir }));
-  });
-  beforeEach(async () => {
-    Object.assign(d, await freshOrg(d));
-  });
-  afterAll(async () => {
-    await d.pg?.end();
-    await d.t?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const d = useDesk({ FILES_DIR: dir }, () => rmSync(dir, { recursive: true, force: true }));
 
   const register = (body: Record<string, unknown>) =>
     call(d.t.app, 'POST', '/v1/files', {

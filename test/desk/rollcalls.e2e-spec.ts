@@ -1,23 +1,12 @@
 import { call } from '../support/platform-fixtures';
-import { bootDesk, Desk, freshOrg, phoneFrom } from './desk-app';
+import { freshOrg, phoneFrom, useDesk } from './desk-app';
 import { ON_SITE_STAFF, OnSiteStaff } from '../../src/visitor/rollcalls/on-site-staff';
 
 const newPhone = phoneFrom(5300000);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('roll calls over HTTP', () => {
-  const d = {} as Desk;
-
-  beforeAll(async () => {
-    Object.assign(d, await bootDesk());
-  });
-  beforeEach(async () => {
-    Object.assign(d, await freshOrg(d));
-  });
-  afterAll(async () => {
-    await d.pg?.end();
-    await d.t?.close();
-  });
+  const d = useDesk();
 
   const checkedIn = async (name: string, site = d.site) => {
     const v = (

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 // s3rver has no type declarations: a local S3-compatible server for this test only.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const S3rver = require('s3rver') as new (o: Record<string, unknown>) => {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;

@@ -3,27 +3,18 @@ import { call } from '../support/platform-fixtures';
 import { until } from '../support/until';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { VisitTypesService } from '../../src/visitor/visit-types/visit-types.service';
-import { bootDesk, Desk, freshOrg, phoneFrom } from './desk-app';
+import { useDesk, phoneFrom } from './desk-app';
 
 const newPhone = phoneFrom(5200000);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('watchlist over HTTP', () => {
-  const d = {} as Desk;
   let receiver: WebhookReceiver;
-
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    Object.assign(d, await bootDesk());
   });
-  beforeEach(async () => {
-    Object.assign(d, await freshOrg(d));
-  });
-  afterAll(async () => {
-    await d.pg?.end();
-    await d.t?.close();
-    await receiver?.stop();
-  });
+  afterAll(() => receiver?.stop());
+  const d = useDesk();
 
   const add = (body: Json, key = d.key) =>
     call(d.t.app, 'POST', '/v1/watchlist-entries', {

@@ -8,6 +8,7 @@ import { FilesService } from '../files/files.service';
 import { MessagesService } from '../messages/messages.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { PeopleRepository } from '../people/people.repository';
+import { PeopleService } from '../people/people.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -33,6 +34,7 @@ export class DeliveriesService {
     private readonly repo: DeliveriesRepository,
     private readonly orgs: OrganisationsRepository,
     private readonly people: PeopleRepository,
+    private readonly peopleService: PeopleService,
     private readonly files: FilesService,
     private readonly messages: MessagesService,
     private readonly events: EventsService,
@@ -41,22 +43,10 @@ export class DeliveriesService {
     private readonly cursors: CursorCodecProvider,
   ) {}
 
-  /** Problems of the people a body names (each must be a person of the tenant), at their locations. */
-  private async peopleProblems(
-    tenant: Tenant,
-    named: { location: string; id: string | null | undefined }[],
-  ): Promise<FieldError[]> {
-    const ids = named.map((n) => n.id).filter((id): id is string => !!id);
-    const found = await this.people.existingIds(tenant, ids);
-    return named
-      .filter((n) => n.id && !found.has(n.id))
-      .map((n) => ({ location: n.location, message: `no person ${n.id} in this organisation and mode` }));
-  }
-
   async create(tenant: Tenant, input: CreateDeliveryBody): Promise<DeliveryResponse> {
     const [sites, peopleErrors] = await Promise.all([
       this.orgs.existingSiteIds(tenant, [input.site_id]),
-      this.peopleProblems(tenant, [
+      this.peopleService.unknownPeople(tenant, [
         { location: 'body.recipient_id', id: input.recipient_id },
         { location: 'body.received_by', id: input.received_by },
       ]),
@@ -157,7 +147,7 @@ export class DeliveriesService {
   async collect(tenant: Tenant, id: string, input: CollectDeliveryBody): Promise<DeliveryResponse> {
     // another tenant's delivery is not_found before anything in the body is judged
     if (!(await this.repo.find(tenant, id))) throw ApiError.notFound(`Delivery ${id}`);
-    const errors = await this.peopleProblems(tenant, [
+    const errors = await this.peopleService.unknownPeople(tenant, [
       { location: 'body.collected_by', id: input.collected_by },
     ]);
     if (errors.length) throw ApiError.validation(errors);

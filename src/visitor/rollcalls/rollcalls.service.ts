@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiError, FieldError } from '../../common/errors/api-error';
+import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { Transactions } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
-import { PeopleRepository } from '../people/people.repository';
+import { PeopleService } from '../people/people.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -34,7 +34,7 @@ export class RollcallsService {
   constructor(
     private readonly repo: RollcallsRepository,
     private readonly orgs: OrganisationsRepository,
-    private readonly people: PeopleRepository,
+    private readonly people: PeopleService,
     @Inject(ON_SITE_STAFF) private readonly staff: OnSiteStaff,
     private readonly events: EventsService,
     private readonly tx: Transactions,
@@ -46,12 +46,7 @@ export class RollcallsService {
     tenant: Tenant,
     named: { location: string; id?: string | null }[],
   ): Promise<void> {
-    const ids = named.map((n) => n.id).filter((id): id is string => !!id);
-    if (!ids.length) return;
-    const found = await this.people.existingIds(tenant, ids);
-    const errors: FieldError[] = named
-      .filter((n) => n.id && !found.has(n.id))
-      .map((n) => ({ location: n.location, message: `no person ${n.id} in this organisation and mode` }));
+    const errors = await this.people.unknownPeople(tenant, named);
     if (errors.length) throw ApiError.validation(errors);
   }
 

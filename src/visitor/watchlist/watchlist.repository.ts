@@ -58,7 +58,8 @@ const NEW_ID = `'wlm_' || translate(encode(decode(replace(gen_random_uuid()::tex
  * Screening, in one statement: the active entries of the tenant whose phone (E.164) or e-mail (case ignored)
  * equals the visitor's, and whose name or an alias is near the visitor's name. Names are compared after
  * `visitor.watch_norm` (lower case, accents removed, words sorted), so case, accents and word order do not
- * count; a candidate comes from the trigram index (`%`, similarity ≥ 0.3) and matches when its similarity is at
+ * count; a candidate comes from the trigram index (`visitor.watch_name_candidates`: `%` at similarity ≥ 0.45)
+ * and matches when its similarity is at
  * least NAME_SIMILARITY or its edit distance at most NAME_EDIT_DISTANCE (names of 5 letters or more). The best
  * name or alias of each entry is kept. New matches are inserted (one per visit, entry and field) and returned.
  */
@@ -82,8 +83,8 @@ export const SCREEN_SQL = `
              format('name similarity %s to %s ''%s'' (edit distance %s; case, accents and word order ignored)',
                     to_char(similarity(n.norm, q.norm), 'FM0.00'), n.kind, n.value,
                     levenshtein(left(n.norm, 255), left(q.norm, 255)))
-        FROM q, visitor.watchlist_name n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
-       WHERE q.norm <> '' AND n.organisation_id = $1 AND n.livemode = $2 AND n.norm % q.norm AND ${ACTIVE}
+        FROM q, visitor.watch_name_candidates($1, $2, q.norm) n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
+       WHERE q.norm <> '' AND ${ACTIVE}
          AND (similarity(n.norm, q.norm) >= ${NAME_SIMILARITY}
               OR (length(q.norm) >= 5 AND levenshtein(left(n.norm, 255), left(q.norm, 255)) <= ${NAME_EDIT_DISTANCE}))
        ORDER BY n.entry_id, similarity(n.norm, q.norm) DESC, n.kind DESC

@@ -1,20 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../../common/validation/timestamp';
+import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 import { ListQuery } from '../../platform/pagination';
 
 export const DELIVERY_STATUSES = ['received', 'collected', 'returned'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-const ID = (prefix: string) =>
-  Matches(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), { message: `must be a ${prefix}_… id` });
-
 export class CreateDeliveryBody {
-  @ApiProperty({ example: 'site_…' }) @IsString() @ID('site') site_id: string;
+  @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
 
   @ApiProperty({ example: 'person_…', description: 'The person the delivery is for (notified)' })
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   recipient_id: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'DHL' })
@@ -42,7 +40,7 @@ export class CreateDeliveryBody {
   })
   @IsOptional()
   @IsString()
-  @ID('file')
+  @IsPrefixedId('file')
   photo_file_id?: string | null;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Default: now' })
@@ -57,7 +55,7 @@ export class CreateDeliveryBody {
   })
   @IsOptional()
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   received_by?: string | null;
 }
 
@@ -69,7 +67,7 @@ export class CollectDeliveryBody {
   })
   @IsOptional()
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   collected_by?: string | null;
 
   @ApiPropertyOptional({
@@ -86,13 +84,13 @@ export class CollectDeliveryBody {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'An uploaded `signature` file' })
   @IsOptional()
   @IsString()
-  @ID('file')
+  @IsPrefixedId('file')
   signature_file_id?: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'An uploaded `delivery_photo` file' })
   @IsOptional()
   @IsString()
-  @ID('file')
+  @IsPrefixedId('file')
   photo_file_id?: string | null;
 }
 
@@ -105,8 +103,8 @@ export class ReturnDeliveryBody {
 }
 
 export class DeliveriesQuery extends ListQuery {
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('site') site_id?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('person') recipient_id?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsPrefixedId('site') site_id?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsPrefixedId('person') recipient_id?: string;
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
   @IsOptional()
   @IsIn(DELIVERY_STATUSES, { message: `must be one of ${DELIVERY_STATUSES.join(', ')}` })

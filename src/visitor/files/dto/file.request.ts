@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 import { FILE_PURPOSES, FilePurpose } from '../file-purposes';
 
 export class RegisterFileBody {
@@ -36,6 +37,6 @@ export class RegisterFileBody {
   })
   @IsOptional()
   @IsString()
-  @Matches(/^visit_[0-9A-Za-z]+$/, { message: 'must be a visit_… id' })
+  @IsPrefixedId('visit')
   visit_id?: string | null;
 }

@@ -1,20 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 import { ListQuery } from '../../platform/pagination';
 
 export const ROLLCALL_STATUSES = ['active', 'closed'] as const;
 export const MARKS = ['safe', 'missing', 'needs_help'] as const;
 export type Mark = (typeof MARKS)[number];
 
-const ID = (prefix: string) =>
-  Matches(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), { message: `must be a ${prefix}_… id` });
-
 export class StartRollcallBody {
-  @ApiProperty({ example: 'site_…' }) @IsString() @ID('site') site_id: string;
+  @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'The person starting it (`person_…`)' })
   @IsOptional()
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   started_by?: string | null;
 }
 
@@ -24,7 +22,7 @@ export class MarkRollcallBody {
     description: 'Who is marked: a `visitor_…` or `person_…` id from the roll call’s people',
   })
   @IsString()
-  @Matches(/^(visitor|person)_[0-9A-Za-z]+$/, { message: 'must be a visitor_… or person_… id' })
+  @IsPrefixedId('visitor', 'person')
   subject_id: string;
 
   @ApiProperty({ enum: MARKS })
@@ -34,7 +32,7 @@ export class MarkRollcallBody {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'The person marking (`person_…`)' })
   @IsOptional()
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   marked_by?: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'Sprained ankle at the east stairs' })
@@ -48,12 +46,12 @@ export class CloseRollcallBody {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'The person closing it (`person_…`)' })
   @IsOptional()
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   closed_by?: string | null;
 }
 
 export class RollcallsQuery extends ListQuery {
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('site') site_id?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsPrefixedId('site') site_id?: string;
   @ApiPropertyOptional({ enum: ROLLCALL_STATUSES })
   @IsOptional()
   @IsIn(ROLLCALL_STATUSES, { message: 'must be active or closed' })
