@@ -131,13 +131,16 @@ export class FrontDesk1795392500000 implements MigrationInterface {
     // Name candidates of a tenant from the trigram index, at a similarity threshold of its own (the `%` operator
     // reads pg_trgm.similarity_threshold, 0.3 by default, which lets common first or last names alone through:
     // thousands of rows to recheck among 100,000 entries). Few rows come back, so callers join entries by key.
+    // The planner prices `%` as cheap and may prefer a sequential scan that computes a similarity per row; inside
+    // this function only the index is allowed.
     await q.query(`
-      CREATE FUNCTION visitor.watch_name_candidates(org text, live boolean, norm text)
+      CREATE FUNCTION visitor.watch_name_candidates(text, boolean, text)
         RETURNS SETOF visitor.watchlist_name
         LANGUAGE sql STABLE ROWS 20
         SET pg_trgm.similarity_threshold = 0.45
+        SET enable_seqscan = off
         AS $$ SELECT * FROM visitor.watchlist_name n
-               WHERE n.organisation_id = org AND n.livemode = live AND n.norm OPERATOR(public.%) norm $$`);
+               WHERE n.organisation_id = $1 AND n.livemode = $2 AND n.norm OPERATOR(public.%) $3 $$`);
     await q.query(`
       CREATE TABLE visitor.watchlist_match (
         id              text PRIMARY KEY,
@@ -147,7 +150,7 @@ export class FrontDesk1795392500000 implements MigrationInterface {
         visit_id        text        NOT NULL,
         visitor_id      text        NOT NULL,
         field           text        NOT NULL CHECK (field IN ('phone', 'email', 'name')),
-        entry_value     text        NOT NULL,
+        entry_value     text,
         matched_value   text,
         score           real        NOT NULL,
         explanation     text        NOT NULL,

@@ -55,7 +55,7 @@ const ACTIVE = `(e.expires_at IS NULL OR e.expires_at > $8)`;
 const NEW_ID = `'wlm_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', '')`;
 
 /**
- * Screening, in one statement: the active entries of the tenant whose phone (E.164) or e-mail (case ignored)
+ * Screening, in one statement (explanations quote the entry's names, never a value that is also the visitor's): the active entries of the tenant whose phone (E.164) or e-mail (case ignored)
  * equals the visitor's, and whose name or an alias is near the visitor's name. Names are compared after
  * `visitor.watch_norm` (lower case, accents removed, words sorted), so case, accents and word order do not
  * count; a candidate comes from the trigram index (`visitor.watch_name_candidates`: `%` at similarity ≥ 0.45)
@@ -67,12 +67,12 @@ export const SCREEN_SQL = `
   WITH q AS (SELECT visitor.watch_norm($5) AS norm),
   cand AS (
     SELECT e.id AS entry_id, e.severity, 'phone' AS field, e.phone AS entry_value, $6::text AS matched_value,
-           1::real AS score, format('phone %s equals the entry''s phone', e.phone) AS explanation
+           1::real AS score, 'phone equals the entry''s phone (E.164)' AS explanation
       FROM visitor.watchlist_entry e
      WHERE $6::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND e.phone = $6 AND ${ACTIVE}
     UNION ALL
     SELECT e.id, e.severity, 'email', e.email, $7::text, 1::real,
-           format('e-mail %s equals the entry''s e-mail (case ignored)', lower(e.email))
+           'e-mail equals the entry''s e-mail (case ignored)'
       FROM visitor.watchlist_entry e
      WHERE $7::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND lower(e.email) = lower($7)
        AND ${ACTIVE}
@@ -221,13 +221,13 @@ export class WatchlistRepository implements VisitorDataHolder {
   }
 
   /**
-   * Erasure: matches keep the entry, the field, the score and the explanation (which quotes the entry, not the
-   * visitor); the visitor's value that matched goes.
+   * Erasure: matches keep the entry, the field, the score and the explanation (which quotes only the entry's
+   * names); the values compared go, the visitor's and the entry's (for a phone or an e-mail they are the same).
    */
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
     assertTenant(tenant);
     await uow.manager.query(
-      `UPDATE visitor.watchlist_match SET matched_value = NULL
+      `UPDATE visitor.watchlist_match SET matched_value = NULL, entry_value = NULL
         WHERE visitor_id = $1 AND organisation_id = $2 AND livemode = $3`,
       [visitorId, tenant.organisationId, tenant.livemode],
     );
