@@ -137,7 +137,7 @@ export class FrontDesk1795392500000 implements MigrationInterface {
       CREATE FUNCTION visitor.watch_name_candidates(text, boolean, text)
         RETURNS SETOF visitor.watchlist_name
         LANGUAGE sql STABLE ROWS 20
-        SET pg_trgm.similarity_threshold = 0.45
+        SET pg_trgm.similarity_threshold = 0.5
         SET enable_seqscan = off
         AS $$ SELECT * FROM visitor.watchlist_name n
                WHERE n.organisation_id = $1 AND n.livemode = $2 AND n.norm OPERATOR(public.%) $3 $$`);

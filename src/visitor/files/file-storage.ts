@@ -31,6 +31,8 @@ export interface FileStorage {
   /** The whole object, or null. */
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;
+  /** Releases connections at shutdown. */
+  close?(): void;
 }
 
 /** Nest token of the configured driver. */

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleDestroy } from '@nestjs/common';
 import type { Config } from '../../config/config';
 import { CONFIG } from '../../config/config.module';
 import { PlatformModule } from '../platform/platform.module';
@@ -30,4 +30,10 @@ export function fileStorage(config: Config): FileStorage {
   ],
   exports: [FilesService],
 })
-export class FilesModule {}
+export class FilesModule implements OnModuleDestroy {
+  constructor(@Inject(FILE_STORAGE) private readonly storage: FileStorage) {}
+
+  onModuleDestroy(): void {
+    this.storage.close?.();
+  }
+}

@@ -58,7 +58,7 @@ const NEW_ID = `'wlm_' || translate(encode(decode(replace(gen_random_uuid()::tex
  * Screening, in one statement (explanations quote the entry's names, never a value that is also the visitor's): the active entries of the tenant whose phone (E.164) or e-mail (case ignored)
  * equals the visitor's, and whose name or an alias is near the visitor's name. Names are compared after
  * `visitor.watch_norm` (lower case, accents removed, words sorted), so case, accents and word order do not
- * count; a candidate comes from the trigram index (`visitor.watch_name_candidates`: `%` at similarity ≥ 0.45)
+ * count; a candidate comes from the trigram index (`visitor.watch_name_candidates`: `%` at similarity ≥ 0.5)
  * and matches when its similarity is at
  * least NAME_SIMILARITY or its edit distance at most NAME_EDIT_DISTANCE (names of 5 letters or more). The best
  * name or alias of each entry is kept. New matches are inserted (one per visit, entry and field) and returned.
