@@ -57,6 +57,17 @@ describe('files over HTTP (local driver)', () => {
     expect(again.json().code).toBe('invalid_state');
   });
 
+  it('of two simultaneous uploads of one file exactly one is stored', async () => {
+    const other = Buffer.from(PNG);
+    other[other.length - 5] ^= 0xff; // same size and signature, other bytes
+    const f = (await register({})).json();
+    const results = await Promise.all([putToLink(d, f.upload, PNG), putToLink(d, f.upload, other)]);
+    expect(results.map((r) => r.statusCode).sort()).toEqual([204, 409]);
+    const winner = results[0].statusCode === 204 ? PNG : other;
+    const got = (await call(d.t.app, 'GET', `/v1/files/${f.id}`, { key: d.key })).json();
+    expect((await getLink(d, got.download.url)).rawPayload.equals(winner)).toBe(true);
+  });
+
   it('refuses types and sizes a purpose does not allow when registering', async () => {
     const res = await register({
       purpose: 'signature',

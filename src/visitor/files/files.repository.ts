@@ -84,9 +84,15 @@ export class FilesRepository implements VisitorDataHolder {
     return rows[0] ?? null;
   }
 
-  /** A file by id alone: for a signed link, whose signature names the file and stands for the credential. */
-  async findForLink(id: string): Promise<FileRow | null> {
-    const rows: FileRow[] = await this.ds.query(`SELECT ${COLUMNS} FROM visitor.file WHERE id = $1`, [id]);
+  /**
+   * A file by id alone: for a signed link, whose signature names the file and stands for the credential. With
+   * `lock`, the row is locked in the caller's transaction (one upload at a time).
+   */
+  async findForLink(id: string, m?: EntityManager, lock = false): Promise<FileRow | null> {
+    const rows: FileRow[] = await (m ?? this.ds.manager).query(
+      `SELECT ${COLUMNS} FROM visitor.file WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 
@@ -95,9 +101,10 @@ export class FilesRepository implements VisitorDataHolder {
     id: string,
     outcome: { status: 'ready' } | { status: 'rejected'; reason: string },
     now: Date,
+    m?: EntityManager,
   ): Promise<FileRow | null> {
     // TypeORM answers an UPDATE with [rows, count].
-    const [rows] = (await this.ds.query(
+    const [rows] = (await (m ?? this.ds.manager).query(
       `UPDATE visitor.file SET status = $2, rejected_reason = $3, uploaded_at = $4, updated_at = $4
         WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
       [id, outcome.status, outcome.status === 'rejected' ? outcome.reason : null, now],

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
+import { Transactions } from '../../database/unit-of-work';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import type { Tenant } from '../platform/tenant';
@@ -28,6 +29,7 @@ export class FilesService {
     private readonly repo: FilesRepository,
     @Inject(FILE_STORAGE) readonly storage: FileStorage,
     private readonly clock: Clock,
+    private readonly tx: Transactions,
     @InjectConfig() config: Config,
   ) {
     this.links = new FileLinks(config.secrets.sessionSecret);
@@ -149,8 +151,6 @@ export class FilesService {
    */
   async upload(token: string, contentType: string | undefined, bytes: Buffer): Promise<void> {
     const f = await this.fileOfLink(token, 'PUT');
-    if (f.status !== 'pending')
-      throw new ApiError('invalid_state', `File ${f.id} is ${f.status}; a file is uploaded once.`);
     const declared = { contentType: f.content_type, size: f.size };
     if ((contentType ?? '').split(';')[0].trim().toLowerCase() !== f.content_type)
       throw ApiError.validation([
@@ -158,9 +158,16 @@ export class FilesService {
       ]);
     const problem = await uploadProblem(declared, bytes.length, bytes);
     if (problem) throw ApiError.validation([{ location: 'body', message: problem }]);
-    await this.storage.put(f.storage_key, bytes, f.content_type);
-    if (!(await this.repo.settle(f.id, { status: 'ready' }, this.clock.now())))
-      throw new ApiError('invalid_state', `File ${f.id} was uploaded meanwhile; a file is uploaded once.`);
+    // The bytes are written while the row is locked: of two concurrent uploads, the second finds the file ready
+    // and writes nothing.
+    await this.tx.run(async (uow) => {
+      const locked = await this.repo.findForLink(f.id, uow.manager, true);
+      if (!locked) throw ApiError.notFound(`File ${f.id}`);
+      if (locked.status !== 'pending')
+        throw new ApiError('invalid_state', `File ${f.id} is ${locked.status}; a file is uploaded once.`);
+      await this.storage.put(f.storage_key, bytes, f.content_type);
+      await this.repo.settle(f.id, { status: 'ready' }, this.clock.now(), uow.manager);
+    });
   }
 
   /** The bytes behind a signed GET link (local driver). */
