@@ -76,6 +76,9 @@ const LAYER: Record<string, number> = {
   'visitor/visits': 3,
   'visitor/booking-types': 2.5,
   'visitor/attendance': 2.5,
+  'visitor/rollcalls': 2.7,
+  'visitor/deliveries': 2.5,
+  'visitor/watchlist': 2.5,
   'visitor/people': 2,
   'visitor/visit-types': 2,
   'visitor/api-keys': 2,
@@ -86,6 +89,7 @@ const LAYER: Record<string, number> = {
   'visitor/audit': 1.2,
   'visitor/forms': 1.2,
   'visitor/messages': 1.2,
+  'visitor/files': 1.2,
   'visitor/events': 1,
   'visitor/platform': 0,
 };

@@ -11,6 +11,7 @@ import {
   BOOKING_OPERATIONS,
   BOOKING_SINGLETONS,
 } from './bookings.fixtures';
+import { DESK_BUILDERS, DESK_CREATES, DESK_LIST_FILTERS, DESK_OPERATIONS } from './desk.fixtures';
 
 /**
  * The fixture table of the tenancy test (tenancy.e2e-spec.ts). Every object is made in organisation A's test
@@ -158,6 +159,7 @@ export const BUILDERS: Record<string, (w: World, variant?: string) => Promise<Fi
   evt_id: event,
   visit_type: visitType,
   ...BOOKING_BUILDERS,
+  ...DESK_BUILDERS,
 };
 
 /**
@@ -179,6 +181,7 @@ export const OPERATIONS: Record<string, { variant?: string; body?: (w: World) =>
   },
   'POST /webhook-endpoints/{whep_id}/test': { body: () => ({ type: 'visit.created' }) },
   ...BOOKING_OPERATIONS,
+  ...DESK_OPERATIONS,
 };
 
 /**
@@ -208,6 +211,7 @@ export const LIST_FILTERS: Record<string, (w: World) => string[]> = {
   'GET /events': () => ['?type=person.created'],
   'GET /audit-events': () => ['?action=api_key.used'],
   ...BOOKING_LIST_FILTERS,
+  ...DESK_LIST_FILTERS,
 };
 
 /**
@@ -244,6 +248,7 @@ export const CREATES: Record<
     read: (id) => `/v1/webhook-endpoints/${id}`,
   },
   ...BOOKING_CREATES,
+  ...DESK_CREATES,
 };
 
 /**

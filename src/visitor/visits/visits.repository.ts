@@ -9,6 +9,7 @@ import type { FormSchema } from '../forms/custom-fields.validator';
 import type { VisitStatus } from './visit-state-machine';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import type { VisitWatchlistResponse } from '../watchlist/dto/watchlist.response';
 
 export type { Tenant };
 
@@ -43,6 +44,8 @@ export interface VisitRow {
   pass_channels: string[];
   pass_last_sent_at: Date | null;
   custom_fields: Record<string, unknown>;
+  /** The watchlist flag (a summary of the visit's matches), null when it matched nothing. */
+  watchlist: VisitWatchlistResponse | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -15,6 +15,7 @@ import { OrganisationsRepository } from '../organisations/organisations.reposito
 import { PeopleRepository } from '../people/people.repository';
 import type { Audience } from '../people/people.service';
 import { typeProblems } from '../visit-types/visit-types.service';
+import { ScreeningTrigger, WatchlistService } from '../watchlist/watchlist.service';
 import { DEFAULT_PASS_CHANNELS, VisitsQuery } from './dto/visit.request';
 import { toVisitorResponse, toVisitResponse, VisitorResponse, VisitResponse } from './dto/visit.response';
 import { PassQueue } from './pass.queue';
@@ -46,7 +47,11 @@ export interface VisitInput {
 export type VisitChanges = Partial<Omit<VisitInput, 'visitor' | 'pass_channels'>>;
 
 /** Who calls: the tenant, whether a publishable key pre-registers, and the plan-history cutoff (live mode). */
-export type VisitCaller = Pick<Caller, 'tenant' | 'hiddenBefore'> & { publishable?: boolean };
+export type VisitCaller = Pick<Caller, 'tenant' | 'hiddenBefore'> & {
+  publishable?: boolean;
+  /** Sees the visit's watchlist flag (holds watchlist:read); the console always does. */
+  seesWatchlist?: boolean;
+};
 
 const hiddenByPlan = () =>
   new ApiError(
@@ -84,6 +89,7 @@ export class VisitsService {
     private readonly forms: FormsService,
     private readonly events: EventsService,
     private readonly passes: PassQueue,
+    private readonly watchlist: WatchlistService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
@@ -92,11 +98,46 @@ export class VisitsService {
     this.tokens = new PassTokens(config.secrets.sessionSecret);
   }
 
-  view(form: Form, row: VisitRow | VisitListRow, audience: Audience = 'integration'): VisitResponse {
+  /** The visit for `audience`; the watchlist flag only for the console and callers that may see it. */
+  view(
+    form: Form,
+    row: VisitRow | VisitListRow,
+    audience: Audience = 'integration',
+    seesWatchlist = false,
+  ): VisitResponse {
     return toVisitResponse(
       row,
       audience === 'console' ? row.custom_fields : this.forms.protectedOmitted(form, row.custom_fields),
+      audience === 'console' || seesWatchlist,
     );
+  }
+
+  /**
+   * Screens the visit's visitor against the watchlist in `uow` (new matches flag the visit and record
+   * watchlist.matched); returns the flag as it is now.
+   */
+  private async screen(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    row: Pick<
+      VisitRow,
+      'id' | 'visitor_id' | 'visitor_name' | 'visitor_phone' | 'visitor_email' | 'watchlist'
+    >,
+    trigger: ScreeningTrigger,
+  ): Promise<VisitRow['watchlist']> {
+    const flag = await this.watchlist.screen(
+      uow,
+      tenant,
+      {
+        visitId: row.id,
+        visitorId: row.visitor_id,
+        name: row.visitor_name,
+        phone: row.visitor_phone,
+        email: row.visitor_email,
+      },
+      trigger,
+    );
+    return flag ?? row.watchlist;
   }
 
   /** Records `types` for the visit as it is now (re-read in the transaction), integration view. */
@@ -347,18 +388,22 @@ export class VisitsService {
       decided_by: null,
       decision_reason: null,
       pass_last_sent_at: null,
+      watchlist: null,
       updated_at: now,
     };
     const integration = this.view(form, row);
     await this.events.record(uow, tenant, 'visit.created', integration);
-    return audience === 'integration' ? integration : this.view(form, row, audience);
+    row.watchlist = await this.screen(uow, tenant, row, 'visit.created');
+    return audience === 'integration' && !caller.seesWatchlist
+      ? integration
+      : this.view(form, row, audience, caller.seesWatchlist);
   }
 
   async get(caller: VisitCaller, id: string, audience: Audience = 'integration'): Promise<VisitResponse> {
     const row = await this.repo.find(caller.tenant, id);
     if (!row) throw ApiError.notFound(`Visit ${id}`);
     if (this.isHidden(row, caller.hiddenBefore)) throw hiddenByPlan();
-    return this.view(await this.forms.current(caller.tenant, 'visit'), row, audience);
+    return this.view(await this.forms.current(caller.tenant, 'visit'), row, audience, caller.seesWatchlist);
   }
 
   async list(
@@ -371,9 +416,9 @@ export class VisitsService {
   }
 
   /** The integration view of the tenant's visits (its current form decides which answers are protected). */
-  async viewer(tenant: Tenant): Promise<(r: VisitListRow) => VisitResponse> {
+  async viewer(tenant: Tenant, seesWatchlist = false): Promise<(r: VisitListRow) => VisitResponse> {
     const form = (await this.repo.currentForm(tenant)) ?? EMPTY_FORM;
-    return (r) => this.view(form, r);
+    return (r) => this.view(form, r, 'integration', seesWatchlist);
   }
 
   /** Locks the visit for a change; not found, hidden by plan history, or in a status that forbids `verb`. */
@@ -418,8 +463,14 @@ export class VisitsService {
       const changes: VisitColumns = { ...next, updated_at: this.clock.now() };
       if (has('purpose')) changes.purpose = input.purpose ?? '';
       await this.repo.update(uow.manager, caller.tenant, id, changes);
+      await this.screen(uow, caller.tenant, row, 'visit.updated');
       const updated = await this.recordEvents(uow, caller.tenant, id, ['visit.updated']);
-      return this.view(await this.forms.current(caller.tenant, 'visit', uow.manager), updated);
+      return this.view(
+        await this.forms.current(caller.tenant, 'visit', uow.manager),
+        updated,
+        'integration',
+        caller.seesWatchlist,
+      );
     });
   }
 
@@ -440,8 +491,15 @@ export class VisitsService {
       const row = await this.lock(uow, caller, id);
       if (extra.passToken) await this.checkPass(row, extra.passToken);
       const site = await this.orgs.findSite(tenant, row.site_id, uow.manager);
+      // Check-in screens again (entries may have been added since); at a site that holds them, a visit with a
+      // high-severity match waits for approval instead of checking in.
+      const flag =
+        action === 'check_in' && row.status === 'expected'
+          ? await this.screen(uow, tenant, row, 'visit.check_in')
+          : row.watchlist;
+      const held = (site?.watchlist_holds_check_in ?? false) && flag?.severity === 'high';
       const t = transition(row.status, action, {
-        siteRequiresApproval: site?.requires_host_approval ?? false,
+        siteRequiresApproval: (site?.requires_host_approval ?? false) || held,
       });
       const now = this.clock.now();
       const changes: VisitColumns = { status: t.to, updated_at: now };
@@ -455,7 +513,12 @@ export class VisitsService {
         });
       await this.repo.update(uow.manager, tenant, id, changes);
       const updated = await this.recordEvents(uow, tenant, id, t.events);
-      return this.view(await this.forms.current(tenant, 'visit', uow.manager), updated);
+      return this.view(
+        await this.forms.current(tenant, 'visit', uow.manager),
+        updated,
+        'integration',
+        caller.seesWatchlist,
+      );
     }, IS_RESPONSE);
   }
 
@@ -481,7 +544,12 @@ export class VisitsService {
         });
       await this.reissuePass(uow, caller.tenant, id, use);
       const form = await this.forms.current(caller.tenant, 'visit', uow.manager);
-      return this.view(form, (await this.repo.find(caller.tenant, id, uow.manager))!);
+      return this.view(
+        form,
+        (await this.repo.find(caller.tenant, id, uow.manager))!,
+        'integration',
+        caller.seesWatchlist,
+      );
     }, IS_RESPONSE);
   }
 
@@ -521,7 +589,7 @@ export class VisitsService {
       async (limit, after) => {
         const [rows, viewer] = await Promise.all([
           this.list(caller, filter, limit + 1, after),
-          this.viewer(caller.tenant),
+          this.viewer(caller.tenant, caller.seesWatchlist),
         ]);
         view = viewer;
         return rows;
