@@ -1,12 +1,5 @@
 import { Matches } from 'class-validator';
 
-/** class-validator: a `<prefix>_…` id (`IsPrefixedId('site')`). */
-export const IsPrefixedId = (prefix: string, each = false) =>
-  Matches(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), {
-    each,
-    message: each ? `each must be a ${prefix}_… id` : `must be a ${prefix}_… id`,
-  });
-
 export const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** class-validator: a local calendar date `yyyy-mm-dd` (that it exists is checked where it is used). */

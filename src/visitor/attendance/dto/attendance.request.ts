@@ -17,9 +17,10 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsTimestamp } from '../../../common/validation/timestamp';
-import { IsLocalDate, IsLocalTime, IsPrefixedId } from '../../platform/field-formats';
+import { IsLocalDate, IsLocalTime } from '../../platform/field-formats';
 import { ListQuery } from '../../platform/pagination';
 import { EVIDENCE_KINDS } from '../attendance.repository';
+import { IsPrefixedId, EachIsPrefixedId } from '../../../common/validation/prefixed-id';
 
 export const CLOCK_METHODS = ['card', 'pin', 'face', 'fingerprint', 'qr', 'manual'] as const;
 
@@ -115,7 +116,7 @@ export class SaveShiftBody {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10000)
-  @IsPrefixedId('person', true)
+  @EachIsPrefixedId('person')
   person_ids?: string[];
 }
 

@@ -15,8 +15,9 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { IsLocalDate, IsLocalTime, IsPrefixedId } from '../../platform/field-formats';
+import { IsLocalDate, IsLocalTime } from '../../platform/field-formats';
 import { ListQuery } from '../../platform/pagination';
+import { IsPrefixedId, EachIsPrefixedId } from '../../../common/validation/prefixed-id';
 
 export class OpeningWindowInput {
   @ApiProperty({ example: '09:00' }) @IsString() @IsLocalTime() start: string;
@@ -80,7 +81,7 @@ export class SaveBookingTypeBody {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
-  @IsPrefixedId('person', true)
+  @EachIsPrefixedId('person')
   host_ids: string[];
   @ApiProperty({ example: 30 }) @IsInt() @Min(5) @Max(1440) duration_minutes: number;
   @ApiPropertyOptional({ default: 0 }) @IsOptional() @IsInt() @Min(0) @Max(1440) buffer_minutes?: number;

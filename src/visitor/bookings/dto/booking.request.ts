@@ -2,10 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IsTimestamp } from '../../../common/validation/timestamp';
-import { IsPrefixedId } from '../../platform/field-formats';
+
 import { ListQuery } from '../../platform/pagination';
 import { VisitorInput } from '../../visits/dto/visit.request';
 import { BOOKING_STATUSES, BookingStatus } from '../booking-state-machine';
+import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 
 export class CreateBookingBody {
   @ApiProperty({ example: 'btype_…' }) @IsString() @IsPrefixedId('btype') booking_type_id: string;
