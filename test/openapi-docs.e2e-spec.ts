@@ -142,19 +142,22 @@ describe('operator CLI', () => {
 
   it('--help lists the commands', async () => {
     const { stdout } = await cli(['--help']);
-    for (const c of ['migrate', 'seed [--scale N]', 'support request <request-id-or-ref>', 'config'])
-      expect(stdout).toContain(c);
+    for (const c of ['migrate', 'seed', 'support', 'config'])
+      expect(stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect((await cli(['support', '--help'])).stdout).toContain(
+      'gatehouse support request <request-id-or-ref>',
+    );
   });
 
   it('an unknown command exits 2 with a message and the list', async () => {
     const err = await cli(['frobnicate']).catch((e) => e);
     expect(err.code).toBe(2);
-    expect(err.stderr).toContain('unknown command "frobnicate"');
+    expect(err.stderr).toContain("unknown command 'frobnicate'");
   });
 
-  it('bad input exits 1 with a message', async () => {
+  it('bad input is a usage error: exit 2 with a message', async () => {
     const err = await cli(['seed', '--scale', 'lots']).catch((e) => e);
-    expect(err.code).toBe(1);
+    expect(err.code).toBe(2);
     expect(err.stderr).toContain('--scale must be a whole number');
   });
 

@@ -22,13 +22,21 @@ export const migrateCommand: CliCommand = {
 export const seedCommand: CliCommand = {
   name: 'seed',
   usage: 'seed [--scale N]',
-  summary: 'Generate deterministic demo data of every area (scale 1 = small demo set)',
+  summary: 'Generate deterministic demo data of the content and visitor areas (scale 1 = small demo set)',
+  options: [
+    {
+      flags: '--scale N',
+      description:
+        'Size (default 1). Per unit: 50 campaigns, 500 signatures and the other public resources; one visitor ' +
+        'organisation with 10 people, 50 visitors, 100 visits and their events. Shows progress on stderr.',
+    },
+  ],
   async run(args, ctx) {
     const raw = flag(args, '--scale') ?? '1';
     if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError('--scale must be a whole number ≥ 1');
     const db = await ctx.database();
     await runMigrations(db.url);
-    const report = await runSeed(db.url, { scale: Number(raw), log: ctx.log });
+    const report = await runSeed(db.url, { scale: Number(raw), log: ctx.log, progress: ctx.progress });
     return { scale: Number(raw), counts: report.counts };
   },
 };
