@@ -117,22 +117,12 @@ describe('OpenAPI documents and /docs', () => {
     expect(parse(res.body)).toEqual((await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json());
   });
 
-  it('renders both references as HTML pages', async () => {
-    for (const [url, title] of [
-      ['/docs', 'Gatehouse API documentation'],
-      ['/docs/public', 'Public content API'],
-      ['/docs/visitor', 'Visitor-management API'],
-    ]) {
-      const res = await t.app.inject({ method: 'GET', url });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(res.body).toContain(`<h1>${title}`);
-    }
-    const pub = await t.app.inject({ method: 'GET', url: '/docs/public' });
-    expect(pub.body).toContain('<code>/openapi.json</code>');
-    // every parameter row names its parameter (none is an unresolved reference)
-    expect(pub.body).toContain('<td><code>If-None-Match</code></td><td>header</td>');
-    expect(pub.body).not.toMatch(/<tr><td><code><\/code><\/td>/);
+  it('renders the docs home (the references are Scalar pages: test/newcomer/docs.e2e-spec.ts)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain('<h1>Gatehouse API documentation');
+    expect(res.body).toContain('href="/docs/visitor/"');
   });
 });
 
