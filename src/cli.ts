@@ -7,7 +7,7 @@ import type { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from './config/config';
 import { resolveDatabase, runMigrations, ResolvedDatabase } from './database/database-setup';
 import { createDataSource } from './database/data-source.factory';
-import { CliCommand, CliContext, isCliCommand, UsageError } from './cli/cli-command';
+import { CliCommand, CliContext, CommandFailed, isCliCommand, UsageError } from './cli/cli-command';
 import { formFor, missingArguments, usageForms, wrap } from './cli/usage';
 import { progressOn } from './cli/progress';
 
@@ -160,7 +160,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`gatehouse: ${e.message}\n`);
       process.exit(EXIT.config);
     }
-    process.stderr.write(`gatehouse: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    if (e instanceof CommandFailed) process.stderr.write(`gatehouse: ${e.message}\n`);
+    else process.stderr.write(`gatehouse: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(EXIT.failed);
   },
 );

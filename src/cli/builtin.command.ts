@@ -3,7 +3,7 @@ import { revertLastMigration, runMigrations } from '../database/database-setup';
 import { runSeed } from '../seed/seed-runner';
 import { RequestLogRepository } from '../ops/request-log/request-log.repository';
 import { toRequestLogResponse } from '../ops/request-log/dto/request-log.response';
-import { CliCommand, flag, UsageError } from './cli-command';
+import { CliCommand, CommandFailed, flag, UsageError } from './cli-command';
 
 export const migrateCommand: CliCommand = {
   name: 'migrate',
@@ -48,7 +48,7 @@ export const supportCommand: CliCommand = {
   async run(args, ctx) {
     if (args[0] !== 'request' || !args[1]) throw new UsageError('usage: support request <request-id-or-ref>');
     const rows = await new RequestLogRepository(await ctx.dataSource()).findByIdOrRef(args[1]);
-    if (rows.length === 0) throw new UsageError(`no request found for ${args[1]}`);
+    if (rows.length === 0) throw new CommandFailed(`no request found for ${args[1]}`);
     return { data: rows.map(toRequestLogResponse) };
   },
 };

@@ -43,7 +43,11 @@ export interface Progress {
   done(): void;
 }
 
+/** The command line is wrong (unknown sub-command, missing or malformed argument): exit code 2. */
 export class UsageError extends Error {}
+
+/** The command ran and could not do what was asked (nothing found, refused): its message, exit code 1. */
+export class CommandFailed extends Error {}
 
 export function isCliCommand(v: unknown): v is CliCommand {
   return (

@@ -1,5 +1,4 @@
-import type { CliCommand } from '../cli/cli-command';
-import { UsageError } from '../cli/cli-command';
+import { CliCommand, CommandFailed } from '../cli/cli-command';
 import { reissueDemoAccess } from './demo.seeder';
 
 /** `gatehouse demo`: a working demo sign-in and test key, with the URLs to use them. */
@@ -11,7 +10,7 @@ export const demoCommand: CliCommand = {
   async run(_args, ctx) {
     const access = await reissueDemoAccess(await ctx.dataSource());
     if (!access)
-      throw new UsageError('no demo organisation: run "gatehouse seed" (or start the service once) first');
+      throw new CommandFailed('no demo organisation: run "gatehouse seed" (or start the service once) first');
     const base = ctx.config.baseUrl;
     return {
       ...access,
