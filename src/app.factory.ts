@@ -25,6 +25,7 @@ import { buildOpenApiDocuments } from './docs/openapi.builder';
 import { ResponseSchemas } from './docs/response-schemas';
 import { page as docsPage } from './docs/docs.render';
 import { registerPages } from './pages/page-framework';
+import { registerApiReferences } from './docs/api-reference';
 import type { RequestContext } from './common/http/request-context';
 
 const LEVELS: Record<LogLevel, NestLogLevel[]> = {
@@ -162,6 +163,7 @@ export async function createApp(
   app.get(OpenApiRegistry).set(docs);
   responseSchemas = new ResponseSchemas(docs);
   await registerPages(fastify, config);
+  if (config.surfaces.includes('docs')) await registerApiReferences(fastify, app.get(OpenApiRegistry));
   // Only when the public surface is served (SURFACES); its routes, and so its hooks, exist only then.
   if (config.surfaces.includes('public'))
     await fastify.register(publicPlugin, {

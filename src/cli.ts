@@ -2,11 +2,26 @@
 import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
 import type { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from './config/config';
 import { resolveDatabase, runMigrations, ResolvedDatabase } from './database/database-setup';
 import { createDataSource } from './database/data-source.factory';
-import { CliCommand, CliContext, isCliCommand, UsageError } from './cli/cli-command';
+import { CliCommand, CliContext, CommandFailed, isCliCommand, UsageError } from './cli/cli-command';
+import { formFor, missingArguments, usageForms, wrap } from './cli/usage';
+import { progressOn } from './cli/progress';
+
+/** Exit codes of every command (README, "Operator CLI"). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+
+const EXIT_HELP = `Exit codes:
+  0   done; the result is JSON on stdout
+  1   the command failed (message on stderr)
+  2   usage error: unknown command, missing or malformed arguments
+  78  configuration error (an environment variable; message names it)`;
+
+/** Help is wrapped to the terminal (at most 100 columns), or to 80 when not printed to a terminal. */
+const WIDTH = Math.min(process.stdout.isTTY ? (process.stdout.columns ?? 80) : 80, 100);
 
 /** Operator CLI: `npm run cli -- <command>` or the `gatehouse` bin. Commands are the `*.command.ts` files. */
 function findCommands(dir = __dirname): CliCommand[] {
@@ -18,33 +33,38 @@ function findCommands(dir = __dirname): CliCommand[] {
   });
 }
 
-function help(commands: CliCommand[]): string {
-  const width = Math.max(...commands.map((c) => c.usage.length), 6);
+/** The forms and options of a command, wrapped to the help width. */
+function commandHelp(c: CliCommand): string {
+  const forms = usageForms(c).flatMap((f) =>
+    wrap(`gatehouse ${c.name} ${f.text}`.trim(), WIDTH - 2, '      '),
+  );
+  const options = (c.options ?? []).flatMap((o) => [
+    `  ${o.flags}`,
+    ...wrap(o.description, WIDTH - 6, '      ').map((l) => `      ${l.trimStart()}`),
+  ]);
   return [
-    'Usage: gatehouse <command> [options]   (npm run cli -- <command>)',
     '',
-    'Commands:',
-    ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
-    `  ${'--help'.padEnd(width)}  Show this list`,
+    'Forms:',
+    ...forms.map((l) => `  ${l}`),
+    ...(options.length ? ['', 'Options:', ...options] : []),
+    '',
+    EXIT_HELP,
   ].join('\n');
 }
 
-async function main(argv: string[]): Promise<number> {
-  const commands = findCommands().sort((a, b) => a.name.localeCompare(b.name));
-  const [name, ...args] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${help(commands)}\n`);
-    return name ? 0 : 2;
-  }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
-    process.stderr.write(`gatehouse: unknown command "${name}"\n\n${help(commands)}\n`);
-    return 2;
-  }
-  if (args.includes('--help')) {
-    process.stdout.write(`Usage: gatehouse ${command.usage}\n\n${command.summary}\n`);
-    return 0;
-  }
+async function execute(command: CliCommand, args: string[]): Promise<void> {
+  const form = formFor(command, args);
+  if (!form)
+    throw new UsageError(
+      `${command.name} needs one of: ${usageForms(command)
+        .map((f) => f.sub)
+        .join(', ')} (gatehouse ${command.name} --help)`,
+    );
+  const missing = missingArguments(form, args);
+  if (missing.length)
+    throw new UsageError(
+      `${[command.name, form.sub].filter(Boolean).join(' ')}: missing ${missing.join(', ')} (gatehouse ${command.name} --help)`,
+    );
   const config = loadConfig();
   let db: ResolvedDatabase | null = null;
   let ds: DataSource | null = null;
@@ -52,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
   const ctx: CliContext = {
     config,
     log,
+    progress: (label, total) => progressOn(process.stderr, label, total),
     database: async () => (db ??= await resolveDatabase(config, log)),
     dataSource: async () => {
       if (ds) return ds;
@@ -64,19 +85,83 @@ async function main(argv: string[]): Promise<number> {
   try {
     const result = await command.run(args, ctx);
     process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
-    return 0;
   } finally {
     await (ds as DataSource | null)?.destroy();
     await (db as ResolvedDatabase | null)?.embedded?.stop();
   }
 }
 
+function program(commands: CliCommand[]): Command {
+  const root = new Command('gatehouse')
+    .usage('<command> [arguments]')
+    .description(
+      'Gatehouse operator CLI (also: npm run cli -- <command>). Every command prints its result as JSON on stdout.',
+    )
+    .configureHelp({ helpWidth: WIDTH, subcommandTerm: (c) => c.name() })
+    .helpCommand('help [command]', 'Show the help of a command')
+    .helpOption('-h, --help', 'Show this help')
+    .addHelpText('after', `\nRun "gatehouse <command> --help" for a command's forms.\n\n${EXIT_HELP}`)
+    .showHelpAfterError('(gatehouse --help lists the commands)')
+    .exitOverride();
+  for (const c of commands)
+    root
+      .command(c.name)
+      .description(c.summary)
+      .usage(
+        usageForms(c).some((f) => f.sub)
+          ? `<${[...new Set(usageForms(c).map((f) => f.sub))].join('|')}> [arguments]`
+          : '[arguments]',
+      )
+      .helpOption('-h, --help', 'Show this help')
+      .configureHelp({ helpWidth: WIDTH })
+      .addHelpText('after', commandHelp(c))
+      .argument('[arguments...]')
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .exitOverride()
+      .action(async (_args: string[], _opts: unknown, cmd: Command) => {
+        if (cmd.args.includes('--help') || cmd.args.includes('-h')) cmd.help();
+        await execute(c, cmd.args);
+      });
+  return root;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const commands = findCommands().sort((a, b) => a.name.localeCompare(b.name));
+  const root = program(commands);
+  if (argv.length === 0) {
+    process.stderr.write(`${root.helpInformation()}\n`);
+    return EXIT.usage;
+  }
+  try {
+    await root.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof CommanderError)
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.help' ? EXIT.ok : EXIT.usage;
+    throw e;
+  }
+}
+
+// `gatehouse --help | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(EXIT.ok);
+  throw e;
+});
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    if (e instanceof UsageError || e instanceof ConfigError)
+    if (e instanceof UsageError) {
       process.stderr.write(`gatehouse: ${e.message}\n`);
+      process.exit(EXIT.usage);
+    }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`gatehouse: ${e.message}\n`);
+      process.exit(EXIT.config);
+    }
+    if (e instanceof CommandFailed) process.stderr.write(`gatehouse: ${e.message}\n`);
     else process.stderr.write(`gatehouse: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exit(1);
+    process.exit(EXIT.failed);
   },
 );

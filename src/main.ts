@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConsoleLogger } from '@nestjs/common';
+import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig, Config } from './config/config';
 import { resolveDatabase, runMigrations } from './database/database-setup';
@@ -7,6 +7,8 @@ import { runSeed } from './seed/seed-runner';
 import { createApp, nestLogLevels } from './app.factory';
 import { Transactions } from './database/unit-of-work';
 import { inIdempotentRequest } from './visitor/platform/idempotency';
+import { QuietStartLogger } from './common/quiet-logger';
+import type { DemoAccess } from './seed/seeder';
 
 function exitOnConfigError(e: unknown): never {
   if (e instanceof ConfigError) {
@@ -16,18 +18,42 @@ function exitOnConfigError(e: unknown): never {
   throw e;
 }
 
-function printUrls(config: Config, logger: ConsoleLogger, embedded: boolean): void {
-  const local = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+/** `http://localhost:3000` → the same with the port the server really listens on (PORT=0 picks one). */
+function withPort(url: string, configured: number, actual: number): string {
+  if (configured === actual) return url;
+  const u = new URL(url);
+  if (u.port === String(configured)) u.port = String(actual);
+  return u.toString().replace(/\/$/, '');
+}
+
+/** The one block a start ends with: where everything is, and on a first start the demo sign-in and key. */
+function readyBlock(config: Config, port: number, embedded: boolean, demo: DemoAccess | null): string {
+  const at = (url: string) => withPort(url, config.port, port);
+  const base = at(config.baseUrl);
   const lines = [
-    `Gatehouse is listening on ${local}`,
-    `  public content API   ${config.baseUrl}/public/v1   (openapi: /public/v1/openapi.json)`,
-    `  visitor API          ${config.baseUrl}/v1          (openapi: /v1/openapi.json)`,
-    `  console              ${config.appUrl}/console`,
-    `  API reference        ${config.docsUrl}`,
-    `  health               ${local}/health/live  ${local}/health/ready`,
-    `  database             ${embedded ? `embedded PostgreSQL on 127.0.0.1:${config.embeddedPg.port} (data in ${config.embeddedPg.dir})` : 'DATABASE_URL'}`,
+    `Gatehouse is ready on ${at(`http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`)}`,
+    `  API reference   ${at(config.docsUrl)}`,
+    `  visitor API     ${base}/v1`,
+    `  public API      ${base}/public/v1`,
+    `  console (JSON)  ${at(config.appUrl)}/console`,
+    `  health          ${base}/health/ready`,
+    `  database        ${embedded ? `embedded PostgreSQL, 127.0.0.1:${config.embeddedPg.port}, data in ${config.embeddedPg.dir}` : 'DATABASE_URL'}`,
   ];
-  for (const l of lines) logger.log(l);
+  if (demo)
+    lines.push(
+      '',
+      'Demo organisation (test mode), shown once; "npm run cli -- demo" prints a new password and key:',
+      `  console sign-in  ${demo.email} / ${demo.password}`,
+      `  secret key       ${demo.key}`,
+      `  try              curl -H "Authorization: Bearer ${demo.key}" ${base}/v1/organisation`,
+      '  for the README\'s "Try it":',
+      `  export KEY=${demo.key} SITE=${demo.site_id} HOST=${demo.host_id}`,
+    );
+  lines.push(
+    '',
+    `Stop with Ctrl+C.${config.logLevel === 'debug' ? '' : ' LOG_LEVEL=debug shows every route.'}`,
+  );
+  return lines.join('\n');
 }
 
 /**
@@ -57,23 +83,35 @@ async function main(): Promise<void> {
   } catch (e) {
     exitOnConfigError(e);
   }
-  const logger = new ConsoleLogger('Gatehouse', {
+  const logger = new QuietStartLogger('Gatehouse', {
     json: config.nodeEnv === 'production',
     logLevels: nestLogLevels(config.logLevel),
   });
 
   const db = await resolveDatabase(config, (l) => logger.warn(l, 'EmbeddedPostgres'));
   const migrated = await runMigrations(db.url);
-  if (migrated.applied.length) logger.log(`applied migrations: ${migrated.applied.join(', ')}`);
+  if (migrated.applied.length) {
+    logger.log(`applied ${migrated.applied.length} migration(s)`);
+    logger.debug(`applied migrations: ${migrated.applied.join(', ')}`);
+  }
+  let demo: DemoAccess | null = null;
   if (config.seedOnFirstStart) {
-    const seed = await runSeed(db.url, { scale: 1, onlyIfFirst: true, log: (l) => logger.log(l, 'Seed') });
+    const seed = await runSeed(db.url, {
+      scale: 1,
+      onlyIfFirst: true,
+      log: (l) => logger.debug(l, 'Seed'),
+      onDemoAccess: (a) => (demo = a),
+    });
     if (seed.seeded) logger.log('seeded demo data (first start)', 'Seed');
   }
 
   const app: NestFastifyApplication = await createApp(config, db.url, { logger });
   installFaults(config, app);
   await app.listen({ port: config.port, host: config.host });
-  printUrls(config, logger, db.embedded !== null);
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  // One block, written as is (not as log lines) so it can be read and copied; JSON logs in production.
+  if (config.nodeEnv === 'production') logger.log(`listening on port ${port}`);
+  else process.stdout.write(`\n${readyBlock(config, port, db.embedded !== null, demo)}\n\n`);
 
   let closing = false;
   const shutdown = async (signal: string) => {

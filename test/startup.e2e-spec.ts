@@ -91,10 +91,18 @@ describe('process start and stop (compiled service)', () => {
     const port = await freePort();
     const p = start({ DATABASE_URL: fresh.url, PORT: String(port), SEED_ON_FIRST_START: 'true' });
     try {
-      await waitFor(async () => /test secret key: svc_sk_test_/.test(p.output()), 110_000);
+      await waitFor(async () => /secret key +svc_sk_test_/.test(p.output()), 110_000);
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/live`)).ok);
-      const key = /test secret key: (svc_sk_test_[0-9A-Za-z]+)/.exec(p.output())![1];
-      const [, email, password] = /console sign-in: (\S+) \/ (\S+)/.exec(p.output())!;
+      const key = /secret key +(svc_sk_test_[0-9A-Za-z]+)/.exec(p.output())![1];
+      const [, email, password] = /console sign-in +(\S+) \/ (\S+)/.exec(p.output())!;
+      // A quiet start: no route-mapping lines at LOG_LEVEL=info, one block with the real URLs and port.
+      expect(p.output()).not.toMatch(/Mapped \{|RouterExplorer|InstanceLoader/);
+      expect(p.output()).toContain(`API reference   http://localhost:${port}/docs`);
+      expect(p.output()).toContain(
+        `curl -H "Authorization: Bearer ${key}" http://localhost:${port}/v1/organisation`,
+      );
+      expect(p.output()).not.toContain('<PORT>');
+      expect(p.output().trim().split('\n').length).toBeLessThan(30);
       const org = await fetch(`http://127.0.0.1:${port}/v1/organisation`, {
         headers: { authorization: `Bearer ${key}` },
       });
@@ -114,7 +122,8 @@ describe('process start and stop (compiled service)', () => {
       const again = start({ DATABASE_URL: fresh.url, PORT: String(port), SEED_ON_FIRST_START: 'true' });
       try {
         await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/live`)).ok);
-        expect(again.output()).not.toContain('test secret key');
+        expect(again.output()).not.toContain('secret key');
+        expect(again.output()).toContain('Gatehouse is ready');
         again.child.kill('SIGTERM');
         expect(await again.exited).toBe(0);
       } finally {
@@ -125,6 +134,24 @@ describe('process start and stop (compiled service)', () => {
       await fresh.drop();
     }
   }, 180_000);
+
+  it('LOG_LEVEL=debug shows the route-mapping lines', async () => {
+    const port = await freePort();
+    const p = start({
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      SEED_ON_FIRST_START: 'false',
+      LOG_LEVEL: 'debug',
+    });
+    try {
+      await waitFor(async () => p.output().includes('Gatehouse is ready'), 60_000);
+      expect(p.output()).toMatch(/Mapped \{\/v1\/visits, POST\} route/);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    } finally {
+      p.child.kill('SIGKILL');
+    }
+  }, 90_000);
 
   it('starts and serves without Redis, reports not ready', async () => {
     const port = await freePort();

@@ -3,7 +3,7 @@ import { revertLastMigration, runMigrations } from '../database/database-setup';
 import { runSeed } from '../seed/seed-runner';
 import { RequestLogRepository } from '../ops/request-log/request-log.repository';
 import { toRequestLogResponse } from '../ops/request-log/dto/request-log.response';
-import { CliCommand, flag, UsageError } from './cli-command';
+import { CliCommand, CommandFailed, flag, UsageError } from './cli-command';
 
 export const migrateCommand: CliCommand = {
   name: 'migrate',
@@ -22,13 +22,21 @@ export const migrateCommand: CliCommand = {
 export const seedCommand: CliCommand = {
   name: 'seed',
   usage: 'seed [--scale N]',
-  summary: 'Generate deterministic demo data of every area (scale 1 = small demo set)',
+  summary: 'Generate deterministic demo data of the content and visitor areas (scale 1 = small demo set)',
+  options: [
+    {
+      flags: '--scale N',
+      description:
+        'Size (default 1). Per unit: 50 campaigns, 500 signatures and the other public resources; one visitor ' +
+        'organisation with 10 people, 50 visitors, 100 visits and their events. Shows progress on stderr.',
+    },
+  ],
   async run(args, ctx) {
     const raw = flag(args, '--scale') ?? '1';
     if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError('--scale must be a whole number ≥ 1');
     const db = await ctx.database();
     await runMigrations(db.url);
-    const report = await runSeed(db.url, { scale: Number(raw), log: ctx.log });
+    const report = await runSeed(db.url, { scale: Number(raw), log: ctx.log, progress: ctx.progress });
     return { scale: Number(raw), counts: report.counts };
   },
 };
@@ -40,7 +48,7 @@ export const supportCommand: CliCommand = {
   async run(args, ctx) {
     if (args[0] !== 'request' || !args[1]) throw new UsageError('usage: support request <request-id-or-ref>');
     const rows = await new RequestLogRepository(await ctx.dataSource()).findByIdOrRef(args[1]);
-    if (rows.length === 0) throw new UsageError(`no request found for ${args[1]}`);
+    if (rows.length === 0) throw new CommandFailed(`no request found for ${args[1]}`);
     return { data: rows.map(toRequestLogResponse) };
   },
 };

@@ -6,12 +6,24 @@ import type { ResolvedDatabase } from '../database/database-setup';
  * One operator command of `gatehouse` / `npm run cli -- …`. Commands live in `*.command.ts` files anywhere
  * under src/ and are found by file name (src/cli.ts). A command returns what it prints: an object is printed
  * as JSON on stdout, a string as is. Progress goes to `ctx.log` (stderr). Throw `UsageError` for bad input.
+ *
+ * `usage` is read by a convention (src/cli/usage.ts): forms separated by ` | `, a form's first bare word its
+ * sub-command, `--flag VALUE` and `<arg>` outside `[...]` required. The CLI checks the required ones of the
+ * chosen form before `run` and reports all that are missing at once (exit 2), and `--help` prints the forms.
  */
 export interface CliCommand {
   name: string;
   usage: string;
   summary: string;
+  /** Optional: what each option means, listed by `gatehouse <name> --help`. */
+  options?: CliOptionHelp[];
   run(args: string[], ctx: CliContext): Promise<unknown>;
+}
+
+export interface CliOptionHelp {
+  /** As in the usage, e.g. `--scale N`. */
+  flags: string;
+  description: string;
 }
 
 export interface CliContext {
@@ -21,9 +33,21 @@ export interface CliContext {
   /** A migrated, initialised DataSource on that database; closed when the command ends. */
   dataSource(): Promise<DataSource>;
   log(line: string): void;
+  /** Progress of a long step: a bar on a terminal (stderr), a plain line every 10 % otherwise. */
+  progress(label: string, total: number): Progress;
 }
 
+export interface Progress {
+  /** Adds `n` done units. */
+  tick(n?: number): void;
+  done(): void;
+}
+
+/** The command line is wrong (unknown sub-command, missing or malformed argument): exit code 2. */
 export class UsageError extends Error {}
+
+/** The command ran and could not do what was asked (nothing found, refused): its message, exit code 1. */
+export class CommandFailed extends Error {}
 
 export function isCliCommand(v: unknown): v is CliCommand {
   return (

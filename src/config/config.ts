@@ -114,7 +114,7 @@ export const CONFIG_SPEC: VarSpec[] = [
   },
   {
     name: 'SITE_URL',
-    description: "The platform's own website (survey answering, durbar joining)",
+    description: "The platform's own website (survey answering, durbar joining, visitors' pass pages)",
     default: '$BASE_URL',
   },
   {
@@ -221,7 +221,7 @@ export const CONFIG_SPEC: VarSpec[] = [
   },
   {
     name: 'SESSION_SECRET',
-    description: 'Key that signs console session cookies (≥ 32 chars)',
+    description: "Key that signs list cursors, visitors' pass links and the pages' CSRF cookies (≥ 32 chars)",
     default: '(dev only)',
     secret: true,
   },

@@ -97,6 +97,9 @@ export const contentSeeder: Seeder = {
       .join(',')}]::text[], cc)], ':USD')`;
     const countryName = `(ARRAY[${CODES.map((c) => `'${COUNTRY_NAMES[c].replace(/'/g, "''")}'`).join(',')}])[array_position(ARRAY[${CODES.map((c) => `'${c}'`).join(',')}], cc)]`;
     const t0 = Date.now();
+    // Progress by phase: the tables below, then events and jobs, surveys and durbars, marketplace and blog,
+    // community, and the closing VACUUM (ANALYZE).
+    const progress = opts.progress?.('content tables', 11);
 
     await ds.query(
       `INSERT INTO content.account (id, username, full_name, email, phone, bio, avatar_url, country, account_type, public_profile, created_at)
@@ -110,6 +113,7 @@ export const contentSeeder: Seeder = {
          FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
       [n.accounts],
     );
+    progress?.tick();
 
     await ds.query(
       `INSERT INTO content.campaign (id, slug, title, description, category, status, goal_amount, raised_amount, currency, image_url,
@@ -131,6 +135,7 @@ export const contentSeeder: Seeder = {
        ON CONFLICT (id) DO NOTHING`,
       [n.campaigns],
     );
+    progress?.tick();
 
     await ds.query(
       `INSERT INTO content.campaign_update (id, campaign_id, author_id, title, content_html, media_urls, created_at)
@@ -146,6 +151,7 @@ export const contentSeeder: Seeder = {
          FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
       [n.campaigns * 2],
     );
+    progress?.tick();
 
     await ds.query(
       `INSERT INTO content.donation (id, campaign_id, donor_id, donor_name, donor_email, amount, message, anonymous, created_at)
@@ -157,6 +163,7 @@ export const contentSeeder: Seeder = {
          FROM generate_series(1, $1) i ON CONFLICT (id) DO NOTHING`,
       [n.donations],
     );
+    progress?.tick();
 
     await ds.query(
       `INSERT INTO content.petition (id, slug, title, description, category, status, petition_target, image_url, country, target_country,
@@ -173,6 +180,7 @@ export const contentSeeder: Seeder = {
        ON CONFLICT (id) DO NOTHING`,
       [n.petitions],
     );
+    progress?.tick();
 
     // Signatures: the big table. Only rows beyond what an earlier (smaller) seed wrote are added.
     const [{ have }] = (await ds.query(`SELECT count(*)::int AS have FROM content.signature`)) as {
@@ -194,10 +202,15 @@ export const contentSeeder: Seeder = {
           WHERE s.petition_id = p.id AND p.signatures_count <> s.n`,
       );
     }
+    progress?.tick();
     await seedEventsAndJobs(ds, n);
+    progress?.tick();
     await seedSurveysAndDurbars(ds, n);
+    progress?.tick();
     await seedMarketplaceAndBlog(ds, n);
+    progress?.tick();
     await seedCommunity(ds, n);
+    progress?.tick();
     // Fresh statistics for every table the seed filled, so plans use the indexes from the first request, and
     // a vacuum, so the first reads need not set hint bits on (and write back) every freshly inserted page and
     // index-only scans can skip the heap.
@@ -205,6 +218,7 @@ export const contentSeeder: Seeder = {
       tablename: string;
     }[];
     for (const { tablename } of tables) await ds.query(`VACUUM (ANALYZE) content.${tablename}`);
+    progress?.done();
     opts.log(`content seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return { ...n };
   },

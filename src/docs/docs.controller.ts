@@ -4,10 +4,11 @@ import { stringify } from 'yaml';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { OpenApiRegistry } from './openapi.registry';
-import { errorsPage, indexPage, referencePage } from './docs.render';
+import { errorsPage, indexPage } from './docs.render';
 
 const HTML = 'text/html; charset=utf-8';
 
+/** The docs home, the error catalogue and the YAML contract; the references are Scalar's (api-reference.ts). */
 @ApiExcludeController()
 @Controller('docs')
 export class DocsController {
@@ -20,18 +21,6 @@ export class DocsController {
   @Header('Content-Type', HTML)
   index(): string {
     return indexPage(this.config.docsUrl);
-  }
-
-  @Get('public')
-  @Header('Content-Type', HTML)
-  publicReference(): string {
-    return referencePage(this.registry.get('public'));
-  }
-
-  @Get('visitor')
-  @Header('Content-Type', HTML)
-  visitorReference(): string {
-    return referencePage(this.registry.get('visitor'));
   }
 
   @Get('errors')

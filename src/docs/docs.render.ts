@@ -1,4 +1,3 @@
-import type { OpenApiDocument } from './openapi.registry';
 import {
   ERROR_CODES,
   PUBLIC_CODES,
@@ -7,8 +6,6 @@ import {
   visitorCode,
   visitorCodeInfo,
 } from '../common/errors/error-codes';
-
-type Json = Record<string, unknown>;
 
 export const esc = (s: unknown): string =>
   String(s ?? '').replace(
@@ -26,7 +23,7 @@ h2{border-bottom:1px solid #d0d7de;padding-bottom:.2rem;margin-top:2.5rem}h3{mar
 nav a{margin-right:1rem}ul.s{margin:.2rem 0;padding-left:1.2rem}`;
 
 export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><nav><a href="/docs">Docs home</a><a href="/docs/public">Public content API</a><a href="/docs/visitor">Visitor-management API</a><a href="/docs/errors">Errors</a></nav>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><nav><a href="/docs">Docs home</a><a href="/docs/public/">Public content API</a><a href="/docs/visitor/">Visitor-management API</a><a href="/docs/errors">Errors</a></nav>${body}</body></html>`;
 }
 
 export function indexPage(docsUrl: string): string {
@@ -34,79 +31,10 @@ export function indexPage(docsUrl: string): string {
     'Gatehouse API documentation',
     `<h1>Gatehouse API documentation</h1>
 <ul>
-<li><a href="/docs/public">Public content API</a> (<code>/public/v1</code>, version 1.0.0) — <a href="/public/v1/openapi.json">openapi.json</a></li>
-<li><a href="/docs/visitor">Visitor-management API</a> (<code>/v1</code>, version 1.0.0-preview) — <a href="/v1/openapi.json">openapi.json</a>, <a href="/docs/openapi.yaml">openapi.yaml</a></li>
+<li><a href="/docs/public/">Public content API</a> (<code>/public/v1</code>, version 1.0.0) — <a href="/public/v1/openapi.json">openapi.json</a></li>
+<li><a href="/docs/visitor/">Visitor-management API</a> (<code>/v1</code>, version 1.0.0-preview) — <a href="/v1/openapi.json">openapi.json</a>, <a href="/docs/openapi.yaml">openapi.yaml</a></li>
 <li><a href="/docs/errors">Error codes of both APIs</a> (problem <code>type</code> URLs point here: <code>${esc(docsUrl)}/errors#&lt;code&gt;</code>)</li>
 </ul>`,
-  );
-}
-
-function resolve(doc: OpenApiDocument, schema: Json | undefined): Json {
-  if (schema && typeof schema.$ref === 'string') {
-    const name = schema.$ref.split('/').pop()!;
-    return { ...(doc.components?.schemas?.[name] ?? {}), title: name };
-  }
-  return schema ?? {};
-}
-
-function typeOf(doc: OpenApiDocument, s: Json): string {
-  if (typeof s.$ref === 'string') return s.$ref.split('/').pop()!;
-  if (Array.isArray(s.allOf) && s.allOf.length === 1) return typeOf(doc, s.allOf[0] as Json);
-  if (Array.isArray(s.oneOf)) return (s.oneOf as Json[]).map((x) => typeOf(doc, x)).join(' | ');
-  if (Array.isArray(s.anyOf)) return (s.anyOf as Json[]).map((x) => typeOf(doc, x)).join('|');
-  let t = Array.isArray(s.type) ? s.type.join('|') : String(s.type ?? 'object');
-  if (t === 'array' && s.items) t = `${typeOf(doc, s.items as Json)}[]`;
-  if (s.nullable === true) t += '|null';
-  if (Array.isArray(s.enum)) t += ` (${s.enum.map((v) => JSON.stringify(v)).join(', ')})`;
-  if (s.format) t += `, ${String(s.format)}`;
-  return t;
-}
-
-function fields(doc: OpenApiDocument, schema: Json, depth = 0, seen = new Set<string>()): string {
-  const s = resolve(doc, schema);
-  const name = typeof schema.$ref === 'string' ? schema.$ref : '';
-  if (name && seen.has(name)) return '';
-  const nextSeen = new Set(seen).add(name);
-  const props = (s.properties ?? {}) as Record<string, Json>;
-  const required = new Set((s.required as string[]) ?? []);
-  const items = Object.entries(props).map(([k, p]) => {
-    const inner = p.items ? (p.items as Json) : p;
-    const nested =
-      depth < 4 && (inner.$ref || inner.properties) ? fields(doc, inner, depth + 1, nextSeen) : '';
-    return `<li><code>${esc(k)}</code> <em>${esc(typeOf(doc, p))}</em>${required.has(k) ? ' <strong>required</strong>' : ''}${p.description ? ` — ${md(p.description)}` : ''}${nested}</li>`;
-  });
-  return items.length ? `<ul class="s">${items.join('')}</ul>` : '';
-}
-
-export function referencePage(doc: OpenApiDocument): string {
-  const info = doc.info as Json;
-  const server = ((doc.servers as Json[]) ?? [])[0]?.url;
-  const sections = Object.entries(doc.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, op]) => {
-      const params = ((op.parameters as Json[]) ?? []).map(
-        (p) =>
-          `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${esc(typeOf(doc, (p.schema as Json) ?? {}))}</td><td>${p.required ? 'yes' : 'no'}</td><td>${md(p.description)}</td></tr>`,
-      );
-      const body = ((op.requestBody as Json)?.content as Record<string, Json> | undefined)?.[
-        'application/json'
-      ]?.schema as Json | undefined;
-      const responses = Object.entries((op.responses as Record<string, Json>) ?? {}).map(([status, r]) => {
-        const content = (r.content ?? {}) as Record<string, Json>;
-        const [mediaType, media] = Object.entries(content)[0] ?? [];
-        const schema = media?.schema as Json | undefined;
-        return `<li><strong>${esc(status)}</strong> ${md(r.description)}${mediaType ? ` <code>${esc(mediaType)}</code>` : ''}${schema ? ` <em>${esc(typeOf(doc, schema))}</em>${fields(doc, schema)}` : ''}</li>`;
-      });
-      const id = `${method}-${path}`.replace(/[^a-zA-Z0-9]+/g, '-');
-      return `<h3 id="${esc(id)}"><span class="m">${esc(method)}</span> <code>${esc(path)}</code></h3>
-${op.summary ? `<p>${md(op.summary)}</p>` : ''}${op.description ? `<p>${md(op.description)}</p>` : ''}
-${params.length ? `<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr>${params.join('')}</table>` : ''}
-${body ? `<p><strong>Request body</strong> <code>application/json</code> <em>${esc(typeOf(doc, body))}</em></p>${fields(doc, body)}` : ''}
-<p><strong>Responses</strong></p><ul>${responses.join('')}</ul>`;
-    }),
-  );
-  return page(
-    String(info.title),
-    `<h1>${esc(info.title)} <small>${esc(info.version)}</small></h1><p>${md(info.description)}</p>${server ? `<p>Base address: <code>${esc(server)}</code></p>` : ''}<h2>Endpoints</h2>${sections.join('\n')}`,
   );
 }
 

@@ -17,6 +17,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   readonly client: Redis;
   private down = false;
   private everReady = false;
+  /** Set when the application shuts down: the connection's end is then expected, not worth a warning. */
+  private closing = false;
 
   constructor(@InjectConfig() private readonly config: Config) {
     this.client = new Redis(config.redisUrl, {
@@ -38,7 +40,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private markDown(reason: string): void {
-    if (this.down) return;
+    if (this.down || this.closing) return;
     this.down = true;
     this.logger.warn(
       `Redis at ${this.safeUrl()} is unreachable (${reason}); the API keeps serving, background work waits in PostgreSQL, reconnecting${this.everReady ? '' : ' (never connected yet)'}`,
@@ -95,6 +97,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
     this.client.disconnect(false);
   }
 }

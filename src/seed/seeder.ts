@@ -4,6 +4,21 @@ export interface SeedOptions {
   /** 1 is the small demo set; larger values grow every generated table roughly linearly. */
   scale: number;
   log: (line: string) => void;
+  /** Progress of a long step (the CLI draws a bar); seeders may ignore it. */
+  progress?: (label: string, total: number) => { tick(n?: number): void; done(): void };
+  /** Receives the demo sign-in and key when the visitor demo is created (main.ts prints them in its block). */
+  onDemoAccess?: (access: DemoAccess) => void;
+}
+
+/** The demo organisation's console sign-in and test-mode key, and ids to try the API with. */
+export interface DemoAccess {
+  organisation_id: string;
+  email: string;
+  password: string;
+  key: string;
+  site_id: string | null;
+  gate_id: string | null;
+  host_id: string | null;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { newId, randomBase62 } from '../common/ids';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { AccountsService } from './accounts/accounts.service';
-import type { Seeder } from '../seed/seeder';
+import type { DemoAccess, Seeder } from '../seed/seeder';
 import { platformServices } from './visitor.command';
 import { SCOPES } from './platform/scopes';
 
@@ -60,11 +60,59 @@ export const visitorDemoSeeder: Seeder = {
       );
     }
     const testSite = sites.find((x) => !x.livemode)!;
-    opts.log(`demo organisation ${organisation.id} (Pro)`);
-    opts.log(`  console sign-in: ${DEMO_OWNER_EMAIL} / ${password}   (POST /console/session)`);
-    opts.log(`  test secret key: ${key.key}`);
-    opts.log(`  try: curl -H "Authorization: Bearer ${key.key}" http://localhost:<PORT>/v1/organisation`);
-    opts.log(`  test-mode site ${testSite.id} (gate ${testSite.gates[0].id}), host ${hosts.false}`);
+    const access: DemoAccess = {
+      organisation_id: organisation.id,
+      email: DEMO_OWNER_EMAIL,
+      password,
+      key: key.key,
+      site_id: testSite.id,
+      gate_id: testSite.gates[0].id,
+      host_id: hosts.false,
+    };
+    if (opts.onDemoAccess) opts.onDemoAccess(access);
+    else
+      opts.log(
+        `demo organisation ${organisation.id}: sign in as ${DEMO_OWNER_EMAIL} / ${password}, key ${key.key}`,
+      );
     return { organisations: 1, sites: 2, console_accounts: 1, api_keys: 1, people: 2 };
   },
 };
+
+/**
+ * A working demo sign-in and key again (`gatehouse demo`): secrets are stored only as hashes, so the first start's
+ * cannot be shown twice; this sets a new random password on the demo Owner and issues a new test-mode key (earlier
+ * keys keep working). Null when the demo organisation was never seeded.
+ */
+export async function reissueDemoAccess(ds: DataSource): Promise<DemoAccess | null> {
+  const s = platformServices(ds);
+  const org = await s.orgRepo.findOrganisationBySlugOrId(DEMO_SLUG);
+  if (!org) return null;
+  const accountsRepo = new AccountsRepository(ds);
+  const owner = await accountsRepo.findByEmail(DEMO_OWNER_EMAIL);
+  if (!owner) return null;
+  const operator = { type: 'operator' as const, id: 'demo' };
+  const password = randomBase62(20);
+  await new AccountsService(accountsRepo, s.audit, s.tx, s.clock).resetPassword(owner, password, operator);
+  const key = await s.keys.create(
+    org.id,
+    { name: 'Demo test key', kind: 'secret', mode: 'test', scopes: [...SCOPES] },
+    operator,
+  );
+  const rows: { site_id: string; gate_id: string; host_id: string }[] = await ds.query(
+    `SELECT s.id AS site_id, g.id AS gate_id, p.id AS host_id
+       FROM visitor.site s JOIN visitor.gate g ON g.site_id = s.id
+       JOIN visitor.person p ON p.organisation_id = s.organisation_id AND p.livemode = s.livemode AND s.id = ANY(p.site_ids)
+      WHERE s.organisation_id = $1 AND NOT s.livemode
+      ORDER BY s.created_at, g.id, p.created_at LIMIT 1`,
+    [org.id],
+  );
+  return {
+    organisation_id: org.id,
+    email: DEMO_OWNER_EMAIL,
+    password,
+    key: key.key,
+    site_id: rows[0]?.site_id ?? null,
+    gate_id: rows[0]?.gate_id ?? null,
+    host_id: rows[0]?.host_id ?? null,
+  };
+}

@@ -42,6 +42,10 @@ export class AccountsRepository {
     return rows[0] ?? null;
   }
 
+  async setPasswordHash(m: EntityManager, id: string, passwordHash: string): Promise<void> {
+    await m.query(`UPDATE visitor.console_account SET password_hash = $2 WHERE id = $1`, [id, passwordHash]);
+  }
+
   async markSignedIn(m: EntityManager, id: string, at: Date): Promise<void> {
     await m.query(`UPDATE visitor.console_account SET last_sign_in_at = $2 WHERE id = $1`, [id, at]);
   }

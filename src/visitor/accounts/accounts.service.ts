@@ -44,6 +44,27 @@ export class AccountsService {
     private readonly clock: Clock,
   ) {}
 
+  /** Sets a new password (operator action: the demo command); audited, open sessions stay open. */
+  async resetPassword(account: AccountRow, password: string, actor: Actor): Promise<void> {
+    if (password.length < 12)
+      throw ApiError.validation([{ location: 'body.password', message: 'must be at least 12 characters' }]);
+    const passwordHash = await hash(password, ARGON2);
+    await this.tx.run(async (uow) => {
+      await this.repo.setPasswordHash(uow.manager, account.id, passwordHash);
+      await this.audit.record(
+        {
+          organisationId: account.organisation_id,
+          livemode: null,
+          action: 'console_account.password_reset',
+          actor,
+          target: { type: 'console_account', id: account.id },
+          data: {},
+        },
+        uow.manager,
+      );
+    });
+  }
+
   async create(organisationId: string, input: AccountInput, actor: Actor): Promise<AccountRow> {
     const errors: FieldError[] = [];
     if (typeof input.email !== 'string' || !EMAIL.test(input.email))

@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiHeader } from '@nestjs/swagger';
-import type { PlanFeature } from './plans';
+import { PLAN_RULES, PLANS, PlanFeature } from './plans';
 import type { Scope } from './scopes';
 
 export const AUTHORIZE = 'gatehouse:authorize';
@@ -33,6 +33,11 @@ export function Authorize(options: AuthorizeOptions): MethodDecorator & ClassDec
     SetMetadata(AUTHORIZE, options),
     ApiBearerAuth(),
     ApiExtension('x-required-scope', options.scope),
+    // The plans whose live mode may call the route (test mode: every plan); the reference shows both.
+    ApiExtension(
+      'x-required-plan',
+      PLANS.filter((p) => PLAN_RULES[p].live.includes(options.plan ?? 'rest')),
+    ),
     ApiExtension('x-publishable-key', options.publishable === true),
   );
 }

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import apiReference from '@scalar/fastify-api-reference';
+import type { OpenApiDocument, OpenApiRegistry } from './openapi.registry';
+
+type Json = Record<string, unknown>;
+type Which = 'public' | 'visitor';
+
+/** Where each reference is served (Scalar serves the page at `<prefix>/`, its script and the document below it). */
+export const REFERENCE_PREFIX: Record<Which, `/${string}`> = {
+  visitor: '/docs/visitor',
+  public: '/docs/public',
+};
+
+const GUIDES = join(__dirname, 'guides');
+
+/** The guides of one reference (`src/docs/guides/*.md`; `public-*` are the public API's), in file order. */
+export function guides(which: Which): string {
+  return readdirSync(GUIDES)
+    .filter((f) => f.endsWith('.md') && f.startsWith('public-') === (which === 'public'))
+    .sort()
+    .map((f) => readFileSync(join(GUIDES, f), 'utf8').trim())
+    .join('\n\n');
+}
+
+const PLAN_NAMES: Record<string, string> = {
+  free: 'Free',
+  starter: 'Starter',
+  growth: 'Growth',
+  pro: 'Pro',
+  enterprise: 'Enterprise',
+};
+
+/** The line every /v1 operation starts with: the scope, the plans whose live mode may call it, publishable keys. */
+export function accessLine(op: Json): string | null {
+  const scope = op['x-required-scope'];
+  if (typeof scope !== 'string') return null;
+  const plans = (op['x-required-plan'] as string[] | undefined) ?? [];
+  const live = plans.length ? plans.map((p) => PLAN_NAMES[p] ?? p).join(', ') : 'none';
+  const publishable = op['x-publishable-key'] === true ? ' · **Publishable keys:** allowed' : '';
+  return `**Scope:** \`${scope}\` · **Plan:** live mode on ${live}; test mode on every plan${publishable}`;
+}
+
+/**
+ * The document the reference page shows: the served contract with the guides as its introduction (Scalar lists
+ * their headings in the navigation) and, on /v1, the access line at the top of every operation's description.
+ */
+export function referenceDocument(doc: OpenApiDocument, which: Which): OpenApiDocument {
+  const info = doc.info as Json;
+  const paths: OpenApiDocument['paths'] = {};
+  for (const [path, item] of Object.entries(doc.paths)) {
+    paths[path] = {};
+    for (const [method, op] of Object.entries(item)) {
+      const access = accessLine(op);
+      paths[path][method] = access
+        ? { ...op, description: [access, op.description].filter(Boolean).join('\n\n') }
+        : op;
+    }
+  }
+  return {
+    ...doc,
+    info: { ...info, description: `${String(info.description ?? '')}\n\n${guides(which)}` },
+    paths,
+  };
+}
+
+/** `'sha256-…'` CSP sources for each inline `<script>` element of an HTML page. */
+function inlineScriptHashes(html: string): string[] {
+  return [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    (m) => `'sha256-${createHash('sha256').update(m[1]).digest('base64')}'`,
+  );
+}
+
+/**
+ * The reference pages run Scalar's bundled script (served by the app: no CDN) and its inline start-up script, which
+ * is allowed by hash; Scalar's components set inline styles, so those are allowed on these pages only.
+ */
+function referenceCsp(html: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'self' ${inlineScriptHashes(html).join(' ')}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function withReferenceCsp(
+  _req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: null, payload: unknown) => void,
+) {
+  if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html'))
+    void reply.header('Content-Security-Policy', referenceCsp(payload));
+  done(null, payload);
+}
+
+/**
+ * Serves the two API references with Scalar (`@scalar/fastify-api-reference`): `/docs/visitor/` and
+ * `/docs/public/` (`/docs/visitor` redirects there), each with navigation, search, rendered examples, request
+ * samples and the guides. Registered by createApp where the docs surface is served, before the routes are built.
+ */
+export async function registerApiReferences(
+  fastify: FastifyInstance,
+  registry: OpenApiRegistry,
+): Promise<void> {
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (!Object.values(REFERENCE_PREFIX).some((p) => route.url === `${p}/`)) return;
+    const existing = route.onSend === undefined ? [] : [route.onSend].flat();
+    route.onSend = [...existing, withReferenceCsp] as RouteOptions['onSend'];
+  });
+  for (const which of ['visitor', 'public'] as const) {
+    const title = which === 'visitor' ? 'Visitor-management API' : 'Public content API';
+    let shown: { from: OpenApiDocument; doc: OpenApiDocument } | null = null;
+    await fastify.register(apiReference, {
+      routePrefix: REFERENCE_PREFIX[which],
+      configuration: {
+        title: `${title} · Gatehouse`,
+        metaData: { title: `${title} · Gatehouse` },
+        // Built once per served document (the registry is filled before the routes are registered).
+        content: () => {
+          const from = registry.get(which);
+          if (shown?.from !== from) shown = { from, doc: referenceDocument(from, which) };
+          return shown.doc;
+        },
+        withDefaultFonts: false,
+        hideDownloadButton: false,
+        defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+      },
+    });
+  }
+}

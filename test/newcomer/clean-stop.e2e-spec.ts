@@ -1,0 +1,76 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../support/app-process';
+import { until } from '../support/until';
+
+const root = join(__dirname, '../..');
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+
+/**
+ * `npm start` on a fresh embedded PostgreSQL, stopped by a signal to npm (what Ctrl+C or a process manager does):
+ * the server and the database stop, nothing listens on either port, npm exits, and no misleading warning is
+ * logged. Starts the compiled service without its prestart build (`--ignore-scripts`; the suite built it).
+ */
+describe('clean stop of npm start', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gh-stop-'));
+  // As root the embedded PostgreSQL runs as the `postgres` user, which must reach its data directory.
+  chmodSync(dataDir, 0o777);
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  async function start(): Promise<{ npm: ChildProcess; out: () => string; port: number; pgPort: number }> {
+    const [port, pgPort] = [await freePort(), await freePort()];
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'development',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      EMBEDDED_PG_DIR: join(dataDir, 'pg'),
+      EMBEDDED_PG_PORT: String(pgPort),
+      SEED_ON_FIRST_START: 'false',
+      LOG_LEVEL: 'info',
+    };
+    delete env.DATABASE_URL;
+    const npm = spawn('npm', ['start', '--ignore-scripts'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    npm.stdout!.on('data', (d) => (out += d));
+    npm.stderr!.on('data', (d) => (out += d));
+    await until(async () => out.includes('Gatehouse is ready') || npm.exitCode !== null, 120_000);
+    if (!out.includes('Gatehouse is ready')) {
+      npm.kill('SIGKILL');
+      throw new Error(`did not start:\n${out}`);
+    }
+    return { npm, out: () => out, port, pgPort };
+  }
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    it(`${signal} to npm stops node and the embedded PostgreSQL`, async () => {
+      const s = await start();
+      expect(await listening(s.port)).toBe(true);
+      expect(await listening(s.pgPort)).toBe(true);
+      const exited = new Promise<number | null>((resolve) => s.npm.once('exit', (code) => resolve(code)));
+      s.npm.kill(signal);
+      await exited;
+      await until(async () => !(await listening(s.port)) && !(await listening(s.pgPort)), 30_000).catch(
+        () => {
+          throw new Error(`still listening after ${signal}:\n${s.out()}`);
+        },
+      );
+      expect(s.out()).toContain(`${signal} received`);
+      expect(s.out()).toContain('stopped');
+      expect(s.out()).not.toMatch(/unreachable|WARN|ERROR/);
+    }, 180_000);
+});
