@@ -133,6 +133,8 @@ export async function registerApiReferences(
         },
         withDefaultFonts: false,
         hideDownloadButton: false,
+        // Scalar's own developer toolbar is for Scalar's developers, not for readers of this reference.
+        showDeveloperTools: 'never',
         defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
       },
     });
