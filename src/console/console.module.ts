@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { OAuthModule } from '../oauth/oauth.module';
 import { OpsModule } from '../ops/ops.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
 import { ApiKeysModule } from '../visitor/api-keys/api-keys.module';
@@ -12,6 +13,10 @@ import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
 import { SessionController, SignInLimitGuard } from './auth/session.controller';
+import {
+  ConsoleConnectedAppsController,
+  ConsoleOAuthAppsController,
+} from './connected-apps/connected-apps.controller';
 import { ConsoleFrontDoorController } from './front-door/front-door.controller';
 import { OperatorGuard } from './operator.guard';
 import { SupportController } from './support/support.controller';
@@ -33,6 +38,7 @@ import {
     VisitTypesModule,
     VisitsModule,
     WebhooksModule,
+    OAuthModule,
   ],
   controllers: [
     SupportController,
@@ -41,6 +47,8 @@ import {
     ConsoleWebhookDeliveriesController,
     SupportDeliveriesController,
     ConsoleFrontDoorController,
+    ConsoleConnectedAppsController,
+    ConsoleOAuthAppsController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, SignInLimitGuard],
 })

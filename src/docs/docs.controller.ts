@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { OpenApiRegistry } from './openapi.registry';
-import { errorsPage, indexPage, referencePage } from './docs.render';
+import { connectAppPage, errorsPage, indexPage, referencePage } from './docs.render';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -32,6 +32,12 @@ export class DocsController {
   @Header('Content-Type', HTML)
   visitorReference(): string {
     return referencePage(this.registry.get('visitor'));
+  }
+
+  @Get('connect-an-app')
+  @Header('Content-Type', HTML)
+  connectApp(): string {
+    return connectAppPage(this.config);
   }
 
   @Get('errors')

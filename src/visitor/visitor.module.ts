@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { OpenApiModule } from '../docs/docs.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditModule } from './audit/audit.module';
+import { ConnectedAppsModule } from './connected-apps/connected-apps.module';
 import { EventsModule } from './events/events.module';
 import { FormsModule } from './forms/forms.module';
 import { VisitorOpenApiController } from './openapi/visitor-openapi.controller';
@@ -20,6 +21,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PlatformModule,
     OrganisationsModule,
     ApiKeysModule,
+    ConnectedAppsModule,
     AuditModule,
     FormsModule,
     PeopleModule,

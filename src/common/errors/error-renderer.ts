@@ -68,6 +68,7 @@ export class ErrorRenderer {
     const code = visitorCode(error.code);
     const info = visitorCodeInfo(code);
     if (req.ctx) req.ctx.errorCode = code;
+    if (info.status === 401 && req.ctx?.surface === 'visitor') void reply.header('WWW-Authenticate', this.challenge(req));
     void reply
       .status(info.status)
       .type('application/problem+json; charset=utf-8')
@@ -81,6 +82,17 @@ export class ErrorRenderer {
         request_id: req.id,
         errors: error.errors,
       });
+  }
+
+  /**
+   * RFC 6750 / RFC 9728: every 401 of /v1 tells the client where the protected-resource metadata is, so an OAuth
+   * client can discover how to connect from one failed call; `invalid_token` when a credential was sent.
+   */
+  private challenge(req: FastifyRequest): string {
+    const metadata = `${this.config.baseUrl}/.well-known/oauth-protected-resource/v1`;
+    return req.headers.authorization === undefined
+      ? `Bearer resource_metadata="${metadata}"`
+      : `Bearer resource_metadata="${metadata}", error="invalid_token"`;
   }
 
   /** Maps any thrown value to an ApiError, or null when it is unexpected (a 500). */

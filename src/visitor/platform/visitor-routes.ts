@@ -12,6 +12,8 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
 import { surfaceOf } from '../../common/http/surface';
 import { AUTHORIZE, NO_CREDENTIAL } from './authorize.decorator';
+import { attachCredentialRegistry } from './bearer.strategy';
+import { CredentialRegistry } from './credential.registry';
 import { IdempotencyInterceptor } from './idempotency';
 import { VisitorAuthGuard } from './visitor-auth.guard';
 
@@ -76,6 +78,7 @@ export function guardVisitorRoutes(app: INestApplication): number {
     };
     const fastify = app.getHttpAdapter().getInstance() as Record<symbol, unknown>;
     fastify[CHAIN] = chain;
+    attachCredentialRegistry(fastify, app.get(CredentialRegistry, { strict: false }));
   } catch {
     // the visitor surface is not loaded: any /v1 route (a test fixture's) is refused
   }

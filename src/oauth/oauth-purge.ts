@@ -1,0 +1,25 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { PeriodicTask } from '../common/periodic-task';
+import type { Config } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+import { OAuthModelRepository } from './oauth-model.repository';
+
+/** Deletes the engine's rows past their expiry (codes, tokens, sessions, interactions, grants), hourly. */
+@Injectable()
+export class OAuthPurge extends PeriodicTask {
+  protected readonly logger = new Logger('OAuth');
+  protected readonly what = 'expired OAuth rows purged';
+
+  constructor(
+    private readonly models: OAuthModelRepository,
+    private readonly clock: Clock,
+    @InjectConfig() config: Config,
+  ) {
+    super(config);
+  }
+
+  protected work(): Promise<number> {
+    return this.models.purgeExpired(this.clock.now());
+  }
+}

@@ -1,0 +1,47 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+import { AccountsModule } from '../visitor/accounts/accounts.module';
+import { AuditModule } from '../visitor/audit/audit.module';
+import { ConnectedAppsModule } from '../visitor/connected-apps/connected-apps.module';
+import { OrganisationsModule } from '../visitor/organisations/organisations.module';
+import { AuthorizationFlowService } from './authorize/authorization-flow.service';
+import { AuthorizePages } from './authorize/authorize.pages';
+import { ClientsRepository } from './clients/clients.repository';
+import { ClientsService } from './clients/clients.service';
+import { OAuthModelRepository } from './oauth-model.repository';
+import { OAuthPurge } from './oauth-purge';
+import { OAuthServer } from './oauth-server';
+
+/**
+ * The OAuth 2.1 authorization server (token, registration, revocation and metadata endpoints on AUTH_URL; the
+ * authorization page on APP_URL), served with the console surface: the engine, its PostgreSQL storage, client
+ * registration, and the sign-in / consent / approval pages. Connections and the /v1 token resolver are
+ * `visitor/connected-apps`.
+ */
+@Module({
+  imports: [AccountsModule, AuditModule, ConnectedAppsModule, OrganisationsModule],
+  providers: [
+    OAuthModelRepository,
+    ClientsRepository,
+    ClientsService,
+    OAuthServer,
+    AuthorizationFlowService,
+    AuthorizePages,
+    OAuthPurge,
+  ],
+  exports: [ClientsService, ConnectedAppsModule],
+})
+export class OAuthModule implements OnModuleInit {
+  constructor(
+    private readonly host: HttpAdapterHost,
+    private readonly server: OAuthServer,
+    private readonly pages: AuthorizePages,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const fastify = this.host.httpAdapter.getInstance<FastifyInstance>();
+    await this.server.mount(fastify);
+    await this.pages.mount(fastify);
+  }
+}
