@@ -77,11 +77,12 @@ export class OAuthModelRepository {
 
   /** Deletes every row past its expiry; returns how many. */
   async purgeExpired(before: Date): Promise<number> {
-    const rows: unknown[] = await this.ds.query(
-      `DELETE FROM oauth.model WHERE expires_at <= $1 RETURNING 1`,
-      [before],
-    );
-    return rows.length;
+    // TypeORM's pg driver answers DELETE with [rows, affected].
+    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [before])) as [
+      unknown[],
+      number,
+    ];
+    return affected;
   }
 
   private restore(row: ModelRow, id: string | undefined): ModelPayload {

@@ -104,6 +104,8 @@ export class OAuthServer {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
+        // No ID token is ever issued; the engine still checks this against the one signing algorithm it has.
+        id_token_signed_response_alg: 'EdDSA',
       },
       responseTypes: ['code'],
       scopes: [],

@@ -112,11 +112,13 @@ export async function authorize(
   }
   for (const [k, v] of Object.entries(o.extra ?? {})) url.searchParams.set(k, v);
   let step = await browser.go(url.toString());
+  if (process.env.OAUTH_DEBUG) console.log(url.toString(), step.status, step.location, step.text.slice(0, 300));
   for (let i = 0; i < 12; i++) {
     if (step.location && step.location.startsWith(o.redirectUri))
       return { callback: new URL(step.location), page: step.text, status: step.status };
     if (step.location) {
       step = await browser.go(step.location);
+      if (process.env.OAUTH_DEBUG) console.log(step.status, step.location, step.text.slice(0, 300));
       continue;
     }
     const page = step.text;

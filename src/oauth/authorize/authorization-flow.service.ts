@@ -152,6 +152,9 @@ export class AuthorizationFlowService {
     const app = await this.app(d);
     const grant = new this.server.provider.Grant({ accountId: account.id, clientId: app.clientId });
     grant.addResourceScope(this.server.resource, scopes.join(' '));
+    // What the person unticked is recorded as refused, so the engine issues the narrower scope without asking again.
+    const refused = [...requested].filter((s) => !scopes.includes(s));
+    if (refused.length) grant.rejectResourceScope(this.server.resource, refused.join(' '));
     const grantId = await grant.save();
     try {
       await this.connected.connect(account, app, { grantId, livemode: answer.mode !== 'test', scopes });

@@ -41,6 +41,9 @@ const TOKEN_BY_HASH = `
     FROM oauth.model m JOIN oauth.connection c ON c.grant_id = m.grant_id
    WHERE m.kind = 'AccessToken' AND m.id_hash = $1`;
 
+/** TypeORM's pg driver answers UPDATE … RETURNING with [rows, affected]; INSERT … RETURNING with the rows. */
+const updated = <T>(result: unknown): T[] => (result as [T[], number])[0];
+
 /**
  * Approvals and connections of OAuth apps (schema `oauth`). Every method but the token lookup takes the
  * organisation first: an organisation sees and changes only its own.
@@ -92,10 +95,12 @@ export class ConnectedAppsRepository {
     by: string,
     at: Date,
   ): Promise<ApprovalRow | null> {
-    const rows: ApprovalRow[] = await m.query(
-      `UPDATE oauth.approval SET status = $3, decided_by = $4, decided_at = $5
-        WHERE organisation_id = $1 AND client_id = $2 RETURNING *`,
-      [organisationId, clientId, status, by, at],
+    const rows = updated<ApprovalRow>(
+      await m.query(
+        `UPDATE oauth.approval SET status = $3, decided_by = $4, decided_at = $5
+          WHERE organisation_id = $1 AND client_id = $2 RETURNING *`,
+        [organisationId, clientId, status, by, at],
+      ),
     );
     return rows[0] ?? null;
   }
@@ -129,10 +134,12 @@ export class ConnectedAppsRepository {
    * `unauthorized`. Returns the grant ids.
    */
   async revokeClient(m: EntityManager, organisationId: string, clientId: string, at: Date): Promise<string[]> {
-    const rows: { grant_id: string }[] = await m.query(
-      `UPDATE oauth.connection SET revoked_at = $3
-        WHERE organisation_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING grant_id`,
-      [organisationId, clientId, at],
+    const rows = updated<{ grant_id: string }>(
+      await m.query(
+        `UPDATE oauth.connection SET revoked_at = $3
+          WHERE organisation_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING grant_id`,
+        [organisationId, clientId, at],
+      ),
     );
     const grants = rows.map((r) => r.grant_id);
     if (grants.length)
@@ -149,12 +156,14 @@ export class ConnectedAppsRepository {
 
   /** `last_used_at`, written at most once a minute per connection; true when the day changed (audit the use). */
   async touch(grantId: string, at: Date): Promise<boolean> {
-    const rows: { first_today: boolean }[] = await this.ds.query(
-      `UPDATE oauth.connection c SET last_used_at = $2
-         FROM (SELECT last_used_at FROM oauth.connection WHERE grant_id = $1) old
-        WHERE c.grant_id = $1
-       RETURNING (old.last_used_at IS NULL OR old.last_used_at::date <> $2::date) AS first_today`,
-      [grantId, at],
+    const rows = updated<{ first_today: boolean }>(
+      await this.ds.query(
+        `UPDATE oauth.connection c SET last_used_at = $2
+           FROM (SELECT last_used_at FROM oauth.connection WHERE grant_id = $1) old
+          WHERE c.grant_id = $1
+         RETURNING (old.last_used_at IS NULL OR old.last_used_at::date <> $2::date) AS first_today`,
+        [grantId, at],
+      ),
     );
     return rows[0]?.first_today ?? false;
   }
