@@ -240,8 +240,10 @@ export class OAuthServer {
   /**
    * Mounts the server's routes on Fastify (before it is ready): the engine reads its own bodies (forms and JSON),
    * so these routes parse none, and it writes its own responses (the security headers set so far are copied).
+   * The plugin is queued, not awaited: loading Fastify's plugin queue here would fix the routes Nest registered
+   * before it sets its error handler, and they would answer with Fastify's default errors.
    */
-  async mount(fastify: FastifyInstance): Promise<void> {
+  mount(fastify: FastifyInstance): void {
     const callback = this.provider.callback();
     const handler = (req: FastifyRequest, reply: FastifyReply) => {
       for (const [name, value] of Object.entries(reply.getHeaders()))
@@ -249,7 +251,7 @@ export class OAuthServer {
       reply.hijack();
       callback(req.raw, reply.raw);
     };
-    await fastify.register(async (instance) => {
+    void fastify.register(async (instance) => {
       instance.removeAllContentTypeParsers();
       instance.addContentTypeParser('*', (_req, _payload, done) => done(null));
       const route = (url: string, methods: ('GET' | 'POST' | 'OPTIONS')[]) =>

@@ -39,9 +39,9 @@ export class OAuthModule implements OnModuleInit {
     private readonly pages: AuthorizePages,
   ) {}
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     const fastify = this.host.httpAdapter.getInstance<FastifyInstance>();
-    await this.server.mount(fastify);
-    await this.pages.mount(fastify);
+    this.server.mount(fastify);
+    this.pages.mount(fastify);
   }
 }

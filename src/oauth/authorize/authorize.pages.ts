@@ -19,8 +19,9 @@ const many = (v: string | string[] | undefined) => (v === undefined ? [] : Array
 export class AuthorizePages {
   constructor(private readonly flow: AuthorizationFlowService) {}
 
-  async mount(fastify: FastifyInstance): Promise<void> {
-    await fastify.register(async (instance) => {
+  /** Queued, not awaited (see OAuthServer.mount). */
+  mount(fastify: FastifyInstance): void {
+    void fastify.register(async (instance) => {
       instance.removeAllContentTypeParsers();
       instance.addContentTypeParser(
         'application/x-www-form-urlencoded',
