@@ -23,6 +23,27 @@ const PORT = 39_900 + Math.floor(Math.random() * 500);
 const CHAINS = 4;
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
+/** Sequential calls on one keep-alive connection, alternating the two credentials; p50 and mean in ms (µs precision). */
+async function sequentialLatency(url: string, a: string, b: string, n: number) {
+  const times: Record<string, number[]> = { [a]: [], [b]: [] };
+  for (let i = 0; i < n; i++)
+    for (const credential of i % 2 ? [a, b] : [b, a]) {
+      const started = performance.now();
+      const res = await fetch(url, { headers: { authorization: `Bearer ${credential}` } });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+      times[credential].push(performance.now() - started);
+    }
+  const stats = (xs: number[]) => {
+    const sorted = [...xs].sort((x, y) => x - y);
+    return {
+      p50: Number(sorted[Math.floor(sorted.length / 2)].toFixed(3)),
+      mean: Number((xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(3)),
+    };
+  };
+  return { [a]: stats(times[a]), [b]: stats(times[b]) };
+}
+
 interface Tokens {
   access_token: string;
   refresh_token: string;
@@ -128,7 +149,10 @@ export async function main(): Promise<void> {
     const tokened = { url: `${base}/v1/sites`, headers: { authorization: `Bearer ${token}` } };
     await autocannon({ ...keyed, connections: 4, duration: 2 });
     await autocannon({ ...tokened, connections: 4, duration: 2 });
-    // Alternating, so a change in the machine's load touches both.
+    // Unloaded latency with µs precision (autocannon rounds to whole ms): alternating calls, one connection.
+    const seq = await sequentialLatency(`${base}/v1/sites`, key, token, 3000);
+    const keySeq = seq[key];
+    const tokenSeq = seq[token];
     const key1 = await load({ ...keyed, connections: 1 });
     const token1 = await load({ ...tokened, connections: 1 });
     const keySat = await load(keyed);
@@ -166,7 +190,9 @@ export async function main(): Promise<void> {
       oauth_token_1_connection: token1,
       api_key: keySat,
       oauth_token: tokenSat,
-      token_vs_key_p50_ratio_1_connection: Number((token1.p50 / key1.p50).toFixed(2)),
+      api_key_sequential_ms: keySeq,
+      oauth_token_sequential_ms: tokenSeq,
+      token_vs_key_p50_ratio_sequential: Number((tokenSeq.p50 / keySeq.p50).toFixed(2)),
       token_vs_key_mean_ratio_1_connection: Number((token1.mean / key1.mean).toFixed(2)),
       token_vs_key_p50_ratio_saturated: Number((tokenSat.p50 / keySat.p50).toFixed(2)),
       token_vs_key_throughput_ratio: Number((tokenSat.rps / keySat.rps).toFixed(3)),
@@ -187,7 +213,9 @@ export async function main(): Promise<void> {
       `| GET /v1/sites, API key, ${CONNECTIONS} connections | ${keySat.rps} | ${keySat.mean} | ${keySat.p50} | ${keySat.p99} |`,
       `| GET /v1/sites, OAuth token, ${CONNECTIONS} connections | ${tokenSat.rps} | ${tokenSat.mean} | ${tokenSat.p50} | ${tokenSat.p99} |`,
       '',
-      `Token vs key p50: ${result.token_vs_key_p50_ratio_1_connection}× unloaded (mean ${result.token_vs_key_mean_ratio_1_connection}×), ${result.token_vs_key_p50_ratio_saturated}× saturated (target ≤ 1.2); throughput ratio ${result.token_vs_key_throughput_ratio}. Refreshes: ${refreshesPerSecond}/s over ${CHAINS} grants. App peak RSS: ${result.app_peak_rss_mb} MB.`,
+      `Sequential, alternating, one connection: key p50 ${keySeq.p50} ms, token p50 ${tokenSeq.p50} ms.`,
+      '',
+      `Token vs key p50: ${result.token_vs_key_p50_ratio_sequential}× unloaded (autocannon mean ${result.token_vs_key_mean_ratio_1_connection}×), ${result.token_vs_key_p50_ratio_saturated}× saturated (target ≤ 1.2); throughput ratio ${result.token_vs_key_throughput_ratio}. Refreshes: ${refreshesPerSecond}/s over ${CHAINS} grants. App peak RSS: ${result.app_peak_rss_mb} MB.`,
       '',
     ].join('\n');
     writeFileSync(join(process.cwd(), 'bench/results/oauth.md'), md);

@@ -1,6 +1,6 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
 import { ApiError } from '../../common/errors/api-error';
 import type { Credential } from './credential';
@@ -19,9 +19,24 @@ const REGISTRY = Symbol('gatehouse.credentialRegistry');
  * strategies in one process-wide table by name, so the strategy holds no registry of its own (several
  * applications run in one process in tests); each application puts its registry on its Fastify instance.
  */
-export function attachCredentialRegistry(fastify: object, registry: CredentialRegistry): void {
-  (fastify as Record<symbol, unknown>)[REGISTRY] = registry;
+export function attachCredentialRegistry(fastify: FastifyInstance, registry: CredentialRegistry): void {
+  (fastify as unknown as Record<symbol, unknown>)[REGISTRY] = registry;
+  // Passport (and @nestjs/passport's `user`) add these to every request it sees; declared up front, every Fastify
+  // request keeps one shape instead of changing it on each /v1 call (which slows every later property access).
+  for (const name of PASSPORT_REQUEST_FIELDS)
+    if (!fastify.hasRequestDecorator(name)) fastify.decorateRequest(name, null);
 }
+
+const PASSPORT_REQUEST_FIELDS = [
+  'user',
+  'login',
+  'logIn',
+  'logout',
+  'logOut',
+  'isAuthenticated',
+  'isUnauthenticated',
+  '_sessionManager',
+] as const;
 
 /**
  * Every /v1 credential — API keys and OAuth access tokens — is an `Authorization: Bearer` value resolved by this
