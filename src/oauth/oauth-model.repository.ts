@@ -78,10 +78,9 @@ export class OAuthModelRepository {
   /** Deletes every row past its expiry; returns how many. */
   async purgeExpired(before: Date): Promise<number> {
     // TypeORM's pg driver answers DELETE with [rows, affected].
-    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [before])) as [
-      unknown[],
-      number,
-    ];
+    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [
+      before,
+    ])) as [unknown[], number];
     return affected;
   }
 

@@ -163,7 +163,11 @@ export class OAuthServer {
         userinfo: { enabled: false },
         rpInitiatedLogout: { enabled: false },
         introspection: { enabled: false },
-        revocation: { enabled: true },
+        // RFC 7009 §2.1: a client revokes only tokens issued to it (others are ignored, answered 200).
+        revocation: {
+          enabled: true,
+          allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+        },
         registration: {
           enabled: true,
           secretFactory: () => `svc_cs_${randomBase62(43)}`,
@@ -206,7 +210,9 @@ export class OAuthServer {
       await next();
       if (ctx.oidc?.route === 'discovery' && ctx.status === 200) ctx.body = this.metadata(ctx.body);
     });
-    this.provider.on('server_error', (_ctx, err: Error) => this.logger.error(`server_error: ${err.message}`, err.stack));
+    this.provider.on('server_error', (_ctx, err: Error) =>
+      this.logger.error(`server_error: ${err.message}`, err.stack),
+    );
   }
 
   /** Opaque values carry their kind in a prefix (what the /v1 credential registry dispatches on). */
@@ -254,8 +260,21 @@ export class OAuthServer {
     void fastify.register(async (instance) => {
       instance.removeAllContentTypeParsers();
       instance.addContentTypeParser('*', (_req, _payload, done) => done(null));
-      const route = (url: string, methods: ('GET' | 'POST' | 'OPTIONS')[]) =>
+      // The engine's methods go to the engine; any other is answered in the OAuth error format too.
+      const all = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+      const route = (url: string, methods: (typeof all)[number][]) => {
         instance.route({ method: methods, url, handler });
+        instance.route({
+          method: all.filter((m) => !methods.includes(m)),
+          url,
+          handler: (_req, reply) =>
+            reply
+              .status(405)
+              .header('Allow', methods.join(', '))
+              .header('Cache-Control', 'no-store')
+              .send({ error: 'invalid_request', error_description: `use ${methods.join(' or ')} here` }),
+        });
+      };
       route(OAUTH_ROUTES.authorization, ['GET', 'POST']);
       route(`${OAUTH_ROUTES.authorization}/:uid`, ['GET']);
       route(OAUTH_ROUTES.token, ['POST', 'OPTIONS']);

@@ -39,7 +39,10 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
   afterAll(() => t.close());
 
   const v1 = (token: string, path: string, init: RequestInit = {}) =>
-    fetch(`${t.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+    fetch(`${t.baseUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) },
+    });
 
   async function consoleAs(person: AccountRow) {
     const res = await t.app.inject({
@@ -60,12 +63,28 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     const { verifier, challenge } = await pkce();
     const done = await authorize(
       t.baseUrl,
-      { person, clientId: client.client_id, redirectUri, scope: o.scope, state: 's', codeChallenge: challenge, mode: o.mode },
+      {
+        person,
+        clientId: client.client_id,
+        redirectUri,
+        scope: o.scope,
+        state: 's',
+        codeChallenge: challenge,
+        mode: o.mode,
+      },
       o.browser,
     );
     if (!done.callback) return { page: done.page, tokens: null };
     const params = oauth.validateAuthResponse(as, client, done.callback, 's');
-    const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure);
+    const res = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      params,
+      redirectUri,
+      verifier,
+      insecure,
+    );
     return { page: '', tokens: await oauth.processAuthorizationCodeResponse(as, client, res) };
   }
 
@@ -73,7 +92,11 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     const app = await registerApp(t, admin, 'public', redirectUri, 'Front desk helper');
     const client = { client_id: app.client_id, token_endpoint_auth_method: 'none' };
     const browser = new FormBrowser();
-    const waiting = await tokenFor(member, client, { scope: 'visits:read visits:write', mode: 'test', browser });
+    const waiting = await tokenFor(member, client, {
+      scope: 'visits:read visits:write',
+      mode: 'test',
+      browser,
+    });
     expect(waiting.tokens).toBeNull();
     expect(waiting.page).toContain("Waiting for your admin's approval");
 
@@ -92,11 +115,19 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     const approved = await console('POST', `/console/connected-apps/${app.client_id}/approve`);
     expect(approved.json()).toMatchObject({ status: 'approved', decided_by: admin.id });
 
-    const { tokens } = await tokenFor(member, client, { scope: 'visits:read visits:write', mode: 'test', browser });
+    const { tokens } = await tokenFor(member, client, {
+      scope: 'visits:read visits:write',
+      mode: 'test',
+      browser,
+    });
     expect(tokens?.scope).toBe('visits:read visits:write');
     const after = (await console('GET', '/console/connected-apps')).json();
     expect(after[0].connections).toEqual([
-      expect.objectContaining({ account_id: member.id, livemode: false, scopes: ['visits:read', 'visits:write'] }),
+      expect.objectContaining({
+        account_id: member.id,
+        livemode: false,
+        scopes: ['visits:read', 'visits:write'],
+      }),
     ]);
   });
 
@@ -104,7 +135,10 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     const app = await registerApp(t, admin, 'public', redirectUri);
     const client = { client_id: app.client_id, token_endpoint_auth_method: 'none' };
     // the admin's own connection approves the app on the spot
-    const { tokens: adminTokens } = await tokenFor(admin, client, { scope: 'organisation:read', mode: 'test' });
+    const { tokens: adminTokens } = await tokenFor(admin, client, {
+      scope: 'organisation:read',
+      mode: 'test',
+    });
     expect(adminTokens).not.toBeNull();
     const { tokens } = await tokenFor(member, client, { scope: 'visits:read webhooks:manage', mode: 'test' });
     const token = tokens!.access_token;
@@ -125,7 +159,13 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
       expect(await res.json()).toMatchObject({ code: 'unauthorized' });
     }
     // the refresh token is gone too
-    const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens!.refresh_token!, insecure);
+    const refresh = await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      tokens!.refresh_token!,
+      insecure,
+    );
     await expect(oauth.processRefreshTokenResponse(as, client, refresh)).rejects.toMatchObject({
       error: 'invalid_grant',
     });
@@ -172,7 +212,9 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     expect((await memberConsole('GET', '/console/oauth-apps')).statusCode).toBe(403);
     const growth = await createOrg(t.app, 'growth');
     const growthOwner = await createPerson(t, growth, 'owner');
-    await expect(registerApp(t, growthOwner, 'public', redirectUri)).rejects.toMatchObject({ code: 'plan_required' });
+    await expect(registerApp(t, growthOwner, 'public', redirectUri)).rejects.toMatchObject({
+      code: 'plan_required',
+    });
     await expect(registerApp(t, admin, 'public', 'http://app.example.com/cb')).rejects.toMatchObject({
       code: 'validation_failed',
     });

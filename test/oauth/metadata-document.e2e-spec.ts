@@ -35,11 +35,29 @@ describe('Client ID Metadata Documents', () => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cimd-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1',
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     server = createServer(
       { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
       (req, res) => {
@@ -68,7 +86,10 @@ describe('Client ID Metadata Documents', () => {
           },
         };
         const doc = docs[path];
-        res.writeHead(doc ? 200 : 404, { 'content-type': 'application/json', 'cache-control': 'max-age=600' });
+        res.writeHead(doc ? 200 : 404, {
+          'content-type': 'application/json',
+          'cache-control': 'max-age=600',
+        });
         res.end(JSON.stringify(doc ?? {}));
       },
     );
@@ -102,9 +123,19 @@ describe('Client ID Metadata Documents', () => {
       const tokens = await oauth.processAuthorizationCodeResponse(
         as,
         client,
-        await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure),
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          oauth.None(),
+          params,
+          redirectUri,
+          verifier,
+          insecure,
+        ),
       );
-      const res = await fetch(`${t.baseUrl}/v1/visits`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const res = await fetch(`${t.baseUrl}/v1/visits`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
       expect(res.status).toBe(200);
     }
     expect(hits.get('/assistant.json')).toBe(1);

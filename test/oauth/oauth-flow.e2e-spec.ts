@@ -119,6 +119,10 @@ describe('OAuth 2.1 authorization server (oauth4webapi)', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await wrong.json()).toMatchObject({ error: 'invalid_client' });
+    // even a wrong method gets an OAuth error, never problem details
+    const get = await fetch(as.token_endpoint!);
+    expect(get.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await get.json()).toHaveProperty('error');
   });
 
   it('public client: client_id in the form, PKCE only; the granted scope may be narrower and says so', async () => {
@@ -166,7 +170,9 @@ describe('OAuth 2.1 authorization server (oauth4webapi)', () => {
       extra: { response_type: 'token' },
     });
     // an implicit request's error goes in the fragment, as that response type would
-    expect(new URLSearchParams(implicit.callback?.hash.slice(1)).get('error')).toBe('unsupported_response_type');
+    expect(new URLSearchParams(implicit.callback?.hash.slice(1)).get('error')).toBe(
+      'unsupported_response_type',
+    );
     const password = await fetch(as.token_endpoint!, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

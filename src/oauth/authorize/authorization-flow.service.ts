@@ -5,7 +5,11 @@ import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { AccountsRepository } from '../../visitor/accounts/accounts.repository';
 import { AccountsService } from '../../visitor/accounts/accounts.service';
 import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
-import { approvesApps, AppInfo, ConnectedAppsService } from '../../visitor/connected-apps/connected-apps.service';
+import {
+  approvesApps,
+  AppInfo,
+  ConnectedAppsService,
+} from '../../visitor/connected-apps/connected-apps.service';
 import { OrganisationsRepository } from '../../visitor/organisations/organisations.repository';
 import { isScope, Scope } from '../../visitor/platform/scopes';
 import { ClientsRepository } from '../clients/clients.repository';
@@ -63,7 +67,10 @@ export class AuthorizationFlowService {
     try {
       return (await this.server.provider.interactionDetails(req.raw, reply.raw)) as unknown as Details;
     } catch {
-      throw new ApiError('not_found', 'This authorization request has expired or was already finished; start again from the app.');
+      throw new ApiError(
+        'not_found',
+        'This authorization request has expired or was already finished; start again from the app.',
+      );
     }
   }
 
@@ -73,7 +80,13 @@ export class AuthorizationFlowService {
     const client = await this.server.provider.Client.find(clientId);
     const name = client?.clientName ?? clientId;
     if (/^https:\/\//.test(clientId))
-      return { clientId, name, source: 'metadata_document', origin: `Metadata document at ${clientId}`, redirectUri };
+      return {
+        clientId,
+        name,
+        source: 'metadata_document',
+        origin: `Metadata document at ${clientId}`,
+        redirectUri,
+      };
     const row = await this.clients.find(clientId);
     const registeredBy = row?.organisation_id ? await this.orgs.findOrganisation(row.organisation_id) : null;
     return row?.source === 'console'
@@ -84,7 +97,13 @@ export class AuthorizationFlowService {
           origin: `Registered in the console by ${registeredBy?.name ?? 'an organisation'}`,
           redirectUri,
         }
-      : { clientId, name, source: 'dcr', origin: 'Registered itself (dynamic client registration)', redirectUri };
+      : {
+          clientId,
+          name,
+          source: 'dcr',
+          origin: 'Registered itself (dynamic client registration)',
+          redirectUri,
+        };
   }
 
   private requestedScopes(d: Details): Scope[] {
@@ -126,7 +145,9 @@ export class AuthorizationFlowService {
     await this.details(req, reply);
     await this.attempts.admit(email, req.ip);
     const signed = await this.accounts.signIn(email, password, req).catch(async (e: unknown) => {
-      throw e instanceof ApiError && e.code === 'unauthorized' ? await this.attempts.failed(email, req.ip, e) : e;
+      throw e instanceof ApiError && e.code === 'unauthorized'
+        ? await this.attempts.failed(email, req.ip, e)
+        : e;
     });
     return this.server.provider.interactionResult(
       req.raw,
@@ -148,7 +169,8 @@ export class AuthorizationFlowService {
     if (!account) throw new ApiError('unauthorized', 'Sign in first.');
     const requested = new Set<string>(this.requestedScopes(d));
     const scopes = [...new Set(answer.scopes)].filter((s) => requested.has(s));
-    if (scopes.length === 0) throw new ApiError('validation_failed', 'Tick at least one permission, or choose Deny.');
+    if (scopes.length === 0)
+      throw new ApiError('validation_failed', 'Tick at least one permission, or choose Deny.');
     const app = await this.app(d);
     const grant = new this.server.provider.Grant({ accountId: account.id, clientId: app.clientId });
     grant.addResourceScope(this.server.resource, scopes.join(' '));

@@ -19,7 +19,10 @@ export interface MetadataFetchOptions extends OutboundPolicy {
  * tests (`allowLoopback`), a loopback host is allowed and its certificate is not checked (a local test server).
  */
 export function metadataDocumentFetch(opts: MetadataFetchOptions) {
-  return async (input: string | URL, init: { headers?: ConstructorParameters<typeof Headers>[0]; signal?: AbortSignal } = {}) => {
+  return async (
+    input: string | URL,
+    init: { headers?: ConstructorParameters<typeof Headers>[0]; signal?: AbortSignal } = {},
+  ) => {
     const url = new URL(String(input));
     if (url.protocol !== 'https:') throw new Error('metadata documents are fetched over https only');
     const target = await resolveOutbound(url.hostname, opts).catch((e: Error) => {
@@ -34,7 +37,10 @@ export function metadataDocumentFetch(opts: MetadataFetchOptions) {
     new Headers(init.headers).forEach((v, k) => {
       if (v !== '') headers[k] = v;
     });
-    const signal = AbortSignal.any([AbortSignal.timeout(opts.timeoutMs), ...(init.signal ? [init.signal] : [])]);
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(opts.timeoutMs),
+      ...(init.signal ? [init.signal] : []),
+    ]);
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = httpsRequest(url, {
         method: 'GET',

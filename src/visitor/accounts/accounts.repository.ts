@@ -62,7 +62,9 @@ export class AccountsRepository {
   }
 
   async findById(id: string): Promise<AccountRow | null> {
-    const rows: AccountRow[] = await this.ds.query(`SELECT * FROM visitor.console_account WHERE id = $1`, [id]);
+    const rows: AccountRow[] = await this.ds.query(`SELECT * FROM visitor.console_account WHERE id = $1`, [
+      id,
+    ]);
     return rows[0] ?? null;
   }
 

@@ -133,7 +133,12 @@ export class ConnectedAppsRepository {
    * their grants (grant, codes, access and refresh tokens): the next call with any of its tokens is
    * `unauthorized`. Returns the grant ids.
    */
-  async revokeClient(m: EntityManager, organisationId: string, clientId: string, at: Date): Promise<string[]> {
+  async revokeClient(
+    m: EntityManager,
+    organisationId: string,
+    clientId: string,
+    at: Date,
+  ): Promise<string[]> {
     const rows = updated<{ grant_id: string }>(
       await m.query(
         `UPDATE oauth.connection SET revoked_at = $3
@@ -142,8 +147,7 @@ export class ConnectedAppsRepository {
       ),
     );
     const grants = rows.map((r) => r.grant_id);
-    if (grants.length)
-      await m.query(`DELETE FROM oauth.model WHERE grant_id = ANY($1)`, [grants]);
+    if (grants.length) await m.query(`DELETE FROM oauth.model WHERE grant_id = ANY($1)`, [grants]);
     return grants;
   }
 

@@ -86,7 +86,10 @@ export class ConnectedAppsService {
       const approval = await this.repo.approval(account.organisation_id, app.clientId, uow.manager);
       if (approval?.status !== 'approved') {
         if (!approvesApps(account.role))
-          throw new ApiError('forbidden', 'An Owner or Admin must approve this app for the organisation first.');
+          throw new ApiError(
+            'forbidden',
+            'An Owner or Admin must approve this app for the organisation first.',
+          );
         await this.repo.requestApproval(uow.manager, {
           organisation_id: account.organisation_id,
           client_id: app.clientId,
@@ -98,7 +101,14 @@ export class ConnectedAppsService {
           decided_by: account.id,
           decided_at: now,
         });
-        await this.repo.decide(uow.manager, account.organisation_id, app.clientId, 'approved', account.id, now);
+        await this.repo.decide(
+          uow.manager,
+          account.organisation_id,
+          app.clientId,
+          'approved',
+          account.id,
+          now,
+        );
       }
       await this.repo.insertConnection(uow.manager, {
         grant_id: grant.grantId,
@@ -153,7 +163,9 @@ export class ConnectedAppsService {
         },
         uow.manager,
       );
-      const connections = (await this.repo.connections(organisationId)).filter((c) => c.client_id === clientId);
+      const connections = (await this.repo.connections(organisationId)).filter(
+        (c) => c.client_id === clientId,
+      );
       return toConnectedAppResponse(row, connections);
     });
   }
@@ -179,7 +191,14 @@ export class ConnectedAppsService {
       const approval = await this.repo.approval(organisationId, clientId, uow.manager);
       if (!approval) throw ApiError.notFound('The connected app');
       const grants = await this.repo.revokeClient(uow.manager, organisationId, clientId, now);
-      const row = await this.repo.decide(uow.manager, organisationId, clientId, 'denied', actor.id ?? actor.type, now);
+      const row = await this.repo.decide(
+        uow.manager,
+        organisationId,
+        clientId,
+        'denied',
+        actor.id ?? actor.type,
+        now,
+      );
       await this.audit.record(
         {
           organisationId,

@@ -2,7 +2,10 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
 
 export class RegisterAppBody {
-  @ApiProperty({ description: 'Shown to people on the authorization page' }) @IsString() @MaxLength(100) name: string;
+  @ApiProperty({ description: 'Shown to people on the authorization page' })
+  @IsString()
+  @MaxLength(100)
+  name: string;
   @ApiProperty({
     type: [String],
     description: 'Exact redirect URIs: https, or http to localhost / loopback addresses for development',

@@ -15,7 +15,8 @@ export class ConnectedAppResponse {
   @ApiProperty() name: string;
   @ApiProperty({
     enum: ['console', 'dcr', 'metadata_document'],
-    description: 'Registered in the console, by dynamic client registration, or a Client ID Metadata Document',
+    description:
+      'Registered in the console, by dynamic client registration, or a Client ID Metadata Document',
   })
   source: string;
   @ApiProperty({ enum: ['pending', 'approved', 'denied'] }) status: string;
