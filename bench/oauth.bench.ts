@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
@@ -19,7 +20,14 @@ import { ClientsService } from '../src/oauth/clients/clients.service';
 import { benchDatabase, CONNECTIONS, DURATION, load, peakRssMb, runIfMain } from './support';
 import { authorize, PASSWORD } from './oauth-flow';
 
-const PORT = 39_900 + Math.floor(Math.random() * 500);
+/** A port free right now on 127.0.0.1 (the issuer, BASE_URL, must name it before the app starts). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
 const CHAINS = 4;
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
@@ -102,12 +110,13 @@ export async function main(): Promise<void> {
   );
   await ds.destroy();
 
-  const base = `http://127.0.0.1:${PORT}`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
   const app = fork(join(__dirname, 'server.js'), [], {
     env: {
       ...process.env,
       DATABASE_URL: url,
-      PORT: String(PORT),
+      PORT: String(port),
       BASE_URL: base,
       BENCH_ORG: organisation.id,
       RUN_WORKER: 'false',

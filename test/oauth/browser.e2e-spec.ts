@@ -4,7 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, Browser } from 'playwright-core';
 import type { TestApp } from '../harness';
-import { bootOAuthApp, createOrg, createPerson, PASSWORD, pkce, registerApp } from '../support/oauth-fixtures';
+import {
+  bootOAuthApp,
+  createOrg,
+  createPerson,
+  PASSWORD,
+  pkce,
+  registerApp,
+} from '../support/oauth-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
 
 const ARTEFACTS = join(__dirname, '../artifacts/oauth');
@@ -72,16 +79,19 @@ describe('authorization pages in a real browser', () => {
 
     const adminContext = await browser.newContext();
     const adminPage = await adminContext.newPage();
-    await adminPage.goto(`${t.baseUrl}/console/sign-in?next=/console/connected-apps`);
+    await adminPage.goto(`${t.baseUrl}/console/sign-in?next=/console/apps`);
     await adminPage.getByLabel('E-mail').fill(admin.email);
     await adminPage.getByLabel('Password').fill(PASSWORD);
     await adminPage.getByRole('button', { name: 'Sign in' }).click();
-    await adminPage.waitForURL(/\/console\/connected-apps/);
+    await adminPage.waitForURL(/\/console\/apps/);
     const row = adminPage.getByRole('row', { name: /Visitor Board/ });
     await row.getByText('pending').waitFor();
     await adminPage.screenshot({ path: join(ARTEFACTS, '3-admin-pending-app.png'), fullPage: true });
     await row.getByRole('button', { name: 'Approve' }).click();
-    await adminPage.getByRole('row', { name: /Visitor Board/ }).getByText('approved').waitFor();
+    await adminPage
+      .getByRole('row', { name: /Visitor Board/ })
+      .getByText('approved')
+      .waitFor();
 
     await memberPage.getByRole('link', { name: 'Check again' }).click();
     await memberPage.getByRole('heading', { name: /Connect Visitor Board/ }).waitFor();

@@ -1,5 +1,7 @@
 import * as oauth from 'oauth4webapi';
+import { DataSource } from 'typeorm';
 import type { TestApp } from '../harness';
+import { until } from '../support/until';
 import {
   authorize,
   bootOAuthApp,
@@ -144,6 +146,20 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     const token = tokens!.access_token;
 
     expect((await v1(token, '/v1/visits')).status).toBe(200);
+    // the first use of the day is in the audit trail, naming the app and the person
+    const used = await until(async () => {
+      const rows: { actor_type: string; data: Record<string, string> }[] = await t.app
+        .get(DataSource)
+        .query(
+          `SELECT actor_type, data FROM visitor.audit_event WHERE action = 'oauth_token.used' AND data->>'account_id' = $1`,
+          [member.id],
+        );
+      return rows[0];
+    });
+    expect(used).toMatchObject({
+      actor_type: 'oauth_token',
+      data: { client_id: app.client_id, account_id: member.id },
+    });
     const noScope = await v1(token, '/v1/people');
     expect(noScope.status).toBe(403);
     expect(await noScope.json()).toMatchObject({ code: 'scope_missing' });
@@ -198,6 +214,14 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
         bearer_methods_supported: ['header'],
       });
     }
+  });
+
+  it('the docs have a "Connect an app" guide', async () => {
+    const res = await fetch(`${t.baseUrl}/docs/connect-an-app`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<h1>Connect an app</h1>');
+    expect(html).toContain(`${t.baseUrl}/oauth/token`);
   });
 
   it('only Owners and Admins of Pro or Enterprise organisations register apps', async () => {
