@@ -65,11 +65,11 @@ describe('Client ID Metadata Documents', () => {
         hits.set(path, (hits.get(path) ?? 0) + 1);
         const self = `${origin}${path}`;
         const docs: Record<string, unknown> = {
+          // no token_endpoint_auth_method: a public client
           '/assistant.json': {
             client_id: self,
             client_name: 'Local Assistant',
             redirect_uris: [redirectUri],
-            token_endpoint_auth_method: 'none',
           },
           '/mismatch.json': {
             client_id: `${origin}/someone-else.json`,
@@ -141,7 +141,7 @@ describe('Client ID Metadata Documents', () => {
     expect(hits.get('/assistant.json')).toBe(1);
   });
 
-  it('the consent page names the document URL', async () => {
+  it('the authorization page names the app and its document URL', async () => {
     const { challenge } = await pkce();
     const stopped = await authorize(t.baseUrl, {
       clientId: `${origin}/assistant.json`,
@@ -150,6 +150,7 @@ describe('Client ID Metadata Documents', () => {
       codeChallenge: challenge,
     });
     expect(stopped.page).toContain('Local Assistant');
+    expect(stopped.page).toContain(`Metadata document at ${origin}/assistant.json`);
   });
 
   it.each([

@@ -1,7 +1,6 @@
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
 import { isLoopback, OutboundPolicy, resolveOutbound } from '../../common/net/outbound-address';
 
 export interface MetadataFetchOptions extends OutboundPolicy {
@@ -61,22 +60,37 @@ export function metadataDocumentFetch(opts: MetadataFetchOptions) {
     const out = new Headers();
     for (const [k, v] of Object.entries(res.headers))
       if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const chunks: Buffer[] = [];
     let received = 0;
-    const limited = new Readable({ read() {} });
-    res.on('data', (chunk: Buffer) => {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
       received += chunk.length;
       if (received > opts.maxBytes) {
         res.destroy();
-        limited.destroy(new Error('response too large'));
-      } else limited.push(chunk);
+        throw new Error('metadata document fetch failed: response too large');
+      }
+      chunks.push(chunk);
+    }
+    out.delete('content-length');
+    return new Response(status === 204 || status === 304 ? null : publicByDefault(Buffer.concat(chunks)), {
+      status: status >= 200 && status <= 599 ? status : 502,
+      headers: out,
     });
-    res.on('end', () => limited.push(null));
-    res.on('error', (e) => limited.destroy(e));
-    return new Response(
-      status === 204 || status === 304 ? null : (Readable.toWeb(limited) as ReadableStream<Uint8Array>),
-      { status: status >= 200 && status <= 599 ? status : 502, headers: out },
-    );
   };
+}
+
+/**
+ * A metadata document that names no `token_endpoint_auth_method` describes a public client (`none`): the draft
+ * forbids the shared-secret methods that the registration default (`client_secret_basic`) would give it.
+ */
+function publicByDefault(body: Buffer): Buffer {
+  try {
+    const doc = JSON.parse(body.toString('utf8')) as unknown;
+    if (doc && typeof doc === 'object' && !Array.isArray(doc) && !('token_endpoint_auth_method' in doc))
+      return Buffer.from(JSON.stringify({ ...doc, token_endpoint_auth_method: 'none' }));
+  } catch {
+    // not JSON: the engine refuses it
+  }
+  return body;
 }
 
 /** Whether a certificate check may be skipped for this address (loopback, in development and tests only). */
