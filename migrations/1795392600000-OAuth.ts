@@ -39,7 +39,9 @@ export class OAuth1795392600000 implements MigrationInterface {
         created_at       timestamptz NOT NULL,
         deleted_at       timestamptz
       )`);
-    await q.query(`CREATE INDEX client_org_idx ON oauth.client (organisation_id, created_at) WHERE organisation_id IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX client_org_idx ON oauth.client (organisation_id, created_at) WHERE organisation_id IS NOT NULL`,
+    );
     await q.query(`
       CREATE TABLE oauth.approval (
         organisation_id text        NOT NULL,

@@ -255,7 +255,8 @@ export const CONFIG_SPEC: VarSpec[] = [
   },
   {
     name: 'OAUTH_METADATA_CACHE_SECONDS',
-    description: 'Longest time a fetched metadata document is cached (its `Cache-Control` may ask for less; at least 60 s)',
+    description:
+      'Longest time a fetched metadata document is cached (its `Cache-Control` may ask for less; at least 60 s)',
     default: '3600',
   },
   {
@@ -457,7 +458,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     oauth: {
       cookieKeys: r
         .secret('OAUTH_COOKIE_KEYS', production, (v) =>
-          v.split(',').every((k) => k.trim().length >= 32) ? null : 'must list keys of at least 32 characters each',
+          v.split(',').every((k) => k.trim().length >= 32)
+            ? null
+            : 'must list keys of at least 32 characters each',
         )
         .split(',')
         .map((k) => k.trim()),

@@ -30,18 +30,16 @@ export async function bootOAuthApp(env: Record<string, string> = {}): Promise<Te
 let people = 0;
 export async function createPerson(t: TestApp, org: TestOrg, role: Role): Promise<AccountRow> {
   people += 1;
-  return t.app
-    .get(AccountsService)
-    .create(
-      org.id,
-      {
-        email: `${role}.${people}.${org.id.slice(-6)}@people.test`,
-        name: `${role} ${people}`,
-        role,
-        password: PASSWORD,
-      },
-      { type: 'operator', id: 'test' },
-    );
+  return t.app.get(AccountsService).create(
+    org.id,
+    {
+      email: `${role}.${people}.${org.id.slice(-6)}@people.test`,
+      name: `${role} ${people}`,
+      role,
+      password: PASSWORD,
+    },
+    { type: 'operator', id: 'test' },
+  );
 }
 
 export async function registerApp(

@@ -68,7 +68,8 @@ export class ErrorRenderer {
     const code = visitorCode(error.code);
     const info = visitorCodeInfo(code);
     if (req.ctx) req.ctx.errorCode = code;
-    if (info.status === 401 && req.ctx?.surface === 'visitor') void reply.header('WWW-Authenticate', this.challenge(req));
+    if (info.status === 401 && req.ctx?.surface === 'visitor')
+      void reply.header('WWW-Authenticate', this.challenge(req));
     void reply
       .status(info.status)
       .type('application/problem+json; charset=utf-8')

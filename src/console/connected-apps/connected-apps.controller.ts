@@ -62,7 +62,10 @@ export class ConsoleOAuthAppsController {
   @Post()
   @ApiOperation({ summary: 'Register an app; a confidential app gets a secret shown only in this response' })
   @ApiCreatedResponse({ type: RegisteredOAuthAppResponse })
-  register(@CurrentAccount() a: AccountRow, @Body() body: RegisterAppBody): Promise<RegisteredOAuthAppResponse> {
+  register(
+    @CurrentAccount() a: AccountRow,
+    @Body() body: RegisterAppBody,
+  ): Promise<RegisteredOAuthAppResponse> {
     return this.clients.register(a, body);
   }
 
