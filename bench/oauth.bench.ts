@@ -6,7 +6,6 @@
  * several grants at once. Writes bench/results/oauth.{json,md}. Target: token p50 ≤ 1.2 × key p50.
  */
 import autocannon from 'autocannon';
-import { fork } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -17,7 +16,17 @@ import { AccountsRepository } from '../src/visitor/accounts/accounts.repository'
 import { AccountsService } from '../src/visitor/accounts/accounts.service';
 import { ClientsRepository } from '../src/oauth/clients/clients.repository';
 import { ClientsService } from '../src/oauth/clients/clients.service';
-import { benchDatabase, CONNECTIONS, DURATION, load, peakRssMb, runIfMain } from './support';
+import {
+  benchDatabase,
+  CONNECTIONS,
+  DURATION,
+  load,
+  peakRssMb,
+  runIfMain,
+  benchEnterpriseOrg,
+  startBenchServer,
+  stopBenchServer,
+} from './support';
 import { authorize, PASSWORD } from './oauth-flow';
 
 /** A port free right now on 127.0.0.1 (the issuer, BASE_URL, must name it before the app starts). */
@@ -73,21 +82,7 @@ export async function main(): Promise<void> {
   const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
   const s = platformServices(ds);
   const operator = { type: 'operator' as const, id: 'bench' };
-  const { organisation } = await s.orgs.create(
-    {
-      name: 'Bench Org',
-      plan: 'enterprise',
-      country: 'GH',
-      time_zone: 'Africa/Accra',
-      sites: Array.from({ length: 10 }, (_, i) => ({
-        name: `Site ${i}`,
-        time_zone: 'Africa/Accra',
-        gates: ['Main'],
-      })),
-    },
-    operator,
-  );
-  await s.orgs.update(organisation.id, { rate_limit_per_minute: 100_000_000 }, operator);
+  const organisation = await benchEnterpriseOrg(s);
   const key = (
     await s.keys.create(
       organisation.id,
@@ -112,24 +107,7 @@ export async function main(): Promise<void> {
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const app = fork(join(__dirname, 'server.js'), [], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(port),
-      BASE_URL: base,
-      BENCH_ORG: organisation.id,
-      RUN_WORKER: 'false',
-      SEED_ON_FIRST_START: 'false',
-      LOG_LEVEL: 'error',
-      REDIS_KEY_PREFIX: `bench:${db.name}`,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    app.once('message', () => resolve());
-    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
-  });
+  const app = await startBenchServer(db, port, { BASE_URL: base, BENCH_ORG: organisation.id });
   try {
     const connect = async (): Promise<Tokens> => {
       const verifier = randomBytes(32).toString('base64url');
@@ -230,8 +208,7 @@ export async function main(): Promise<void> {
     writeFileSync(join(process.cwd(), 'bench/results/oauth.md'), md);
     console.log(md);
   } finally {
-    app.kill('SIGTERM');
-    await new Promise((r) => app.once('exit', r));
+    await stopBenchServer(app);
     await db.drop();
   }
 }
