@@ -3,7 +3,8 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json .swcrc nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json .swcrc ./
+COPY scripts ./scripts
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build && npm prune --omit=dev

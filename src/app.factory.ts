@@ -23,6 +23,7 @@ import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
 import { ResponseSchemas } from './docs/response-schemas';
 import { page as docsPage } from './docs/docs.render';
+import { registerPages } from './pages/page-framework';
 import type { RequestContext } from './common/http/request-context';
 
 const LEVELS: Record<LogLevel, NestLogLevel[]> = {
@@ -148,6 +149,7 @@ export async function createApp(
   const docs = buildOpenApiDocuments(app, config);
   app.get(OpenApiRegistry).set(docs);
   responseSchemas = new ResponseSchemas(docs);
+  await registerPages(fastify, config);
   // Only when the public surface is served (SURFACES); its routes, and so its hooks, exist only then.
   if (config.surfaces.includes('public'))
     await fastify.register(publicPlugin, { pipeline: app.get<PublicPipeline>(PublicPipeline) });

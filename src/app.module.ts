@@ -12,6 +12,7 @@ import { VisitorModule } from './visitor/visitor.module';
 import { ConsoleModule } from './console/console.module';
 import { DocsModule, OpenApiModule } from './docs/docs.module';
 import { VisitorWorkerModule } from './visitor/visitor-worker.module';
+import { PagesModule } from './pages/pages.module';
 
 @Module({})
 class RouteTableModule {
@@ -58,6 +59,7 @@ export class AppModule {
         OpsModule,
         HealthModule,
         OpenApiModule,
+        PagesModule,
         ...config.surfaces.flatMap((s) => surfaces[s]),
         ...(visitorWork ? [VisitorWorkerModule] : []),
         ...extraModules,

@@ -15,18 +15,31 @@ interface FrameworkError {
   message?: string;
 }
 
+/** HTML error pages for browsers (src/pages/error-pages.ts registers itself at start-up). */
+export interface HtmlErrorPages {
+  /** Whether this failed request should be answered with an HTML page. */
+  wants(req: FastifyRequest): boolean;
+  send(error: ApiError, status: number, req: FastifyRequest, reply: FastifyReply): void;
+}
+
 /**
  * Renders every failure (domain, validation, framework, unknown) in the format of the surface the request
- * was for: the public envelope under /public/v1, RFC 9457 problem details everywhere else.
+ * was for: the public envelope under /public/v1, an HTML page for page routes (HtmlErrorPages), RFC 9457
+ * problem details everywhere else.
  */
 @Injectable()
 export class ErrorRenderer {
   private readonly logger = new Logger('Errors');
+  private htmlPages: HtmlErrorPages | null = null;
 
   constructor(
     @InjectConfig() private readonly config: Config,
     private readonly routes: RouteTable,
   ) {}
+
+  useHtmlPages(pages: HtmlErrorPages): void {
+    this.htmlPages = pages;
+  }
 
   send(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
     const apiError = this.classify(err, req);
@@ -47,7 +60,11 @@ export class ErrorRenderer {
       new ApiError('internal_error', 'An unexpected error occurred. Quote the request id to support.');
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     if (req.ctx?.surface === 'public') this.sendPublic(error, req, reply);
-    else this.sendProblem(error, req, reply);
+    else if (this.htmlPages?.wants(req)) {
+      const code = visitorCode(error.code);
+      if (req.ctx) req.ctx.errorCode = code;
+      this.htmlPages.send(error, visitorCodeInfo(code).status, req, reply);
+    } else this.sendProblem(error, req, reply);
   }
 
   private sendPublic(error: ApiError, req: FastifyRequest, reply: FastifyReply): void {

@@ -49,9 +49,10 @@ export interface SecurityHeaderOptions {
  *
  * - /public/v1: only `X-Content-Type-Options: nosniff`; its Cache-Control and CORS headers stay the pipeline's.
  * - every other surface: helmet's set — nosniff, `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY`, the
- *   cross-origin and legacy headers — and a strict `Content-Security-Policy`: nothing may load except the inline
- *   styles the HTML pages are known to use (by hash), no script, no framing (`frame-ancestors 'none'`), forms post
- *   only to this origin. JSON answers carry it too: it costs nothing and protects a response opened as a page.
+ *   cross-origin and legacy headers — and a strict `Content-Security-Policy`: nothing may load except this
+ *   origin's stylesheets and images (the pages' `/assets/pages.css`, `data:` images) and the inline styles the docs
+ *   pages are known to use (by hash), no script, no framing (`frame-ancestors 'none'`), forms post only to this
+ *   origin. JSON answers carry it too: it costs nothing and protects a response opened as a page.
  * - /v1 and /console answers also get `Cache-Control: no-store` (a route may set its own, e.g. the OpenAPI
  *   document's `public, max-age=300`).
  * - `Strict-Transport-Security` (helmet's: one year, subdomains) on every surface when the request came over
@@ -66,7 +67,10 @@ export function registerSecurityHeaders(fastify: FastifyInstance, opts: Security
       useDefaults: false,
       directives: {
         defaultSrc: ["'none'"],
-        styleSrc: opts.styleHashes.length ? opts.styleHashes : ["'none'"],
+        // HTML pages: the app's own stylesheet (/assets/pages.css), the docs' inline styles by hash, images
+        // (QR codes) from the app or inline data; still no script.
+        styleSrc: ["'self'", ...opts.styleHashes],
+        imgSrc: ["'self'", 'data:'],
         baseUri: ["'none'"],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],

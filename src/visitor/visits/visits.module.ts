@@ -10,6 +10,8 @@ import { PeopleModule } from '../people/people.module';
 import { PlatformModule } from '../platform/platform.module';
 import { PASS_QUEUE, PassQueue } from './pass.queue';
 import { PassSender } from './pass.sender';
+import { PassPageController } from './pass-page.controller';
+import { PassPageService } from './pass-page.service';
 import { sampleVisit } from './visit.samples';
 import { NoShowJob, PassSweeper } from './visits.jobs';
 import { VisitsController } from './visits.controller';
@@ -17,7 +19,7 @@ import { VisitsRepository } from './visits.repository';
 import { VisitsService } from './visits.service';
 
 /**
- * Visits, visitor records and passes; /v1/visits. The pass sweeper and the no-show job run where RUN_WORKER is on
+ * Visits, visitor records and passes; /v1/visits and the pass page (/passes/<token>). The pass sweeper and the no-show job run where RUN_WORKER is on
  * (PeriodicTask); the pass processor is composed by `VisitorWorkerModule`.
  */
 @Module({
@@ -31,8 +33,16 @@ import { VisitsService } from './visits.service';
     QueueModule,
     BullModule.registerQueue({ name: PASS_QUEUE }),
   ],
-  controllers: [VisitsController],
-  providers: [VisitsRepository, VisitsService, PassQueue, PassSender, PassSweeper, NoShowJob],
+  controllers: [VisitsController, PassPageController],
+  providers: [
+    VisitsRepository,
+    VisitsService,
+    PassQueue,
+    PassSender,
+    PassSweeper,
+    NoShowJob,
+    PassPageService,
+  ],
   exports: [VisitsRepository, VisitsService, PassQueue, PassSender],
 })
 export class VisitsModule implements OnModuleInit {

@@ -107,6 +107,19 @@ export interface PassRow {
   created_at: Date;
 }
 
+/** The pass page's row (VisitsRepository.findPassPage). */
+export interface PassPageRow {
+  revoked_at: Date | null;
+  livemode: boolean;
+  status: VisitStatus;
+  expected_at: Date | null;
+  expected_until: Date | null;
+  site_name: string;
+  time_zone: string;
+  organisation_name: string;
+  host_name: string;
+}
+
 /** Statuses plan history never hides. */
 export const ACTIVE_STATUSES: readonly VisitStatus[] = ['expected', 'awaiting_approval', 'checked_in'];
 
@@ -444,6 +457,25 @@ export class VisitsRepository implements VisitorDataHolder {
   async findPass(id: string): Promise<(PassRow & { revoked_at: Date | null }) | null> {
     const rows: (PassRow & { revoked_at: Date | null })[] = await this.ds.query(
       `SELECT * FROM visitor.visit_pass WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * What the pass page shows of a pass (no tenant: the signed token is the credential): the pass's own state,
+   * the visit's status and times, the site, the organisation and the host's name. Null when the pass is unknown.
+   */
+  async findPassPage(id: string): Promise<PassPageRow | null> {
+    const rows: PassPageRow[] = await this.ds.query(
+      `SELECT p.revoked_at, p.livemode, v.status, v.expected_at, v.expected_until,
+              s.name AS site_name, s.time_zone, o.name AS organisation_name, h.name AS host_name
+         FROM visitor.visit_pass p
+         JOIN visitor.visit v ON v.id = p.visit_id
+         JOIN visitor.site s ON s.id = v.site_id
+         JOIN visitor.organisation o ON o.id = v.organisation_id
+         JOIN visitor.person h ON h.id = v.host_id
+        WHERE p.id = $1`,
       [id],
     );
     return rows[0] ?? null;
