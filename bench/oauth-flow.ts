@@ -87,18 +87,20 @@ export async function authorize(
       const m = new RegExp(`action="([^"]*/${name})"`).exec(page);
       return m ? new URL(m[1].replace(/&amp;/g, '&'), baseUrl).toString() : null;
     };
+    const csrf = /name="_csrf" value="([^"]*)"/.exec(page)?.[1] ?? '';
     if (action('sign-in') && o.person) {
-      step = await browser.go(action('sign-in')!, { form: { email: o.person.email, password: PASSWORD } });
+      step = await browser.go(action('sign-in')!, {
+        form: { _csrf: csrf, email: o.person.email, password: PASSWORD },
+      });
       continue;
     }
     if (action('consent')) {
-      const scopes = [...page.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]);
+      const scopes = [...page.matchAll(/name="scope:([^"]+)"/g)].map((m) => m[1]);
+      const ticked = Object.fromEntries(
+        scopes.filter((s) => !(o.untick ?? []).includes(s)).map((s) => [`scope:${s}`, 'on']),
+      );
       step = await browser.go(action('consent')!, {
-        form: {
-          scope: scopes.filter((s) => !(o.untick ?? []).includes(s)),
-          mode: o.mode ?? 'test',
-          decision: o.decision ?? 'allow',
-        },
+        form: { _csrf: csrf, ...ticked, mode: o.mode ?? 'test', decision: o.decision ?? 'allow' },
       });
       continue;
     }

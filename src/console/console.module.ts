@@ -13,6 +13,8 @@ import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
 import { SessionController, SignInLimitGuard } from './auth/session.controller';
+import { ConsoleSignInPageController } from './auth/sign-in.page';
+import { ConsoleAppsPageController } from './connected-apps/connected-apps.page';
 import {
   ConsoleConnectedAppsController,
   ConsoleOAuthAppsController,
@@ -49,6 +51,8 @@ import {
     ConsoleFrontDoorController,
     ConsoleConnectedAppsController,
     ConsoleOAuthAppsController,
+    ConsoleSignInPageController,
+    ConsoleAppsPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, SignInLimitGuard],
 })

@@ -6,7 +6,7 @@ import { AuditModule } from '../visitor/audit/audit.module';
 import { ConnectedAppsModule } from '../visitor/connected-apps/connected-apps.module';
 import { OrganisationsModule } from '../visitor/organisations/organisations.module';
 import { AuthorizationFlowService } from './authorize/authorization-flow.service';
-import { AuthorizePages } from './authorize/authorize.pages';
+import { AuthorizeController } from './authorize/authorize.controller';
 import { ClientsRepository } from './clients/clients.repository';
 import { ClientsService } from './clients/clients.service';
 import { OAuthModelRepository } from './oauth-model.repository';
@@ -21,13 +21,13 @@ import { OAuthServer } from './oauth-server';
  */
 @Module({
   imports: [AccountsModule, AuditModule, ConnectedAppsModule, OrganisationsModule],
+  controllers: [AuthorizeController],
   providers: [
     OAuthModelRepository,
     ClientsRepository,
     ClientsService,
     OAuthServer,
     AuthorizationFlowService,
-    AuthorizePages,
     OAuthPurge,
   ],
   exports: [ClientsService, ConnectedAppsModule],
@@ -36,12 +36,10 @@ export class OAuthModule implements OnModuleInit {
   constructor(
     private readonly host: HttpAdapterHost,
     private readonly server: OAuthServer,
-    private readonly pages: AuthorizePages,
   ) {}
 
   onModuleInit(): void {
     const fastify = this.host.httpAdapter.getInstance<FastifyInstance>();
     this.server.mount(fastify);
-    this.pages.mount(fastify);
   }
 }

@@ -101,7 +101,7 @@ describe('authorization pages in a real browser', () => {
     await memberPage.getByRole('button', { name: 'Allow' }).click();
     await memberPage.getByRole('heading', { name: 'Connected' }).waitFor();
 
-    const back = received.at(-1)!;
+    const back = received.filter((u) => u.pathname === '/callback').at(-1)!;
     expect(back.searchParams.get('state')).toBe('browser-state');
     expect(back.searchParams.get('code')).toMatch(/^svc_ac_/);
   });

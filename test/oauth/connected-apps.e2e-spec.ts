@@ -100,7 +100,7 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
       browser,
     });
     expect(waiting.tokens).toBeNull();
-    expect(waiting.page).toContain("Waiting for your admin's approval");
+    expect(waiting.page).toContain('Waiting for your admin');
 
     const console = await consoleAs(admin);
     const listed = (await console('GET', '/console/connected-apps')).json();

@@ -49,6 +49,10 @@ export class SignInLimitGuard implements CanActivate {
   }
 }
 
+/** The console session cookie (HttpOnly, Secure, SameSite=Strict, Path=/console); an empty token clears it. */
+export const sessionCookie = (token: string) =>
+  `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=${token ? SESSION_HOURS * 3600 : 0}`;
+
 /**
  * Console sign-in. The session is an opaque token in the `gh_session` cookie (HttpOnly, Secure,
  * SameSite=Strict, Path=/console); console bodies are JSON only, so a cross-site form cannot post to it.
@@ -76,10 +80,7 @@ export class SessionController {
         ? await this.attempts.failed(body.email, req.ip, e)
         : e;
     });
-    void reply.header(
-      'Set-Cookie',
-      `${SESSION_COOKIE}=${s.token}; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=${SESSION_HOURS * 3600}`,
-    );
+    void reply.header('Set-Cookie', sessionCookie(s.token));
     return toAccountResponse(s.account);
   }
 
@@ -98,9 +99,6 @@ export class SessionController {
   async signOut(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     const token = sessionToken(req);
     if (token) await this.accounts.signOut(token);
-    void reply.header(
-      'Set-Cookie',
-      `${SESSION_COOKIE}=; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=0`,
-    );
+    void reply.header('Set-Cookie', sessionCookie(''));
   }
 }

@@ -1,9 +1,17 @@
-const escape = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { Eta } from 'eta';
+import { TEMPLATES } from '../../pages/page-framework';
 
-/** The page the engine shows when it cannot send an error back to the app (unknown client, bad redirect URI). */
+const eta = new Eta({ views: TEMPLATES, cache: true });
+
+/**
+ * The page the engine shows when it cannot send an error back to the app (unknown client, a redirect URI the app
+ * did not register, a refused metadata document): the pages' error template, outside Fastify's view (the engine
+ * renders in its own Koa context).
+ */
 export function renderOAuthError(error: string, description?: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cannot connect the app</title></head>
-<body><main><h1>This app cannot be connected</h1><p>${escape(description ?? error)}</p>
-<p>Error code: <code>${escape(error)}</code></p></main></body></html>`;
+  return eta.render('error', {
+    title: 'This app cannot be connected',
+    message: `${description ?? error} (${error})`,
+    requestId: null,
+  });
 }
