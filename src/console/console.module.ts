@@ -12,7 +12,7 @@ import { VisitsModule } from '../visitor/visits/visits.module';
 import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
-import { SessionController, SignInLimitGuard } from './auth/session.controller';
+import { SessionController } from './auth/session.controller';
 import { ConsoleSignInPageController } from './auth/sign-in.page';
 import { ConsoleAppsPageController } from './connected-apps/connected-apps.page';
 import {
@@ -54,6 +54,6 @@ import {
     ConsoleSignInPageController,
     ConsoleAppsPageController,
   ],
-  providers: [OperatorGuard, ConsoleSessionGuard, SignInLimitGuard],
+  providers: [OperatorGuard, ConsoleSessionGuard],
 })
 export class ConsoleModule {}

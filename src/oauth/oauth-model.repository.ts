@@ -75,15 +75,6 @@ export class OAuthModelRepository {
     await this.ds.query(`DELETE FROM oauth.model WHERE kind = $1 AND grant_id = $2`, [kind, grantId]);
   }
 
-  /** Deletes every row past its expiry; returns how many. */
-  async purgeExpired(before: Date): Promise<number> {
-    // TypeORM's pg driver answers DELETE with [rows, affected].
-    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [
-      before,
-    ])) as [unknown[], number];
-    return affected;
-  }
-
   private restore(row: ModelRow, id: string | undefined): ModelPayload {
     const payload: ModelPayload = { ...row.payload };
     if (id !== undefined) payload.jti = id;

@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
 import { AuditModule } from '../visitor/audit/audit.module';
 import { ConnectedAppsModule } from '../visitor/connected-apps/connected-apps.module';
@@ -10,7 +11,6 @@ import { AuthorizeController } from './authorize/authorize.controller';
 import { ClientsRepository } from './clients/clients.repository';
 import { ClientsService } from './clients/clients.service';
 import { OAuthModelRepository } from './oauth-model.repository';
-import { OAuthPurge } from './oauth-purge';
 import { OAuthServer } from './oauth-server';
 
 /**
@@ -20,16 +20,9 @@ import { OAuthServer } from './oauth-server';
  * `visitor/connected-apps`.
  */
 @Module({
-  imports: [AccountsModule, AuditModule, ConnectedAppsModule, OrganisationsModule],
+  imports: [AccountsModule, AuditModule, ConnectedAppsModule, OrganisationsModule, RateLimitModule],
   controllers: [AuthorizeController],
-  providers: [
-    OAuthModelRepository,
-    ClientsRepository,
-    ClientsService,
-    OAuthServer,
-    AuthorizationFlowService,
-    OAuthPurge,
-  ],
+  providers: [OAuthModelRepository, ClientsRepository, ClientsService, OAuthServer, AuthorizationFlowService],
   exports: [ClientsService, ConnectedAppsModule],
 })
 export class OAuthModule implements OnModuleInit {

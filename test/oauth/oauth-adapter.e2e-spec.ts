@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { bootTestApp, TestApp } from '../harness';
 import { OAuthModelRepository } from '../../src/oauth/oauth-model.repository';
+import { OAuthPurge } from '../../src/visitor/connected-apps/oauth-purge';
 
 /** The engine's PostgreSQL storage: hashed keys, consume, revokeByGrantId, expiry and its purge. */
 describe('OAuth adapter storage (oauth.model)', () => {
@@ -53,7 +54,7 @@ describe('OAuth adapter storage (oauth.model)', () => {
     await models.upsert('AuthorizationCode', 'svc_ac_old', { grantId: 'g5' }, 1);
     await ds.query(`UPDATE oauth.model SET expires_at = now() - interval '1 second' WHERE grant_id = 'g5'`);
     expect(await models.find('AuthorizationCode', 'svc_ac_old')).toBeUndefined();
-    expect(await models.purgeExpired(new Date())).toBe(1);
+    expect(await t.app.get(OAuthPurge).run()).toBe(1);
     expect(await ds.query(`SELECT 1 FROM oauth.model WHERE grant_id = 'g5'`)).toEqual([]);
   });
 

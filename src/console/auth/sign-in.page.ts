@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
@@ -6,6 +6,7 @@ import { CsrfToken, Page } from '../../pages/page.decorator';
 import { PostedForm } from '../../pages/posted-form';
 import { AccountsService } from '../../visitor/accounts/accounts.service';
 import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
+import { SignInLimitGuard } from '../../visitor/accounts/sign-in-limit.guard';
 import { sessionCookie } from './session.controller';
 
 /** Where a sign-in may send the browser next: a console page of this site, nothing else. */
@@ -42,6 +43,7 @@ export class ConsoleSignInPageController {
 
   @Post()
   @PostedForm()
+  @UseGuards(SignInLimitGuard)
   async signIn(
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -50,7 +52,6 @@ export class ConsoleSignInPageController {
     const email = form.email ?? '';
     const next = safeNext(form.next);
     try {
-      await this.attempts.admit(email, req.ip);
       const s = await this.accounts.signIn(email, form.password ?? '', req).catch(async (e: unknown) => {
         throw e instanceof ApiError && e.code === 'unauthorized'
           ? await this.attempts.failed(email, req.ip, e)

@@ -140,10 +140,12 @@ export class AuthorizationFlowService {
     };
   }
 
-  /** Sign-in with the console account (same limits as the console's); returns where the browser goes next. */
+  /**
+   * Sign-in with the console account; returns where the browser goes next. The route's SignInLimitGuard admits the
+   * attempt (per-address rate, lockout); a wrong password is counted here, as for the console.
+   */
   async signIn(req: FastifyRequest, reply: FastifyReply, email: string, password: string): Promise<string> {
     await this.details(req, reply);
-    await this.attempts.admit(email, req.ip);
     const signed = await this.accounts.signIn(email, password, req).catch(async (e: unknown) => {
       throw e instanceof ApiError && e.code === 'unauthorized'
         ? await this.attempts.failed(email, req.ip, e)

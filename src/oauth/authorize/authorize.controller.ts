@@ -1,10 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Redirect, Req, Res } from '@nestjs/common';
-import { RouteConfig } from '@nestjs/platform-fastify';
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
-import { CheckCsrf, CsrfToken, Page } from '../../pages/page.decorator';
-import type { PageRouteConfig } from '../../pages/page-framework';
+import { CsrfToken, Page } from '../../pages/page.decorator';
+import { PostedForm } from '../../pages/posted-form';
+import { SignInLimitGuard } from '../../visitor/accounts/sign-in-limit.guard';
 import { AuthorizationFlowService, AuthorizeView } from './authorization-flow.service';
 
 /** What a failed step says when the page is shown again (a code in the query: post, redirect, get). */
@@ -63,6 +63,7 @@ export class AuthorizeController {
 
   @Post(':uid/sign-in')
   @PostedForm()
+  @UseGuards(SignInLimitGuard)
   async signIn(
     @Param('uid') uid: string,
     @Req() req: FastifyRequest,
@@ -118,13 +119,3 @@ const back = (uid: string, notice: string) => ({
   url: `/oauth/interaction/${encodeURIComponent(uid)}?notice=${notice}`,
   statusCode: 303,
 });
-
-/** A form post of a page that answers with a redirect (`{url, statusCode}`): page route, CSRF checked. */
-function PostedForm(): MethodDecorator {
-  return (target, key, descriptor) => {
-    Redirect()(target, key, descriptor);
-    HttpCode(303)(target, key, descriptor);
-    RouteConfig({ page: true } satisfies PageRouteConfig)(target, key, descriptor);
-    CheckCsrf()(target, key, descriptor);
-  };
-}

@@ -171,4 +171,13 @@ export class ConnectedAppsRepository {
     );
     return rows[0]?.first_today ?? false;
   }
+
+  /** Deletes the authorization server's rows (`oauth.model`) past their expiry; returns how many. */
+  async purgeExpired(before: Date): Promise<number> {
+    // TypeORM's pg driver answers DELETE with [rows, affected].
+    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [
+      before,
+    ])) as [unknown[], number];
+    return affected;
+  }
 }
