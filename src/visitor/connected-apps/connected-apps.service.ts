@@ -152,6 +152,11 @@ export class ConnectedAppsService {
         this.clock.now(),
       );
       if (!row) throw ApiError.notFound('The connected app');
+      // Denying an app that was connected also ends its connections: a denied app holds no token.
+      const ended =
+        status === 'denied'
+          ? await this.repo.revokeClient(uow.manager, organisationId, clientId, row.decided_at!)
+          : [];
       await this.audit.record(
         {
           organisationId,
@@ -159,7 +164,7 @@ export class ConnectedAppsService {
           action: status === 'approved' ? 'oauth_app.approved' : 'oauth_app.denied',
           actor,
           target: { type: 'oauth_client', id: clientId },
-          data: { name: row.client_name },
+          data: { name: row.client_name, ...(ended.length ? { grants_revoked: ended.length } : {}) },
         },
         uow.manager,
       );
