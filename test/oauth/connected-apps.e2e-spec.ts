@@ -187,6 +187,37 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     });
   });
 
+  it('a denied app: its connections end, and a person asking for it is sent back with access_denied', async () => {
+    const app = await registerApp(t, admin, 'public', redirectUri);
+    const client = { client_id: app.client_id, token_endpoint_auth_method: 'none' };
+    const { tokens } = await tokenFor(admin, client, { scope: 'visits:read', mode: 'test' });
+    expect((await v1(tokens!.access_token, '/v1/visits')).status).toBe(200);
+    // the console shows when it was last used (to the minute)
+    const console = await consoleAs(admin);
+    const lastUsed = await until(async () => {
+      const listed = (await console('GET', '/console/connected-apps')).json() as {
+        client_id: string;
+        connections: { last_used_at: string | null }[];
+      }[];
+      return listed.find((a) => a.client_id === app.client_id)?.connections[0]?.last_used_at ?? undefined;
+    });
+    expect(Math.abs(Date.parse(lastUsed) - Date.now())).toBeLessThan(120_000);
+    const denied = await console('POST', `/console/connected-apps/${app.client_id}/deny`);
+    expect(denied.json()).toMatchObject({ status: 'denied', connections: [] });
+    expect((await v1(tokens!.access_token, '/v1/visits')).status).toBe(401);
+
+    const browser = new FormBrowser();
+    const stopped = await tokenFor(member, client, { scope: 'visits:read', mode: 'test', browser });
+    expect(stopped.page).toContain('This app is not allowed');
+    const abort = /action="([^"]*\/abort)"/.exec(stopped.page)![1];
+    const csrf = /name="_csrf" value="([^"]*)"/.exec(stopped.page)![1];
+    const back = await browser.go(new URL(abort, t.baseUrl).toString(), { form: { _csrf: csrf } });
+    const resume = await browser.go(back.location!);
+    const callback = new URL(resume.location!);
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('state')).toBe('s');
+  });
+
   it('live and test tokens see only their own mode', async () => {
     const app = await registerApp(t, admin, 'public', redirectUri);
     const client = { client_id: app.client_id, token_endpoint_auth_method: 'none' };

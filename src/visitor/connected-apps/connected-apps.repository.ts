@@ -120,8 +120,8 @@ export class ConnectedAppsRepository {
     );
   }
 
-  async connections(organisationId: string): Promise<ConnectionRow[]> {
-    return this.ds.query(
+  async connections(organisationId: string, m?: EntityManager): Promise<ConnectionRow[]> {
+    return this.m(m).query(
       `SELECT * FROM oauth.connection WHERE organisation_id = $1 AND revoked_at IS NULL
         ORDER BY created_at DESC, grant_id`,
       [organisationId],
@@ -162,10 +162,12 @@ export class ConnectedAppsRepository {
   async touch(grantId: string, at: Date): Promise<boolean> {
     const rows = updated<{ first_today: boolean }>(
       await this.ds.query(
-        `UPDATE oauth.connection c SET last_used_at = $2
+        `UPDATE oauth.connection c SET last_used_at = $2::timestamptz
            FROM (SELECT last_used_at FROM oauth.connection WHERE grant_id = $1) old
           WHERE c.grant_id = $1
-         RETURNING (old.last_used_at IS NULL OR old.last_used_at::date <> $2::date) AS first_today`,
+         RETURNING (old.last_used_at IS NULL
+                    OR (old.last_used_at AT TIME ZONE 'UTC')::date <> ($2::timestamptz AT TIME ZONE 'UTC')::date)
+                   AS first_today`,
         [grantId, at],
       ),
     );

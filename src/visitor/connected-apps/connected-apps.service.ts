@@ -168,9 +168,12 @@ export class ConnectedAppsService {
         },
         uow.manager,
       );
-      const connections = (await this.repo.connections(organisationId)).filter(
-        (c) => c.client_id === clientId,
-      );
+      const connections =
+        status === 'denied'
+          ? []
+          : (await this.repo.connections(organisationId, uow.manager)).filter(
+              (c) => c.client_id === clientId,
+            );
       return toConnectedAppResponse(row, connections);
     });
   }
