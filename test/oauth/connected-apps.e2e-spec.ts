@@ -247,6 +247,38 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     }
   });
 
+  it("a token's calls count against the organisation's allowance, shared with its keys", async () => {
+    const app = await registerApp(t, admin, 'public', redirectUri);
+    const client = { client_id: app.client_id, token_endpoint_auth_method: 'none' };
+    const { tokens } = await tokenFor(admin, client, { scope: 'sites:read', mode: 'test' });
+    const key = await org.key({ scopes: ['sites:read'] });
+    const byKey = await v1(key, '/v1/sites');
+    const byToken = await v1(tokens!.access_token, '/v1/sites');
+    expect(byKey.headers.get('ratelimit-limit')).toBe('100');
+    expect(byToken.headers.get('ratelimit-limit')).toBe('100');
+    expect(Number(byToken.headers.get('ratelimit-remaining'))).toBe(
+      Number(byKey.headers.get('ratelimit-remaining')) - 1,
+    );
+  });
+
+  it('the OpenAPI document declares the OAuth scheme beside the API key, each operation with its scope', async () => {
+    const doc = (await (await fetch(`${t.baseUrl}/v1/openapi.json`)).json()) as {
+      components: { securitySchemes: Record<string, Record<string, unknown>> };
+      paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+    };
+    expect(doc.components.securitySchemes.oauth2).toMatchObject({
+      type: 'oauth2',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${t.baseUrl}/oauth/authorize`,
+          tokenUrl: `${t.baseUrl}/oauth/token`,
+          scopes: expect.objectContaining({ 'visits:read': 'See visits' }),
+        },
+      },
+    });
+    expect(doc.paths['/visits'].get.security).toEqual([{ bearer: [] }, { oauth2: ['visits:read'] }]);
+  });
+
   it('the docs have a "Connect an app" guide', async () => {
     const res = await fetch(`${t.baseUrl}/docs/connect-an-app`);
     expect(res.status).toBe(200);
