@@ -13,6 +13,7 @@ import {
   PASSWORD,
   pkce,
   registerApp,
+  v1Get,
 } from '../support/oauth-fixtures';
 import type { TestOrg } from '../support/platform-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
@@ -40,11 +41,7 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
   });
   afterAll(() => t.close());
 
-  const v1 = (token: string, path: string, init: RequestInit = {}) =>
-    fetch(`${t.baseUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) },
-    });
+  const v1 = (token: string, path: string) => v1Get(t, token, path);
 
   async function consoleAs(person: AccountRow) {
     const res = await t.app.inject({

@@ -9,6 +9,7 @@ import {
   insecure,
   pkce,
   registerApp,
+  v1Get,
 } from '../support/oauth-fixtures';
 import type { TestOrg } from '../support/platform-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
@@ -34,8 +35,7 @@ describe('OAuth 2.1 authorization server (oauth4webapi)', () => {
   });
   afterAll(() => t.close());
 
-  const v1 = (token: string, path = '/v1/organisation') =>
-    fetch(`${t.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const v1 = (token: string, path = '/v1/organisation') => v1Get(t, token, path);
 
   async function connect(
     client: oauth.Client,

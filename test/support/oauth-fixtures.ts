@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { bootTestApp, TestApp } from '../harness';
 import { freePort } from './app-process';
+import { Contract } from './openapi-contract';
 import { authorize, AuthorizeOptions, FormBrowser, PASSWORD } from '../../bench/oauth-flow';
 import { createOrg, TestOrg } from './platform-fixtures';
 import { AccountsService } from '../../src/visitor/accounts/accounts.service';
@@ -56,6 +57,27 @@ export async function discover(baseUrl: string): Promise<oauth.AuthorizationServ
   const issuer = new URL(baseUrl);
   const res = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure });
   return oauth.processDiscoveryResponse(issuer, res);
+}
+
+const contracts = new WeakMap<object, Contract>();
+
+/** A /v1 GET with a token over the network; every answer is checked against the served OpenAPI document. */
+export async function v1Get(t: TestApp & { baseUrl: string }, token: string, path: string) {
+  const res = await fetch(`${t.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = await res.text();
+  let contract = contracts.get(t.app);
+  if (!contract) contracts.set(t.app, (contract = await Contract.fetch(t.app, '/v1/openapi.json')));
+  contract.expectValid(
+    {
+      statusCode: res.status,
+      headers: Object.fromEntries(res.headers),
+      body,
+      json: () => JSON.parse(body) as unknown,
+    },
+    'GET',
+    path,
+  );
+  return { status: res.status, headers: res.headers, json: async () => JSON.parse(body) as unknown };
 }
 
 export async function pkce() {
