@@ -161,6 +161,45 @@ describe('OAuth 2.1 authorization server (oauth4webapi)', () => {
     expect(plain.callback?.searchParams.get('error')).toBe('invalid_request');
   });
 
+  it('RFC 8707: tokens are for the /v1 resource only; another resource is refused', async () => {
+    const app = await registerApp(t, owner, 'public', redirectUri);
+    const elsewhere = await authorize(t.baseUrl, {
+      clientId: app.client_id,
+      redirectUri,
+      scope: 'visits:read',
+      state: 'r',
+      extra: { resource: 'https://api.example.com/' },
+    });
+    expect(elsewhere.callback?.searchParams.get('error')).toBe('invalid_target');
+    // naming /v1 explicitly works, and the token's audience is checked at /v1
+    const client = { client_id: app.client_id, token_endpoint_auth_method: 'none' };
+    const { verifier, challenge } = await pkce();
+    const done = await authorize(t.baseUrl, {
+      person: owner,
+      clientId: app.client_id,
+      redirectUri,
+      scope: 'visits:read',
+      state: 'r2',
+      codeChallenge: challenge,
+      extra: { resource: `${t.baseUrl}/v1` },
+    });
+    const params = oauth.validateAuthResponse(as, client, done.callback!, 'r2');
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.None(),
+        params,
+        redirectUri,
+        verifier,
+        insecure,
+      ),
+    );
+    expect((await v1(tokens.access_token, '/v1/visits')).status).toBe(200);
+  });
+
   it('implicit and password grants are unsupported; an unregistered redirect URI never redirects', async () => {
     const app = await registerApp(t, owner, 'public', redirectUri);
     const implicit = await authorize(t.baseUrl, {
