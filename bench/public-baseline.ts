@@ -18,7 +18,8 @@
 import 'reflect-metadata';
 import Fastify, { type FastifyReply } from 'fastify';
 import { createDataSource } from '../src/database/data-source.factory';
-import { EXPOSED, strongEtag } from '../src/content/platform/public-pipeline';
+import { strongEtag } from '../src/content/platform/public-pipeline';
+import { EXPOSED_HEADERS as EXPOSED } from '../src/common/http/surface';
 import { PublicKeysRepository } from '../src/content/platform/public-keys.repository';
 import { PublicKeysService } from '../src/content/platform/public-keys.service';
 import { LogBatch } from '../src/ops/request-log/request-log.entry';

@@ -6,6 +6,7 @@ import type { Config, LogLevel } from './config/config';
 import { AppModule } from './app.module';
 import { RouteTable } from './common/http/route-table';
 import { limitedServerFactory } from './common/http/server-limits';
+import { frameworkErrorHandlers } from './common/http/framework-errors';
 import { registerJsonBodyParser } from './common/http/json-body';
 import { inlineStyleHashes, registerSecurityHeaders } from './common/http/security-headers';
 import { newRequestId } from './common/ids';
@@ -15,7 +16,7 @@ import { publicPlugin } from './content/platform/public-plugin';
 import { redactUrl } from './common/http/redact';
 import { assertNoNul } from './common/errors/query-string';
 import { AllErrorsFilter } from './common/errors/all-errors.filter';
-import { ErrorRenderer } from './common/errors/error-renderer';
+import { ErrorRenderer, MAX_PARAM_LENGTH } from './common/errors/error-renderer';
 import { ApiValidationPipe } from './common/errors/validation.pipe';
 import { RequestLogService } from './ops/request-log/request-log.service';
 import { guardVisitorRoutes } from './visitor/platform/visitor-routes';
@@ -44,6 +45,22 @@ export interface CreateAppOptions {
   extraModules?: Type[];
 }
 
+/** The request's context and `Svc-Request-Id`, first thing for every request (framework refusals included). */
+function startRequest(req: FastifyRequest, reply: FastifyReply): void {
+  req.ctx = {
+    requestId: req.id,
+    surface: surfaceOf(req.url),
+    receivedAt: new Date(),
+    errorRef: null,
+    errorCode: null,
+    organisationId: null,
+    credentialId: null,
+    livemode: null,
+    rateLimit: null,
+  };
+  void reply.header('Svc-Request-Id', req.id);
+}
+
 /** Builds the initialised (not yet listening) application. Used by main.ts, the worker and the tests. */
 export async function createApp(
   config: Config,
@@ -51,14 +68,18 @@ export async function createApp(
   opts: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
   const routeTable = new RouteTable();
+  let renderer: ErrorRenderer | null = null;
+  const frameworkErrors = frameworkErrorHandlers(() => renderer, startRequest);
   const adapter = new FastifyAdapter({
+    frameworkErrors: frameworkErrors.frameworkErrors,
+    clientErrorHandler: frameworkErrors.clientErrorHandler,
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     serverFactory: limitedServerFactory(config.http),
   });
   const fastify = adapter.getInstance();
@@ -85,18 +106,7 @@ export async function createApp(
 
   let requestLog: RequestLogService | null = null;
   fastify.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
-    req.ctx = {
-      requestId: req.id,
-      surface: surfaceOf(req.url),
-      receivedAt: new Date(),
-      errorRef: null,
-      errorCode: null,
-      organisationId: null,
-      credentialId: null,
-      livemode: null,
-      rateLimit: null,
-    };
-    void reply.header('Svc-Request-Id', req.id);
+    startRequest(req, reply);
     if (req.url.includes('%00')) {
       try {
         assertNoNul(req.url);
@@ -142,7 +152,9 @@ export async function createApp(
     },
   );
   guardVisitorRoutes(app);
-  app.useGlobalFilters(new AllErrorsFilter(app.get(ErrorRenderer)));
+  const errors = app.get(ErrorRenderer);
+  renderer = errors;
+  app.useGlobalFilters(new AllErrorsFilter(errors));
   app.useGlobalPipes(new ApiValidationPipe());
   // The documents are built from the controllers' metadata before Nest registers their routes, so each route
   // is registered with its documented response schemas (see ResponseSchemas).
@@ -152,7 +164,10 @@ export async function createApp(
   await registerPages(fastify, config);
   // Only when the public surface is served (SURFACES); its routes, and so its hooks, exist only then.
   if (config.surfaces.includes('public'))
-    await fastify.register(publicPlugin, { pipeline: app.get<PublicPipeline>(PublicPipeline) });
+    await fastify.register(publicPlugin, {
+      pipeline: app.get<PublicPipeline>(PublicPipeline),
+      renderer: errors,
+    });
   await app.init();
   requestLog = app.get(RequestLogService);
   await fastify.ready();

@@ -196,8 +196,8 @@ describe('request log for support', () => {
       surface: 'visitor',
       method: 'POST',
       path: '/v1/anything',
-      status: 400,
-      error_code: 'bad_request',
+      status: 404, // no such route, whatever the body (method before body)
+      error_code: 'not_found',
       error_ref: null,
     });
   });

@@ -29,6 +29,13 @@ export interface RunOptions {
 }
 
 /**
+ * `tx.run(work, IS_RESPONSE)`: the transaction whose result the route returns as is, so an idempotent POST stores
+ * it as the key's response before the commit (a crash after the commit leaves a replayable key, not a request to
+ * run again). Only for a request's one transaction that makes its change and builds its response.
+ */
+export const IS_RESPONSE: RunOptions = Object.freeze({ isResponse: true });
+
+/**
  * Something that writes in every transaction just before it commits (the idempotency layer), or that must run
  * right after the commit (a test's crash point). Registered once per application with `Transactions.participate`.
  */

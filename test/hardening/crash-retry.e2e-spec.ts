@@ -58,14 +58,19 @@ describe('a retry after a crash (Idempotency-Key)', () => {
       .then((r) => r.rows.map((row: { id: string }) => row.id));
 
   /** Sends the POST to a child process that dies at `point`; resolves when the child has exited. */
-  async function crashAt(point: 'BEFORE' | 'AFTER', idempotencyKey: string, body: unknown): Promise<void> {
+  async function crashAt(
+    point: 'BEFORE' | 'AFTER',
+    idempotencyKey: string,
+    body: unknown,
+    path = '/v1/visits',
+  ): Promise<void> {
     const child = await startAppProcess(t.db.url, {
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: t.config.redisKeyPrefix,
       TEST_MODE_RATE_PER_MINUTE: UNLIMITED,
       [`GATEHOUSE_FAULT_${point}_COMMIT`]: 'exit',
     });
-    const answer = await fetch(`${child.url}/v1/visits`, {
+    const answer = await fetch(`${child.url}${path}`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${key}`,
@@ -82,10 +87,10 @@ describe('a retry after a crash (Idempotency-Key)', () => {
   }
 
   /** Retries until the answer is not 409 `conflict` (the dead request's claim), for at most `ms`. */
-  async function retryUntilAnswered(idempotencyKey: string, body: unknown, ms: number) {
+  async function retryUntilAnswered(idempotencyKey: string, body: unknown, ms: number, path = '/v1/visits') {
     const end = Date.now() + ms;
     for (;;) {
-      const res = await call(t.app, 'POST', '/v1/visits', { key, idempotencyKey, body });
+      const res = await call(t.app, 'POST', path, { key, idempotencyKey, body });
       if (res.statusCode !== 409 || Date.now() > end) return res;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -135,5 +140,28 @@ describe('a retry after a crash (Idempotency-Key)', () => {
     expect(retry.headers['idempotent-replayed']).toBeUndefined(); // it ran, for the first time
     expect(waited).toBeLessThan(5_000);
     expect(await visitsOf(body.visitor.phone)).toEqual([retry.json().id]);
+  }, 120_000);
+
+  it('a crash after the commit of a pass resend: the retry replays it, and exactly one new pass was made', async () => {
+    const made = await call(t.app, 'POST', '/v1/visits', {
+      key,
+      idempotencyKey: randomUUID(),
+      body: invitation(),
+    });
+    expect(made.statusCode).toBe(201);
+    const visit = made.json().id as string;
+    const passes = () =>
+      count(`SELECT count(*) FROM visitor.visit_pass WHERE organisation_id = $1 AND visit_id = $2`, visit);
+    expect(await passes()).toBe(1);
+
+    const idempotencyKey = randomUUID();
+    const path = `/v1/visits/${visit}/resend-pass`;
+    await crashAt('AFTER', idempotencyKey, {}, path);
+    expect(await passes()).toBe(2); // the resend committed before the crash
+
+    const retry = await retryUntilAnswered(idempotencyKey, {}, 20_000, path);
+    expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([202, 'true']);
+    expect(retry.json()).toMatchObject({ id: visit, status: 'expected' });
+    expect(await passes()).toBe(2);
   }, 120_000);
 });

@@ -106,6 +106,47 @@ describe('lone surrogates (issue 24, item 1)', () => {
     expect(after.rows[0].n).toBe(0);
   });
 
+  it('a stored event of the visitor itself holding a lone-surrogate escape does not block their erasure', async () => {
+    const name = `Stored ${randomUUID().slice(0, 8)}`;
+    const v = await visit({ visitor: { name, phone: '+233244100004' }, purpose: `purpose of ${name}` });
+    expect(v.statusCode).toBe(201);
+    const { id: visitId, visitor } = v.json() as { id: string; visitor: { id: string } };
+    // Rows as written before the edge refused lone surrogates: this visitor's visit with one in its purpose (and an
+    // escaped backslash before u, which is text, not an escape), and an idempotent response naming them.
+    const object = { id: visitId, visitor: { id: visitor.id, name }, purpose: `x\ud800 \\ud800 ${name}` };
+    const unreadable = JSON.stringify({ id: 'evt_x', type: 'visit.updated', data: { object } });
+    expect(unreadable).toContain('\\\\ud800');
+    await expect(pg.query(`SELECT $1::jsonb`, [unreadable])).rejects.toThrow(/json/);
+    await pg.query(
+      `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body)
+       VALUES ($1, $2, false, 'visit.updated', now(), $3)`,
+      [`evt_${randomUUID().replace(/-/g, '')}`, org.id, unreadable],
+    );
+    await pg.query(
+      `INSERT INTO visitor.idempotency_key (organisation_id, livemode, key, request_hash, state, response_status,
+                                            response_type, response_body, created_at, locked_until)
+       VALUES ($1, false, $2, 'h', 'done', 201, 'application/json', $3, now(), now())`,
+      [org.id, randomUUID(), JSON.stringify(object)],
+    );
+
+    const res = await call(t.app, 'DELETE', `/v1/visitors/${visitor.id}`, { key });
+    expect(res.statusCode).toBe(204);
+    const trace = await pg.query(
+      `SELECT (SELECT count(*)::int FROM visitor.event WHERE body LIKE $1)
+            + (SELECT count(*)::int FROM visitor.idempotency_key WHERE response_body LIKE $1) AS n`,
+      [`%${name}%`],
+    );
+    expect(trace.rows[0].n).toBe(0);
+    // the rewritten rows are readable now
+    const unread = await pg.query(
+      `SELECT body FROM visitor.event WHERE organisation_id = $1 AND strpos(body, $2) > 0`,
+      [org.id, visitor.id],
+    );
+    expect(unread.rows.length).toBeGreaterThan(0);
+    for (const row of unread.rows as { body: string }[])
+      await expect(pg.query(`SELECT $1::jsonb`, [row.body])).resolves.toBeDefined();
+  });
+
   it('event bodies are stored so PostgreSQL can always read them back', async () => {
     const body = storedJson({ data: { object: { purpose: 'a \ud800 b \udc00', ok: '\ud83d\ude00' } } });
     const read = await pg.query(`SELECT $1::jsonb #>> '{data,object}' AS o`, [body]);

@@ -173,6 +173,34 @@ describe('audit deviations on /v1 (issue 24, item 8)', () => {
     }
   });
 
+  it('PATCH /v1/people: a null for a field a person always has is validation_failed; nullable fields clear', async () => {
+    const person = await call(t.app, 'POST', '/v1/people', {
+      key,
+      body: { name: 'Yaw Null', email: 'yaw.null@corp.test', phone: '+233244999001', department: 'Ops' },
+    });
+    expect(person.statusCode).toBe(201);
+    const id = person.json().id as string;
+    for (const field of ['name', 'email', 'site_ids', 'can_host', 'custom_fields']) {
+      const res = await call(t.app, 'PATCH', `/v1/people/${id}`, { key, body: { [field]: null } });
+      expect({ field, status: res.statusCode, errors: res.json().errors }).toEqual({
+        field,
+        status: 422,
+        errors: [{ location: `body.${field}`, message: 'must not be null' }],
+      });
+    }
+    expect((await call(t.app, 'GET', `/v1/people/${id}`, { key })).json()).toMatchObject({
+      name: 'Yaw Null',
+      email: 'yaw.null@corp.test',
+      can_host: true,
+    });
+    const cleared = await call(t.app, 'PATCH', `/v1/people/${id}`, {
+      key,
+      body: { phone: null, department: null },
+    });
+    expect(cleared.statusCode).toBe(200);
+    expect(cleared.json()).toMatchObject({ name: 'Yaw Null', phone: null, department: null });
+  });
+
   it('a __proto__ key in a valid JSON body is an unknown field, wherever it is, and pollutes nothing', async () => {
     const post = (payload: string) =>
       t.app.inject({

@@ -3,11 +3,32 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InjectConfig } from '../../config/config.module';
 import type { Config } from '../../config/config';
 import { newErrorRef } from '../ids';
-import { pathOf } from '../http/surface';
+import { EXPOSED_HEADERS, pathOf, surfaceOf } from '../http/surface';
 import { RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
 import { unavailableFrom } from './unavailable';
 import { publicCode, publicStatus, visitorCode, visitorCodeInfo } from './error-codes';
+
+/** The longest path parameter the router takes (Fastify's `maxParamLength`; longer ones are FST_ERR_MAX_PARAM_LENGTH). */
+export const MAX_PARAM_LENGTH = 200;
+
+/** CORS headers of every /public/ answer, errors included, so a browser script can read it. */
+export const PUBLIC_CORS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+};
+
+/** An error answer, ready to send. */
+export interface RenderedError {
+  status: number;
+  contentType: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  /** The code as the surface names it. */
+  code: string;
+  /** The public envelope's `ref` (null on other surfaces). */
+  ref: string | null;
+}
 
 interface FrameworkError {
   code?: string;
@@ -24,8 +45,8 @@ export interface HtmlErrorPages {
 
 /**
  * Renders every failure (domain, validation, framework, unknown) in the format of the surface the request
- * was for: the public envelope under /public/v1, an HTML page for page routes (HtmlErrorPages), RFC 9457
- * problem details everywhere else.
+ * was for: the public envelope anywhere under /public/ (unknown versions included), an HTML page for page routes
+ * (HtmlErrorPages), RFC 9457 problem details everywhere else.
  */
 @Injectable()
 export class ErrorRenderer {
@@ -58,48 +79,19 @@ export class ErrorRenderer {
     const error =
       apiError ??
       new ApiError('internal_error', 'An unexpected error occurred. Quote the request id to support.');
-    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-    if (req.ctx?.surface === 'public') this.sendPublic(error, req, reply);
-    else if (this.htmlPages?.wants(req)) {
+    if (surfaceOf(req.url) !== 'public' && this.htmlPages?.wants(req)) {
+      for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
       const code = visitorCode(error.code);
       if (req.ctx) req.ctx.errorCode = code;
       this.htmlPages.send(error, visitorCodeInfo(code).status, req, reply);
-    } else this.sendProblem(error, req, reply);
-  }
-
-  private sendPublic(error: ApiError, req: FastifyRequest, reply: FastifyReply): void {
-    const code = publicCode(error.code);
-    const ref = newErrorRef();
-    if (req.ctx) Object.assign(req.ctx, { errorRef: ref, errorCode: code });
-    const message =
-      error.errors.length > 0
-        ? error.errors.map((e) => `${e.location}: ${e.message}`).join('; ')
-        : error.detail;
-    void reply
-      .status(publicStatus(code).status)
-      .type('application/json; charset=utf-8')
-      .send({ ok: false, error: { code, message, ref } });
-  }
-
-  private sendProblem(error: ApiError, req: FastifyRequest, reply: FastifyReply): void {
-    const code = visitorCode(error.code);
-    const info = visitorCodeInfo(code);
-    if (req.ctx) req.ctx.errorCode = code;
-    if (info.status === 401 && req.ctx?.surface === 'visitor')
+      return;
+    }
+    const answer = this.render(error, req.url, req.id);
+    if (req.ctx) Object.assign(req.ctx, { errorRef: answer.ref, errorCode: answer.code });
+    for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
+    if (answer.status === 401 && surfaceOf(req.url) === 'visitor')
       void reply.header('WWW-Authenticate', this.challenge(req));
-    void reply
-      .status(info.status)
-      .type('application/problem+json; charset=utf-8')
-      .send({
-        type: `${this.config.docsUrl}/errors#${code}`,
-        title: info.title,
-        status: info.status,
-        detail: error.detail,
-        instance: pathOf(req.url),
-        code,
-        request_id: req.id,
-        errors: error.errors,
-      });
+    void reply.status(answer.status).type(answer.contentType).send(answer.body);
   }
 
   /**
@@ -113,14 +105,62 @@ export class ErrorRenderer {
       : `Bearer resource_metadata="${metadata}", error="invalid_token"`;
   }
 
+  /**
+   * `error` as the answer of the surface `url` is under: the public envelope (with a `ref`, and the CORS headers a
+   * browser needs to read it) anywhere under /public/, problem details everywhere else. Also used where there is
+   * no Fastify reply (a request Node refused before routing: clientErrors).
+   */
+  render(error: ApiError, url: string, requestId: string): RenderedError {
+    if (surfaceOf(url) === 'public') {
+      const code = publicCode(error.code);
+      const ref = newErrorRef();
+      const message =
+        error.errors.length > 0
+          ? error.errors.map((e) => `${e.location}: ${e.message}`).join('; ')
+          : error.detail;
+      return {
+        status: publicStatus(code).status,
+        contentType: 'application/json; charset=utf-8',
+        headers: { ...error.headers, ...PUBLIC_CORS },
+        body: { ok: false, error: { code, message, ref } },
+        code,
+        ref,
+      };
+    }
+    const code = visitorCode(error.code);
+    const info = visitorCodeInfo(code);
+    return {
+      status: info.status,
+      contentType: 'application/problem+json; charset=utf-8',
+      headers: error.headers,
+      body: {
+        type: `${this.config.docsUrl}/errors#${code}`,
+        title: info.title,
+        status: info.status,
+        detail: error.detail,
+        instance: pathOf(url),
+        code,
+        request_id: requestId,
+        errors: error.errors,
+      },
+      code,
+      ref: null,
+    };
+  }
+
   /** Maps any thrown value to an ApiError, or null when it is unexpected (a 500). */
   private classify(thrown: unknown, req: FastifyRequest): ApiError | null {
     // Nest wraps Fastify's own errors (body parsing, limits) in an HttpException; the original is the cause.
     const err = thrown instanceof HttpException && isFrameworkError(thrown.cause) ? thrown.cause : thrown;
+    const fe = (err ?? {}) as FrameworkError;
+    // Method before body: a request for a method the path does not have is answered so, whatever its body (Fastify
+    // parses the body of its not-found route too, and would refuse a malformed one first). A path the router could
+    // not read (frameworkErrors, also on no route) is told as such.
+    if (req.is404 && fe.code !== 'FST_ERR_BAD_URL' && fe.code !== 'FST_ERR_MAX_PARAM_LENGTH')
+      return this.routeNotFound(req);
     if (err instanceof ApiError) return err;
     if (err instanceof NotFoundException) return this.routeNotFound(req);
     if (err instanceof HttpException) return fromStatus(err.getStatus(), err.message);
-    const fe = (err ?? {}) as FrameworkError;
     switch (fe.code) {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return new ApiError(
@@ -146,6 +186,16 @@ export class ErrorRenderer {
         ]);
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
         return invalidJson();
+      case 'FST_ERR_BAD_URL':
+        return new ApiError(
+          'bad_request',
+          'The path is not a valid URL: a percent-escape is not valid UTF-8.',
+          [{ location: 'path', message: 'must be valid percent-encoded UTF-8' }],
+        );
+      case 'FST_ERR_MAX_PARAM_LENGTH':
+        return new ApiError('bad_request', 'A segment of the path is longer than any id or slug can be.', [
+          { location: 'path', message: `each segment must be at most ${MAX_PARAM_LENGTH} characters` },
+        ]);
       default:
         break;
     }
@@ -157,8 +207,8 @@ export class ErrorRenderer {
   }
 
   private routeNotFound(req: FastifyRequest): ApiError {
-    const path = pathOf(req.url);
-    const allowed = this.routes.methodsFor(path);
+    const allowed = this.routes.methodsFor(pathOf(req.url));
+    const path = shortened(pathOf(req.url));
     if (allowed.length === 0) return new ApiError('not_found', `No route ${path} exists.`);
     return new ApiError(
       'not_found',
@@ -170,6 +220,9 @@ export class ErrorRenderer {
     );
   }
 }
+
+/** A path as messages quote it: at most 100 characters, so a client's 5 KB path is not echoed back. */
+const shortened = (path: string) => (path.length > 100 ? `${path.slice(0, 100)}…` : path);
 
 function isFrameworkError(e: unknown): e is FrameworkError {
   return (

@@ -7,6 +7,10 @@ export const PREFIX = {
   health: '/health',
 } as const;
 
+/** Response headers a browser script may read on /public/ answers (CORS). */
+export const EXPOSED_HEADERS =
+  'Svc-Request-Id, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+
 export type SurfaceName = 'public' | 'visitor' | 'console' | 'docs' | 'health' | 'other';
 
 function under(path: string, prefix: string): boolean {
@@ -18,9 +22,13 @@ export function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/**
+ * The surface a URL belongs to. Everything under `/public` is the public surface (an unknown version such as
+ * `/public/v2` is answered in the public envelope too); the other prefixes are exact.
+ */
 export function surfaceOf(url: string): SurfaceName {
   const path = pathOf(url);
-  if (under(path, PREFIX.public)) return 'public';
+  if (under(path, '/public')) return 'public';
   if (under(path, PREFIX.visitor)) return 'visitor';
   if (under(path, PREFIX.console)) return 'console';
   if (under(path, PREFIX.docs)) return 'docs';

@@ -43,7 +43,7 @@ export class CampaignsRepository {
     offset: number,
   ): Promise<{ rows: CampaignRow[]; total: number }> {
     return new PublicQuery(PUBLIC)
-      .filter(f.category, (v) => `c.category = ${v}`)
+      .filter(f.category?.toLowerCase(), (v) => `c.category = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `c.target_country = ${v}`)
       .page<CampaignRow>(
         this.ds,

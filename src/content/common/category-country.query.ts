@@ -5,7 +5,7 @@ import { PublicListQuery } from '../platform/public-list';
 
 /** Filters shared by campaigns and petitions (`CampaignsQuery`, `PetitionsQuery`). */
 export class CategoryCountryQuery extends PublicListQuery {
-  @ApiPropertyOptional({ description: 'Category (exact, e.g. `education`)' })
+  @ApiPropertyOptional({ description: 'Category (any case, e.g. `education`)' })
   @IsOptional()
   @IsString()
   @MaxLength(100)

@@ -3,7 +3,8 @@ import type { DataSource } from 'typeorm';
 /**
  * Totals of public lists, kept TOTAL_TTL_MS per query and filters: counting every matching row on every request
  * costs as much as the data is large (100,000 campaigns), while a page is an index range. Public responses are
- * cacheable for 60 s anyway; a total may lag writes by up to TOTAL_TTL_MS. Concurrent misses share one count.
+ * cacheable for 60 s anyway; a total may lag writes by up to TOTAL_TTL_MS (never below what a page proves, see
+ * provenTotal), while rows never lag: every page reads its rows. Concurrent misses share one count.
  */
 export const TOTAL_TTL_MS = 30_000;
 const TOTAL_CACHE_MAX = 10_000;
@@ -14,8 +15,6 @@ export const likeEscape = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}
 interface Total {
   at: number;
   n: Promise<number>;
-  /** The count once it has arrived. */
-  known?: number;
 }
 
 const cache = new WeakMap<DataSource, Map<string, Total>>();
@@ -28,10 +27,7 @@ function cachedTotal(ds: DataSource, key: string, count: () => Promise<number>):
   if (hit && now - hit.at < TOTAL_TTL_MS) return hit;
   if (totals.size >= TOTAL_CACHE_MAX) totals.delete(totals.keys().next().value as string);
   const total: Total = { at: now, n: count() };
-  total.n.then(
-    (n) => (total.known = n),
-    () => totals.delete(key),
-  );
+  total.n.catch(() => totals.delete(key));
   totals.set(key, total);
   return total;
 }
@@ -62,9 +58,11 @@ export class PublicQuery {
   }
 
   /**
-   * One page and the total. A later page that starts past a known total is empty without asking PostgreSQL for
-   * rows, so a deep `page` costs at most what counting the list costs (once per TOTAL_TTL_MS), however large it is.
-   * The first page always asks: a list that was empty shows new rows at once.
+   * One page and the total. The page's rows are always read, whatever the cached total says: a total cached
+   * before rows were added must never hide them. The total answered is the cached count corrected by what the
+   * page itself proves: at least `offset + rows.length`, and exactly that when the page holds rows but is not
+   * full (the last page; the cache takes the exact figure). A deep `page` costs at most a scan of the list's
+   * matching rows, as counting it does.
    */
   async page<T>(
     ds: DataSource,
@@ -80,8 +78,6 @@ export class PublicQuery {
       }[];
       return r[0].n;
     });
-    if (offset > 0 && total.known !== undefined && offset >= total.known)
-      return { rows: [], total: total.known };
     const [rows, count] = await Promise.all([
       ds.query(
         `SELECT ${q.select} FROM ${q.from} WHERE ${w} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
@@ -89,6 +85,21 @@ export class PublicQuery {
       ) as Promise<T[]>,
       total.n,
     ]);
-    return { rows, total: count };
+    return { rows, total: provenTotal(total, count, rows.length, limit, offset) };
   }
+}
+
+/**
+ * The total a page answers: the cached `count`, but never below what the page's rows prove (`offset + rows`), and
+ * exactly that on a last page holding rows or on an empty first page (the cache takes the exact figure). An empty
+ * later page proves nothing, so the count stands.
+ */
+function provenTotal(cached: Total, count: number, rows: number, limit: number, offset: number): number {
+  if (rows === 0 && offset > 0) return count;
+  const seen = offset + rows;
+  if (rows < limit) {
+    cached.n = Promise.resolve(seen);
+    return seen;
+  }
+  return Math.max(count, seen);
 }

@@ -109,11 +109,14 @@ export class DurbarsRepository {
     return rows[0] ?? null;
   }
 
-  /** The completed transcript of a recorded room, or null. */
+  /**
+   * The completed transcript of a recorded room, or null. A transcript exists only once completed, with its
+   * completion time: a row marked completed without `completed_at` is not one (the schema requires the time).
+   */
   async transcript(durbarId: string): Promise<DurbarTranscriptRow | null> {
     const rows: DurbarTranscriptRow[] = await this.ds.query(
       `SELECT t.language, t.duration_seconds, t.completed_at FROM content.durbar_transcript t JOIN content.durbar d ON d.id = t.durbar_id
-        WHERE t.durbar_id = $1 AND t.status = 'completed' AND d.is_recorded`,
+        WHERE t.durbar_id = $1 AND t.status = 'completed' AND t.completed_at IS NOT NULL AND d.is_recorded`,
       [durbarId],
     );
     return rows[0] ?? null;

@@ -62,7 +62,7 @@ export class EventsRepository {
     return new PublicQuery(PUBLIC)
       .filter(f.q, (v) => `e.search @@ websearch_to_tsquery('simple', ${v})`)
       .filter(f.eventType, (v) => `e.event_type = ${v}`)
-      .filter(f.category, (v) => `e.category = ${v}`)
+      .filter(f.category?.toLowerCase(), (v) => `e.category = ${v}`)
       .filter(f.location === undefined ? undefined : likeEscape(f.location), (v) => `e.location ILIKE ${v}`)
       .filter(f.isPaid, (v) => `e.is_paid = ${v}`)
       .filter(f.isOnline, (v) => `e.is_online = ${v}`)

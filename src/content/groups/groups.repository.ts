@@ -26,7 +26,7 @@ export class GroupsRepository {
     offset: number,
   ): Promise<{ rows: GroupRow[]; total: number }> {
     return new PublicQuery(PUBLIC)
-      .filter(f.category, (v) => `g.category = ${v}`)
+      .filter(f.category?.toLowerCase(), (v) => `g.category = ${v}`)
       .page<GroupRow>(
         this.ds,
         { select: COLUMNS, from: 'content.community_group g', orderBy: 'g.member_count DESC, g.slug' },

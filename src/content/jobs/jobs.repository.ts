@@ -70,7 +70,7 @@ export class JobsRepository {
       .filter(f.workplaceType, (v) => `j.workplace_type = ${v}`)
       .filter(f.seniority, (v) => `j.seniority = ${v}`)
       .filter(f.location === undefined ? undefined : likeEscape(f.location), (v) => `j.location ILIKE ${v}`)
-      .filter(f.category, (v) => `j.category = ${v}`)
+      .filter(f.category?.toLowerCase(), (v) => `j.category = ${v}`)
       .page<JobRow>(
         this.ds,
         {

@@ -62,7 +62,7 @@ export class MarketplaceRepository {
     return new PublicQuery(PUBLIC)
       .filter(f.q, (v) => `l.search @@ websearch_to_tsquery('simple', ${v})`)
       .filter(f.listingType, (v) => `l.listing_type = ${v}`)
-      .filter(f.category, (v) => `l.category_slugs @> ARRAY[${v}::text]`)
+      .filter(f.category?.toLowerCase(), (v) => `l.category_slugs @> ARRAY[${v}::text]`)
       .filter(f.location === undefined ? undefined : likeEscape(f.location), (v) => `l.location ILIKE ${v}`)
       .page<ListingRow>(
         this.ds,

@@ -33,7 +33,7 @@ export class PetitionsRepository {
     offset: number,
   ): Promise<{ rows: PetitionRow[]; total: number }> {
     return new PublicQuery(PUBLIC)
-      .filter(f.category, (v) => `p.category = ${v}`)
+      .filter(f.category?.toLowerCase(), (v) => `p.category = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `p.target_country = ${v}`)
       .page<PetitionRow>(
         this.ds,

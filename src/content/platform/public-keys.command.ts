@@ -1,7 +1,8 @@
 import { Clock } from '../../common/clock';
 import { CliCommand, requiredFlag, UsageError } from '../../cli/cli-command';
 import { PublicKeysRepository } from './public-keys.repository';
-import { PublicKeysService } from './public-keys.service';
+import { announceRevocation } from './key-revocations';
+import { KEY_CACHE_MS, PublicKeysService } from './public-keys.service';
 
 /** `npm run cli -- public-keys create --name <partner> | list | revoke <pubkey_id> | usage <pubkey_id>` */
 export const publicKeysCommand: CliCommand = {
@@ -27,6 +28,12 @@ export const publicKeysCommand: CliCommand = {
         if (!id) throw new UsageError('revoke needs the key id (pubkey_…)');
         const revoked = await keys.revoke(id);
         if (!revoked) throw new UsageError(`no public key ${id}`);
+        const announced = await announceRevocation(ctx.config.redisUrl, ctx.config.redisKeyPrefix, id);
+        ctx.log(
+          announced
+            ? 'revocation announced to every running instance'
+            : `Redis unreachable: running instances refuse the key within ${KEY_CACHE_MS / 1000} s`,
+        );
         return revoked;
       }
       case 'usage': {

@@ -1,7 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
+import type Redis from 'ioredis';
 import { Clock } from '../../common/clock';
 import { newId, randomBase62 } from '../../common/ids';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { RedisService } from '../../redis/redis.service';
+import { revocationChannel } from './key-revocations';
 import { PublicKeyRow, PublicKeysRepository } from './public-keys.repository';
 
 /** `ghpub_` + 12 lookup characters + 32 secret characters (base62, about 262 bits). */
@@ -10,7 +15,8 @@ const KEY = /^ghpub_([0-9A-Za-z]{12})[0-9A-Za-z]{32}$/;
 const hash = (key: string) => createHash('sha256').update(key).digest();
 /**
  * How long an instance trusts a key row it has read: every keyed request would otherwise cost one more query.
- * A revocation takes effect at once on the instance that made it and within this time on every other one.
+ * A revocation is announced over Redis (key-revocations.ts), on which every instance drops its cached rows at
+ * once; this is the bound when that announcement cannot travel (Redis down).
  */
 export const KEY_CACHE_MS = 5_000;
 const KEY_CACHE_MAX = 10_000;
@@ -51,20 +57,41 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   /** The UTC day requests are counted under, worked out once a day rather than per request. */
   private dayStart = NaN;
   private day = '';
+  /** When cached rows were last dropped for a revocation: a row read that started earlier is not cached. */
+  private invalidatedAt = 0;
+  private subscriber: Redis | null = null;
 
+  /** `redis` and `config` are absent in the CLI, which announces revocations itself (announceRevocation). */
   constructor(
     private readonly repo: PublicKeysRepository,
     private readonly clock: Clock,
+    @Optional() private readonly redis?: RedisService,
+    @Optional() @InjectConfig() private readonly config?: Config,
   ) {}
 
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), 5_000);
     this.timer.unref();
+    if (this.redis && this.config) {
+      // A connection of its own (a subscribed connection can do nothing else); it resubscribes after reconnecting.
+      const sub = this.redis.client.duplicate({ enableOfflineQueue: true });
+      sub.on('error', () => undefined); // the shared connection reports Redis being down
+      sub.on('message', () => this.forgetRows());
+      sub.subscribe(revocationChannel(this.config.redisKeyPrefix)).catch(() => undefined);
+      this.subscriber = sub;
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.subscriber?.disconnect();
     await this.flush();
+  }
+
+  /** Drops every cached key row (a key was revoked somewhere), so the next request with a key reads its row. */
+  private forgetRows(): void {
+    this.invalidatedAt = Date.now();
+    this.rows.clear();
   }
 
   async create(name: string): Promise<PublicKeyView & { key: string }> {
@@ -88,7 +115,9 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
 
   async revoke(id: string): Promise<PublicKeyView | null> {
     const row = await this.repo.revoke(id, this.clock.now());
-    this.rows.clear();
+    this.forgetRows();
+    if (row && this.config && this.redis?.isReady())
+      await this.redis.client.publish(revocationChannel(this.config.redisKeyPrefix), id).catch(() => 0);
     return row ? toPublicKeyView(row) : null;
   }
 
@@ -129,13 +158,16 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async byLookup(lookup: string): Promise<CachedKey | null> {
+    const started = Date.now();
     const row = (await this.repo.byLookup(lookup)) as KeyRow | null;
     if (!row) {
       this.rows.delete(lookup);
       return null;
     }
+    const entry: CachedKey = { at: started, row, proven: null };
+    // A read that began before a revocation was announced may have missed it: used for this request only.
+    if (started <= this.invalidatedAt) return entry;
     if (this.rows.size >= KEY_CACHE_MAX) this.rows.delete(this.rows.keys().next().value as string);
-    const entry: CachedKey = { at: Date.now(), row, proven: null };
     this.rows.set(lookup, entry);
     return entry;
   }

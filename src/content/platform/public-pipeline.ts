@@ -7,7 +7,7 @@ import { ApiValidationPipe } from '../../common/errors/validation.pipe';
 import { ApiError } from '../../common/errors/api-error';
 import { assertWellFormedQuery, undocumentedParameters } from '../../common/errors/query-string';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
-import { surfaceOf } from '../../common/http/surface';
+import { EXPOSED_HEADERS, surfaceOf } from '../../common/http/surface';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
@@ -26,17 +26,14 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 /** The strong ETag of a response body: SHA-256, base64url, quoted. */
 export const strongEtag = (body: string | Buffer): string => `"${hash('sha256', body, 'base64url')}"`;
 
-/** Response headers a browser script may read on /public/v1 (CORS). */
-export const EXPOSED =
-  'Svc-Request-Id, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
-
 /**
  * The /public/v1 request pipeline. It runs as Fastify hooks of the public GET and HEAD routes only (attached
  * by the public plugin, public-plugin.ts, when each route is registered), not as global Nest guards and
  * interceptors, so no other surface pays for it and a public request pays for nothing else:
  *
  * onRequest — CORS (`Access-Control-Allow-Origin: *`, the exposed headers); a malformed query string → 400;
- *   an optional `x-api-key` (unknown or revoked → UNAUTHORIZED, never silently downgraded); the rate limit —
+ *   an optional `x-api-key` (unknown or revoked → UNAUTHORIZED, never silently downgraded, counted against the
+ *   client IP's keyless allowance first, so guessing is rate-limited like keyless use); the rate limit —
  *   30 a minute per client IP without a key, 600 a minute per key (PUBLIC_KEYLESS_RATE_PER_MINUTE,
  *   PUBLIC_KEYED_RATE_PER_MINUTE), shared by instances through Redis, RateLimit-* headers on every response;
  *   keyed requests counted for attribution; then query parameters the OpenAPI document does not list for the
@@ -91,7 +88,7 @@ export class PublicPipeline implements OnModuleInit {
     let known: string | 'revoked' | null | undefined;
     try {
       void reply.header('Access-Control-Allow-Origin', '*');
-      void reply.header('Access-Control-Expose-Headers', EXPOSED);
+      void reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       assertWellFormedQuery(req.url);
       const raw = req.headers['x-api-key'];
       value = Array.isArray(raw) ? raw[0]?.trim() : raw?.trim();
@@ -112,18 +109,21 @@ export class PublicPipeline implements OnModuleInit {
     done: (err?: Error) => void,
   ): void {
     let counted: Promise<void> | void;
+    // An unknown or revoked key is refused, but only after the request is counted against the client IP's keyless
+    // allowance: guessing keys costs what keyless requests cost, and is answered 429 once that is spent.
+    let refusal: ApiError | undefined;
     try {
       if (keyId === null)
-        throw new ApiError(
+        refusal = new ApiError(
           'unauthorized',
           'The x-api-key header holds an unknown key. Omit it to use the keyless tier.',
         );
-      if (keyId === 'revoked')
-        throw new ApiError(
+      else if (keyId === 'revoked')
+        refusal = new ApiError(
           'unauthorized',
           'The x-api-key header holds a revoked key. Omit it to use the keyless tier.',
         );
-      if (keyId !== undefined) {
+      if (keyId && keyId !== 'revoked') {
         req.ctx.credentialId = keyId;
         req.ctx.rateLimit = {
           bucket: `pub:key:${keyId}`,
@@ -142,8 +142,9 @@ export class PublicPipeline implements OnModuleInit {
     } catch (e) {
       return done(e as Error);
     }
-    if (counted) counted.then(() => this.lastStep(req, done), done);
-    else this.lastStep(req, done);
+    const next = refusal ? () => done(refusal) : () => this.lastStep(req, done);
+    if (counted) counted.then(next, done);
+    else next();
   }
 
   private lastStep(req: FastifyRequest, done: (err?: Error) => void): void {

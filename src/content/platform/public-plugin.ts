@@ -7,6 +7,7 @@ import type {
   RouteHandlerMethod,
   RouteOptions,
 } from 'fastify';
+import type { ErrorRenderer } from '../../common/errors/error-renderer';
 import { PREFIX } from '../../common/http/surface';
 import type { DirectHandler } from './public-dispatch';
 import type { PublicPipeline } from './public-pipeline';
@@ -14,6 +15,11 @@ import type { PublicPipeline } from './public-pipeline';
 export interface PublicPluginOptions {
   /** The pipeline whose hooks the routes run (its onModuleInit may not have run yet: it is read per request). */
   pipeline: PublicPipeline;
+  /**
+   * Renders the errors of the plugin's own route (the preflight): it is registered before Nest sets its error
+   * handler, so without this a refusal in a global hook (an encoded NUL in the URL) would be Fastify's own 500.
+   */
+  renderer: ErrorRenderer;
 }
 
 /**
@@ -29,11 +35,13 @@ export interface PublicPluginOptions {
  * registered before Nest registers its routes (before `app.init()`).
  */
 const plugin: FastifyPluginCallback<PublicPluginOptions> = (fastify, opts, done) => {
-  const { pipeline } = opts;
+  const { pipeline, renderer } = opts;
   fastify.addHook('onRoute', (route) => attach(route, pipeline));
   // Cross-origin GET is enabled for the public content API only: its routes set the CORS response headers
   // (PublicPipeline.onRequest); this answers browsers' preflight requests for them. Other surfaces answer none.
-  fastify.options(`${PREFIX.public}/*`, (req, reply) => {
+  const errorHandler = (err: Error, req: FastifyRequest, reply: FastifyReply) =>
+    renderer.send(err, req, reply);
+  fastify.options(`${PREFIX.public}/*`, { errorHandler }, (req, reply) => {
     const asked = req.headers['access-control-request-headers'];
     void reply
       .code(204)

@@ -32,7 +32,7 @@ export class ReviewEntitiesRepository {
   ): Promise<{ rows: ReviewEntityRow[]; total: number }> {
     return new PublicQuery(PUBLIC)
       .filter(f.kind, (v) => `e.kind = ${v}`)
-      .filter(f.category, (v) => `e.category = ${v}`)
+      .filter(f.category?.toLowerCase(), (v) => `e.category = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `e.country = ${v}`)
       .page<ReviewEntityRow>(
         this.ds,

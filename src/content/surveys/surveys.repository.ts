@@ -51,7 +51,7 @@ export class SurveysRepository {
 
   list(f: { category?: string; status?: string }, limit: number, offset: number) {
     return new PublicQuery(PUBLIC)
-      .filter(f.category, (v) => `s.category_slug = ${v}`)
+      .filter(f.category?.toLowerCase(), (v) => `s.category_slug = ${v}`)
       .filter(f.status, (v) => `s.status = ${v}`)
       .page<SurveyRow>(
         this.ds,

@@ -6,6 +6,7 @@ import {
   aboutVisitorSql,
   Erasure,
   erasedVisitSql,
+  readableJsonbSql,
   HoldsVisitorData,
   VisitorDataHolder,
 } from '../platform/visitor-data';
@@ -89,7 +90,7 @@ export class EventsRepository implements VisitorDataHolder {
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
     assertTenant(tenant);
     await uow.manager.query(
-      `UPDATE visitor.event SET body = (${erasedVisitSql('body::jsonb', '{data,object}')})::text
+      `UPDATE visitor.event SET body = (${erasedVisitSql(readableJsonbSql('body'), '{data,object}')})::text
         WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitorSql('body', '{data,object}')}`,
       [visitorId, tenant.organisationId, tenant.livemode],
     );

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { MessageRow } from './message.entity';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
@@ -10,10 +10,11 @@ import { assertTenant, Tenant } from '../platform/tenant';
 export class MessagesRepository implements VisitorDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  async insert(row: MessageRow): Promise<void> {
+  /** `manager`: the caller's transaction, so the row commits (or not) with the change that sent it. */
+  async insert(row: MessageRow, manager?: EntityManager): Promise<void> {
     if (!row.organisationId || typeof row.livemode !== 'boolean')
       throw new Error('tenant (organisationId, livemode) is required');
-    await this.ds.getRepository(MessageRow).insert(row);
+    await (manager ?? this.ds.manager).getRepository(MessageRow).insert(row);
   }
 
   /** Newest first, keyset-paged on (created_at, id). */

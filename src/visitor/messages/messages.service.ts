@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
@@ -120,10 +121,16 @@ export class MessagesService {
     this.providers.set(provider.channel, provider);
   }
 
+  /**
+   * `manager`: the caller's transaction, in which the message's row is written. A pass sent this way commits its
+   * message with the pass's `sent` state, so a process killed in between leaves neither and the retry sends once
+   * (test mode: the outbox row is the send; a live provider may have sent before the crash: at least once).
+   */
   async send(
     tenant: { organisationId: string; livemode: boolean },
     channels: Channel[],
     message: OutgoingMessage,
+    manager?: EntityManager,
   ): Promise<SendOutcome> {
     const tried: SendOutcome['tried'] = [];
     for (const channel of channels) {
@@ -154,7 +161,7 @@ export class MessagesService {
         row.error = result.ok ? null : result.error;
         if (provider.outboxOnly && result.ok) row.status = 'outbox';
       }
-      await this.repo.insert(row);
+      await this.repo.insert(row, manager);
       if (row.status !== 'failed') return { channel, messageId: row.id, tried };
       tried.push({ channel, error: row.error ?? 'failed' });
     }

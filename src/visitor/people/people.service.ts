@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { FormsService } from '../forms/forms.service';
 import type { Form } from '../forms/custom-fields.validator';
@@ -156,7 +156,7 @@ export class PeopleService {
       if ((await this.repo.insert(uow.manager, row)) === 'email_taken') throw emailTaken(row.email);
       await this.record(uow, tenant, 'person.created', form, row);
       return this.view(form, row, audience);
-    });
+    }, IS_RESPONSE);
   }
 
   async get(tenant: Tenant, id: string, audience: Audience = 'integration'): Promise<PersonResponse> {
@@ -233,6 +233,6 @@ export class PeopleService {
       const updated = { ...row, ...changes };
       await this.record(uow, tenant, active ? 'person.reactivated' : 'person.deactivated', form, updated);
       return this.view(form, updated, audience);
-    });
+    }, IS_RESPONSE);
   }
 }

@@ -7,6 +7,7 @@ import {
   aboutVisitorSql,
   Erasure,
   erasedVisitSql,
+  readableJsonbSql,
   HoldsVisitorData,
   VisitorDataHolder,
 } from './visitor-data';
@@ -137,7 +138,7 @@ export class IdempotencyRepository implements VisitorDataHolder {
     assertTenant(tenant);
     const params = [visitorId, tenant.organisationId, tenant.livemode];
     await uow.manager.query(
-      `UPDATE visitor.idempotency_key SET response_body = (${erasedVisitSql('response_body::jsonb', '{}')})::text
+      `UPDATE visitor.idempotency_key SET response_body = (${erasedVisitSql(readableJsonbSql('response_body'), '{}')})::text
         WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitorSql('response_body', '{}')}`,
       params,
     );

@@ -39,11 +39,22 @@ export function erasedVisitSql(json: string, path: string): string {
 }
 
 /**
+ * SQL: the JSON text in `column` as jsonb, with every escape `\uD800` to `\uDFFF` read as U+FFFD. JSON.stringify writes
+ * a lone UTF-16 surrogate as such an escape (a pair it writes as the character itself), and PostgreSQL's jsonb
+ * refuses it; rows stored before lone surrogates were refused at the edge may hold one. An escaped backslash
+ * before `u` (`\\ud800` in the text: a backslash, then `ud800`) is left alone.
+ */
+export function readableJsonbSql(column: string): string {
+  return `regexp_replace(${column}, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u[dD][89a-fA-F][0-9a-fA-F]{2}', '\\1\\\\ufffd', 'g')::jsonb`;
+}
+
+/**
  * SQL: whether the JSON text in `column` holds a visit object at `path` whose visitor is `$1`. Only texts that
- * mention the id at all are cast to jsonb (CASE fixes the order), so no other row of the organisation is parsed:
- * one unreadable body cannot block the erasure of every visitor.
+ * mention the id at all are read as jsonb (CASE fixes the order), so no other row of the organisation is parsed,
+ * and those are read with lone-surrogate escapes mended (readableJsonbSql): one unreadable body cannot block an
+ * erasure.
  */
 export function aboutVisitorSql(column: string, path: string): string {
   const at = `'{${[path.slice(1, -1), 'visitor,id'].filter(Boolean).join(',')}}'`;
-  return `CASE WHEN strpos(${column}, $1) > 0 THEN ${column}::jsonb #>> ${at} END = $1`;
+  return `CASE WHEN strpos(${column}, $1) > 0 THEN ${readableJsonbSql(column)} #>> ${at} END = $1`;
 }

@@ -50,12 +50,17 @@ export class PassSender {
         ? ` on ${visit.expected_at.toLocaleString('en-GB', { timeZone: site?.time_zone ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' })}`
         : '';
       const link = this.visits.tokens.link(this.config.siteUrl, passId);
-      const outcome = await this.messages.send(tenant, pass.channels as Channel[], {
-        to: { phone: visit.visitor_phone, email: visit.visitor_email },
-        subject: `Your visitor pass for ${org?.name ?? 'your visit'}`,
-        body: `Hello ${visit.visitor_name ?? ''}, your pass for ${site?.name ?? 'your visit'}${when}: ${link}`,
-        relatedId: visit.id,
-      });
+      const outcome = await this.messages.send(
+        tenant,
+        pass.channels as Channel[],
+        {
+          to: { phone: visit.visitor_phone, email: visit.visitor_email },
+          subject: `Your visitor pass for ${org?.name ?? 'your visit'}`,
+          body: `Hello ${visit.visitor_name ?? ''}, your pass for ${site?.name ?? 'your visit'}${when}: ${link}`,
+          relatedId: visit.id,
+        },
+        uow.manager,
+      );
       if (!outcome.channel) {
         await this.repo.finishPass(
           uow.manager,

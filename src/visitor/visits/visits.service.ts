@@ -4,7 +4,7 @@ import { InjectConfig } from '../../config/config.module';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import type { Caller } from '../platform/current';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
@@ -29,9 +29,6 @@ import {
   VisitRow,
   VisitsRepository,
 } from './visits.repository';
-
-/** The created visit is the request's response: an idempotent POST stores it in the same transaction. */
-const RESPONSE = { isResponse: true };
 
 export interface VisitInput {
   site_id: string;
@@ -292,7 +289,7 @@ export class VisitsService {
       const integration = this.view(form, row);
       await this.events.record(uow, tenant, 'visit.created', integration);
       return audience === 'integration' ? integration : this.view(form, row, audience);
-    }, RESPONSE);
+    }, IS_RESPONSE);
   }
 
   async get(caller: VisitCaller, id: string, audience: Audience = 'integration'): Promise<VisitResponse> {
@@ -397,7 +394,7 @@ export class VisitsService {
       await this.repo.update(uow.manager, tenant, id, changes);
       const updated = await this.recordEvents(uow, tenant, id, t.events);
       return this.view(await this.forms.current(tenant, 'visit', uow.manager), updated);
-    });
+    }, IS_RESPONSE);
   }
 
   private async checkPass(row: VisitRow, token: string): Promise<void> {
@@ -423,7 +420,7 @@ export class VisitsService {
       await this.reissuePass(uow, caller.tenant, id, use);
       const form = await this.forms.current(caller.tenant, 'visit', uow.manager);
       return this.view(form, (await this.repo.find(caller.tenant, id, uow.manager))!);
-    });
+    }, IS_RESPONSE);
   }
 
   async getVisitor(caller: VisitCaller, id: string): Promise<VisitorResponse> {

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventSubscriber, EventsService, RecordedEvent } from '../events/events.service';
 import type { Tenant } from '../platform/tenant';
 import { WebhookQueue } from './delivery/webhook-queue';
@@ -44,7 +44,7 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
    */
   async redeliver(tenant: Tenant, eventId: string, endpointId?: string): Promise<RedeliverResponse> {
     const event = await this.events.find(tenant, eventId);
-    const deliveries = await this.tx.run(async (uow) => {
+    return this.tx.run(async (uow) => {
       let endpointIds: string[];
       if (endpointId) {
         const endpoint = await this.repo.findEndpoint(tenant, endpointId);
@@ -61,16 +61,16 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
       } else {
         endpointIds = (await this.repo.subscribedEndpoints(uow.manager, tenant, event.type)).map((e) => e.id);
       }
-      return this.fanOut(uow, tenant, event.id, endpointIds);
-    });
-    return {
-      event_id: event.id,
-      deliveries: deliveries.map((d) => ({
-        id: d.id,
-        endpoint_id: d.endpointId,
-        status: 'pending' as const,
-      })),
-    };
+      const deliveries = await this.fanOut(uow, tenant, event.id, endpointIds);
+      return {
+        event_id: event.id,
+        deliveries: deliveries.map((d) => ({
+          id: d.id,
+          endpoint_id: d.endpointId,
+          status: 'pending' as const,
+        })),
+      };
+    }, IS_RESPONSE);
   }
 
   private async fanOut(

@@ -41,7 +41,7 @@ export class JobsQuery extends PublicListQuery {
   @MaxLength(200)
   location?: string;
 
-  @ApiPropertyOptional({ description: 'Job category (exact, e.g. `engineering`)' })
+  @ApiPropertyOptional({ description: 'Job category (any case, e.g. `engineering`)' })
   @IsOptional()
   @IsString()
   @MaxLength(100)

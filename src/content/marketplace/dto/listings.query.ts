@@ -12,9 +12,9 @@ export class ListingsQuery extends PublicListQuery {
   @IsOptional()
   @IsIn(['service', 'goods'], { message: 'must be service or goods' })
   listing_type?: string;
-  @ApiPropertyOptional({ description: 'Category slug' })
+  @ApiPropertyOptional({ description: 'Category slug (any case)' })
   @IsOptional()
-  @Matches(/^[a-z0-9-]{1,100}$/, { message: 'must be a category slug' })
+  @Matches(/^[A-Za-z0-9-]{1,100}$/, { message: 'must be a category slug' })
   category?: string;
   @ApiPropertyOptional({ description: 'Substring of the location, any case' })
   @IsOptional()

@@ -3,7 +3,7 @@ import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PublicListQuery } from '../../platform/public-list';
 
 export class SurveysQuery extends PublicListQuery {
-  @ApiPropertyOptional({ description: 'Category slug' })
+  @ApiPropertyOptional({ description: 'Category slug (any case)' })
   @IsOptional()
   @IsString()
   @MaxLength(100)

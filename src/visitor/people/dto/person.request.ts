@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { IsE164 } from '../../../common/validation/phone';
 import { ListQuery } from '../../platform/pagination';
+import { OptionalNotNull } from '../../platform/not-null';
 
 export class CreatePersonBody {
   @ApiProperty()
@@ -44,19 +45,28 @@ export class CreatePersonBody {
   @MaxLength(100)
   employee_number?: string | null;
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
   @Matches(/^site_[0-9A-Za-z]+$/, { each: true, message: 'each must be a site_… id' })
   site_ids?: string[];
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() can_host?: boolean;
+  @ApiPropertyOptional({ default: true }) @OptionalNotNull() @IsBoolean() can_host?: boolean;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
+  @OptionalNotNull()
   @IsObject()
   custom_fields?: Record<string, unknown>;
 }
 
-export class UpdatePersonBody extends PartialType(CreatePersonBody) {}
+const PersonChanges = PartialType(CreatePersonBody, { skipNullProperties: false });
+// name and email are required on create; site_ids, can_host and custom_fields are OptionalNotNull there already.
+// On the mapped class itself: class-validator lets a subclass's own rules of a kind hide the inherited ones.
+for (const field of ['name', 'email'] as const) OptionalNotNull()(PersonChanges.prototype, field);
+
+/**
+ * Every field may be left out; `null` clears the nullable ones (phone, department, job title, employee number) and
+ * is `validation_failed` ("must not be null") for the others, which a person always has.
+ */
+export class UpdatePersonBody extends PersonChanges {}
 
 export class PeopleQuery extends ListQuery {
   @ApiPropertyOptional({ description: 'Words of the name or e-mail (prefix match)' })
