@@ -284,6 +284,47 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     expect(html).toContain(`${t.baseUrl}/oauth/token`);
   });
 
+  it('an admin registers an app on the console page; the secret is shown once', async () => {
+    const browser = new FormBrowser();
+    const csrfOf = (html: string) => /name="_csrf" value="([^"]*)"/.exec(html)![1];
+    const signIn = await browser.go(`${t.baseUrl}/console/sign-in?next=/console/apps/new`);
+    const signedIn = await browser.go(`${t.baseUrl}/console/sign-in`, {
+      form: { _csrf: csrfOf(signIn.text), next: '/console/apps/new', email: admin.email, password: PASSWORD },
+    });
+    expect(signedIn.status).toBe(303);
+    // the session cookie is Path=/console: this form browser sends every cookie it holds
+    const form = await browser.go(signedIn.location!);
+    expect(form.text).toContain('Register an app');
+    const wrong = await browser.go(`${t.baseUrl}/console/apps/new`, {
+      form: {
+        _csrf: csrfOf(form.text),
+        name: 'Kiosk sync',
+        redirect_uris: 'http://kiosk.example.com/cb',
+        type: 'confidential',
+      },
+    });
+    expect(wrong.text).toContain('redirect_uris: must use https');
+    const done = await browser.go(`${t.baseUrl}/console/apps/new`, {
+      form: {
+        _csrf: csrfOf(wrong.text),
+        name: 'Kiosk sync',
+        redirect_uris: 'https://kiosk.example.com/cb\nhttp://localhost:8080/cb',
+        type: 'confidential',
+      },
+    });
+    expect(done.status).toBe(200);
+    const clientId = /<code>(app_[^<]+)<\/code>/.exec(done.text)![1];
+    expect(done.text).toMatch(/<code>svc_cs_[^<]+<\/code>/);
+    const listed = (await (await consoleAs(admin))('GET', '/console/oauth-apps')).json() as {
+      client_id: string;
+      redirect_uris: string[];
+    }[];
+    expect(listed.find((a) => a.client_id === clientId)?.redirect_uris).toEqual([
+      'https://kiosk.example.com/cb',
+      'http://localhost:8080/cb',
+    ]);
+  });
+
   it('only Owners and Admins of Pro or Enterprise organisations register apps', async () => {
     const memberConsole = await consoleAs(member);
     const res = await t.app.inject({

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { CsrfToken, Page } from '../../pages/page.decorator';
@@ -8,6 +8,8 @@ import { AccountsRepository } from '../../visitor/accounts/accounts.repository';
 import { ConnectedAppsService } from '../../visitor/connected-apps/connected-apps.service';
 import { SCOPE_WORDS } from '../../visitor/platform/scope-words';
 import { isScope } from '../../visitor/platform/scopes';
+import { ClientsService } from '../../oauth/clients/clients.service';
+import { CheckCsrf } from '../../pages/page.decorator';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
 
 const SOURCES: Record<string, string> = {
@@ -29,7 +31,48 @@ export class ConsoleAppsPageController {
   constructor(
     private readonly apps: ConnectedAppsService,
     private readonly accounts: AccountsRepository,
+    private readonly clients: ClientsService,
   ) {}
+
+  @Get('new')
+  @Page('console-app-new')
+  registerForm(@CsrfToken() csrf: string) {
+    return {
+      title: 'Register an app',
+      csrf,
+      errors: [],
+      values: { name: '', redirect_uris: '', type: 'confidential' },
+    };
+  }
+
+  /** Registers the app and shows its client id, and a confidential app's secret, this once. */
+  @Post('new')
+  @Page('console-app-new')
+  @CheckCsrf()
+  async register(
+    @CurrentAccount() a: AccountRow,
+    @CsrfToken() csrf: string,
+    @Body() form: Record<string, string | undefined>,
+  ) {
+    const values = { name: form.name ?? '', redirect_uris: form.redirect_uris ?? '', type: form.type ?? '' };
+    try {
+      const registered = await this.clients.register(a, {
+        name: values.name,
+        redirect_uris: values.redirect_uris
+          .split(/\r?\n/)
+          .map((u) => u.trim())
+          .filter(Boolean),
+        type: values.type === 'public' ? 'public' : 'confidential',
+      });
+      return { title: 'App registered', csrf, registered, errors: [], values };
+    } catch (e) {
+      if (!(e instanceof ApiError) || (e.code !== 'validation_failed' && e.code !== 'plan_required')) throw e;
+      const errors = e.errors.length
+        ? e.errors.map((x) => `${x.location.replace(/^body\./, '').replace(/\.\d+$/, '')}: ${x.message}`)
+        : [e.detail];
+      return { title: 'Register an app', csrf, errors, values };
+    }
+  }
 
   @Get()
   @Page('console-apps')

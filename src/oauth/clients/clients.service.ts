@@ -36,7 +36,10 @@ export class ClientsService {
         `Registering OAuth apps needs the Pro or Enterprise plan; this organisation is on ${org.plan}.`,
       );
     const errors: FieldError[] = [];
-    if (body.name.trim() === '') errors.push({ location: 'body.name', message: 'is required' });
+    if (body.name.trim() === '' || body.name.length > 100)
+      errors.push({ location: 'body.name', message: 'is required (at most 100 characters)' });
+    if (body.redirect_uris.length === 0 || body.redirect_uris.length > 10)
+      errors.push({ location: 'body.redirect_uris', message: 'must list 1 to 10 redirect URIs' });
     body.redirect_uris.forEach((uri, i) => {
       const problem = redirectUriProblem(uri);
       if (problem) errors.push({ location: `body.redirect_uris.${i}`, message: problem });
