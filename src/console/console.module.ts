@@ -3,6 +3,9 @@ import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { OpsModule } from '../ops/ops.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
+import { AttendanceModule } from '../visitor/attendance/attendance.module';
+import { BookingTypesModule } from '../visitor/booking-types/booking-types.module';
+import { PeopleModule } from '../visitor/people/people.module';
 import { ApiKeysModule } from '../visitor/api-keys/api-keys.module';
 import { FormsModule } from '../visitor/forms/forms.module';
 import { MessagesModule } from '../visitor/messages/messages.module';
@@ -19,6 +22,8 @@ import {
   ConsoleConnectedAppsController,
   ConsoleOAuthAppsController,
 } from './connected-apps/connected-apps.controller';
+import { ConsoleAttendanceController } from './attendance/attendance.controller';
+import { ConsoleBookingTypesController } from './bookings/booking-types.controller';
 import { ConsoleFrontDoorController } from './front-door/front-door.controller';
 import { OperatorGuard } from './operator.guard';
 import { SupportController } from './support/support.controller';
@@ -41,6 +46,9 @@ import {
     VisitsModule,
     WebhooksModule,
     OAuthModule,
+    BookingTypesModule,
+    AttendanceModule,
+    PeopleModule,
   ],
   controllers: [
     SupportController,
@@ -53,6 +61,8 @@ import {
     ConsoleOAuthAppsController,
     ConsoleSignInPageController,
     ConsoleAppsPageController,
+    ConsoleBookingTypesController,
+    ConsoleAttendanceController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard],
 })

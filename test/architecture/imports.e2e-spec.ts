@@ -72,7 +72,13 @@ const domainOf = (file: string) => {
 const LAYER: Record<string, number> = {
   visitor: 5,
   'visitor/visitors': 4,
+  'visitor/bookings': 3.5,
   'visitor/visits': 3,
+  'visitor/booking-types': 2.5,
+  'visitor/attendance': 2.5,
+  'visitor/rollcalls': 2.7,
+  'visitor/deliveries': 2.5,
+  'visitor/watchlist': 2.5,
   'visitor/people': 2,
   'visitor/visit-types': 2,
   'visitor/api-keys': 2,
@@ -84,6 +90,7 @@ const LAYER: Record<string, number> = {
   'visitor/audit': 1.2,
   'visitor/forms': 1.2,
   'visitor/messages': 1.2,
+  'visitor/files': 1.2,
   'visitor/events': 1,
   'visitor/platform': 0,
 };

@@ -3,6 +3,15 @@ import { call, TestOrg } from '../support/platform-fixtures';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 import { VisitTypesService } from '../../src/visitor/visit-types/visit-types.service';
+import {
+  BOOKING_BUILDERS,
+  BOOKING_CREATES,
+  BOOKING_LIST_FILTERS,
+  BOOKING_LIST_SOURCES,
+  BOOKING_OPERATIONS,
+  BOOKING_SINGLETONS,
+} from './bookings.fixtures';
+import { DESK_BUILDERS, DESK_CREATES, DESK_LIST_FILTERS, DESK_OPERATIONS } from './desk.fixtures';
 
 /**
  * The fixture table of the tenancy test (tenancy.e2e-spec.ts). Every object is made in organisation A's test
@@ -149,6 +158,8 @@ export const BUILDERS: Record<string, (w: World, variant?: string) => Promise<Fi
   whep_id: webhookEndpoint,
   evt_id: event,
   visit_type: visitType,
+  ...BOOKING_BUILDERS,
+  ...DESK_BUILDERS,
 };
 
 /**
@@ -169,6 +180,8 @@ export const OPERATIONS: Record<string, { variant?: string; body?: (w: World) =>
     body: () => ({ description: 'Changed by a stranger', enabled_events: ['visit.created'] }),
   },
   'POST /webhook-endpoints/{whep_id}/test': { body: () => ({ type: 'visit.created' }) },
+  ...BOOKING_OPERATIONS,
+  ...DESK_OPERATIONS,
 };
 
 /**
@@ -185,6 +198,7 @@ export const LIST_SOURCES: Record<string, (w: World) => Promise<Fixture['item']>
     if (!e) throw new Error(`fixture: no test-mode api_key.used audit event of ${w.a.id}`);
     return { field: 'id', value: e.id as string };
   },
+  ...BOOKING_LIST_SOURCES,
 };
 
 /**
@@ -196,6 +210,8 @@ export const LIST_FILTERS: Record<string, (w: World) => string[]> = {
   'GET /people': () => ['?q=Adjoa'],
   'GET /events': () => ['?type=person.created'],
   'GET /audit-events': () => ['?action=api_key.used'],
+  ...BOOKING_LIST_FILTERS,
+  ...DESK_LIST_FILTERS,
 };
 
 /**
@@ -231,6 +247,8 @@ export const CREATES: Record<
     body: (w, org) => ({ url: w.receiver.url(`/ok/${org}-${next()}`), enabled_events: ['*'] }),
     read: (id) => `/v1/webhook-endpoints/${id}`,
   },
+  ...BOOKING_CREATES,
+  ...DESK_CREATES,
 };
 
 /**
@@ -289,4 +307,5 @@ export const SINGLETONS: Record<string, { reason: string; check: (w: World) => P
       return problems;
     },
   },
+  ...BOOKING_SINGLETONS,
 };

@@ -204,7 +204,7 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
       booking: 'booking_',
       attendance: 'attendance_',
       rollcall: 'rollcall_',
-      watchlist: 'watch_',
+      watchlist: 'wlm_', // a watchlist match
     };
     for (const type of EVENT_TYPES) {
       const res = await call(t.app, 'POST', `/v1/webhook-endpoints/${ep.id}/test`, { key, body: { type } });
@@ -227,6 +227,9 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
       } else if (resource === 'person') {
         shapeOf(object, `/v1/people/${String(object.id)}`);
         expect(object.active).toBe(type !== 'person.deactivated');
+      } else if (resource === 'delivery') {
+        shapeOf(object, `/v1/deliveries/${String(object.id)}`);
+        expect(object.status).toBe(type.split('.')[1]);
       } else if (resource === 'webhook_endpoint') {
         shapeOf(object, `/v1/webhook-endpoints/${ep.id}`);
         expect(object).toMatchObject({ id: ep.id, status: 'disabled', disabled_reason: 'failing' });

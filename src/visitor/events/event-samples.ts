@@ -9,9 +9,9 @@ export type SampleFactory = (type: EventType, tenant: Tenant, now: Date) => Reco
 /**
  * Samples of event objects, by resource (the part of the type before the dot). Each domain registers the samples
  * of its own resources, built with its own response mappers (`visit` and `pass` by visits, `person` by people,
- * `visitor` by visitors). Types whose resources are not built yet (deliveries, bookings, attendance, roll calls,
- * watchlist) get a minimal documented sample here: `id` with the resource's prefix, `object`, and the fields the
- * spec names. Sample ids are fresh and match no stored record.
+ * `visitor` by visitors, `booking` by bookings, `attendance` by attendance, `delivery`, `rollcall` and `watchlist` by
+ * their domains). A type no domain registered gets a minimal sample: `id` with the resource's prefix and `object`.
+ * Sample ids are fresh and match no stored record.
  */
 @Injectable()
 export class EventSamples {
@@ -23,57 +23,11 @@ export class EventSamples {
 
   sample(type: EventType, tenant: Tenant, now: Date): Record<string, unknown> {
     const own = this.byResource.get(type.split('.')[0]);
-    return own ? own(type, tenant, now) : minimalSample(type, now);
+    return own ? own(type, tenant, now) : minimalSample(type);
   }
 }
 
-function minimalSample(type: EventType, now: Date): Record<string, unknown> {
-  const [resource, action] = type.split('.');
-  const iso = now.toISOString();
-  switch (resource) {
-    case 'booking': {
-      const status = { created: 'pending', rescheduled: 'confirmed' }[action] ?? action;
-      return {
-        id: newId('booking'),
-        object: 'booking',
-        status,
-        visit_id: status === 'confirmed' ? newId('visit') : null,
-        confirm_by: status === 'pending' ? new Date(now.getTime() + 86_400_000).toISOString() : null,
-        confirmed_at: status === 'confirmed' ? iso : null,
-        declined_at: status === 'declined' ? iso : null,
-        decline_reason: null,
-      };
-    }
-    case 'delivery':
-      return { id: newId('delivery'), object: 'delivery', status: action, [`${action}_at`]: iso };
-    case 'attendance':
-      return {
-        id: newId('attendance'),
-        object: 'attendance_event',
-        person_id: newId('person'),
-        kind: action === 'clocked_out' ? 'clock_out' : 'clock_in',
-        time: iso,
-        method: 'terminal',
-        device: 'Front desk terminal',
-        late_minutes: action === 'late' ? 12 : 0,
-      };
-    case 'rollcall':
-      return {
-        id: newId('rollcall'),
-        object: 'rollcall',
-        site_id: newId('site'),
-        status: action,
-        [`${action}_at`]: iso,
-      };
-    case 'watchlist':
-      return {
-        id: newId('watch'),
-        object: 'watchlist_match',
-        visit_id: newId('visit'),
-        visitor_id: newId('visitor'),
-        matched_at: iso,
-      };
-    default:
-      return { id: newId(resource), object: resource };
-  }
+function minimalSample(type: EventType): Record<string, unknown> {
+  const resource = type.split('.')[0];
+  return { id: newId(resource), object: resource };
 }

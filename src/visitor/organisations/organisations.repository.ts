@@ -27,6 +27,8 @@ export interface SiteRow {
   name: string;
   time_zone: string;
   requires_host_approval: boolean;
+  /** A check-in of a visit with a high-severity watchlist match waits for approval (see watchlist). */
+  watchlist_holds_check_in: boolean;
   created_at: Date;
   updated_at: Date;
   gates: { id: string; name: string }[];
@@ -36,7 +38,8 @@ const ORG_COLUMNS = `id, name, slug, plan, country, time_zone, wallet_amount::te
   history_days, audit_days, ip_allow_list::text[] AS ip_allow_list, created_at, updated_at`;
 
 const SITE_SELECT = `
-  SELECT s.id, s.organisation_id, s.livemode, s.name, s.time_zone, s.requires_host_approval, s.created_at, s.updated_at,
+  SELECT s.id, s.organisation_id, s.livemode, s.name, s.time_zone, s.requires_host_approval, s.watchlist_holds_check_in,
+         s.created_at, s.updated_at,
          COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name) ORDER BY g.position, g.id)
                      FROM visitor.gate g WHERE g.site_id = s.id), '[]'::json) AS gates
     FROM visitor.site s`;
@@ -190,5 +193,14 @@ export class OrganisationsRepository {
       [tenant.organisationId, tenant.livemode, ids],
     );
     return new Set(rows.map((r) => r.id));
+  }
+
+  /** Every site of the tenant, id and name (the staff import resolves names). */
+  siteNames(tenant: Tenant): Promise<{ id: string; name: string }[]> {
+    assertTenant(tenant);
+    return this.ds.query(`SELECT id, name FROM visitor.site WHERE organisation_id = $1 AND livemode = $2`, [
+      tenant.organisationId,
+      tenant.livemode,
+    ]);
   }
 }

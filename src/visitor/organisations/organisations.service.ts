@@ -146,6 +146,7 @@ export class OrganisationsService {
         name: s.name.trim(),
         time_zone: s.time_zone,
         requires_host_approval: s.requires_host_approval ?? false,
+        watchlist_holds_check_in: false,
         created_at: now,
         updated_at: now,
         gates: (s.gates ?? []).map((name) => ({ id: newId('gate'), name: name.trim() })),

@@ -8,13 +8,14 @@ import { PeopleController } from './people.controller';
 import { PeopleRepository } from './people.repository';
 import { PeopleService } from './people.service';
 import { samplePerson } from './person.samples';
+import { StaffImport } from './staff-import';
 
-/** People (hosts and employees); /v1/people. */
+/** People (hosts and employees); /v1/people; the staff CSV import (console, CLI). */
 @Module({
   imports: [PlatformModule, EventsModule, FormsModule, OrganisationsModule],
   controllers: [PeopleController],
-  providers: [PeopleRepository, PeopleService],
-  exports: [PeopleService, PeopleRepository],
+  providers: [PeopleRepository, PeopleService, StaffImport],
+  exports: [PeopleService, PeopleRepository, StaffImport],
 })
 export class PeopleModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

@@ -1,9 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { PersonRow } from './person.entity';
+import { newId } from '../../common/ids';
 import { assertTenant, Tenant } from '../platform/tenant';
 
 export type { Tenant };
+
+/** One row of a staff import, checked. */
+export interface StaffRow {
+  name: string;
+  email: string;
+  phone: string | null;
+  department: string | null;
+  job_title: string | null;
+  site_ids: string[];
+  employee_number: string | null;
+}
 
 export interface PeopleFilter {
   q?: string;
@@ -122,5 +134,36 @@ export class PeopleRepository {
       .addOrderBy('p.id', 'ASC')
       .limit(f.limit + 1)
       .getMany();
+  }
+
+  /**
+   * Staff import: upserts a batch by e-mail (case-insensitive; blank cells keep what the person has; new people are
+   * employees, can_host false); returns how many were new.
+   */
+  async upsertByEmail(m: EntityManager, tenant: Tenant, rows: StaffRow[], now: Date): Promise<number> {
+    assertTenant(tenant);
+    const res: { inserted: boolean }[] = await m.query(
+      `INSERT INTO visitor.person AS p (id, organisation_id, livemode, name, email, phone, department, job_title,
+                                        employee_number, site_ids, can_host, active, custom_fields, created_at, updated_at)
+       SELECT x.id, $1, $2, x.name, x.email, x.phone, x.department, x.job_title, x.employee_number,
+              ARRAY(SELECT jsonb_array_elements_text(x.site_ids)), false, true, '{}', $3, $3
+         FROM jsonb_to_recordset($4::jsonb) AS x(id text, name text, email text, phone text, department text,
+                                                  job_title text, employee_number text, site_ids jsonb)
+       ON CONFLICT (organisation_id, livemode, lower(email)) DO UPDATE
+          SET name = EXCLUDED.name, phone = COALESCE(EXCLUDED.phone, p.phone),
+              department = COALESCE(EXCLUDED.department, p.department),
+              job_title = COALESCE(EXCLUDED.job_title, p.job_title),
+              employee_number = COALESCE(EXCLUDED.employee_number, p.employee_number),
+              site_ids = CASE WHEN cardinality(EXCLUDED.site_ids) > 0 THEN EXCLUDED.site_ids ELSE p.site_ids END,
+              updated_at = EXCLUDED.updated_at
+       RETURNING (xmax = 0) AS inserted`,
+      [
+        tenant.organisationId,
+        tenant.livemode,
+        now,
+        JSON.stringify(rows.map((r) => ({ ...r, id: newId('person') }))),
+      ],
+    );
+    return res.filter((r) => r.inserted).length;
   }
 }

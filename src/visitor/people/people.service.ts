@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../../common/errors/api-error';
+import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
@@ -157,6 +157,22 @@ export class PeopleService {
       await this.record(uow, tenant, 'person.created', form, row);
       return this.view(form, row, audience);
     }, IS_RESPONSE);
+  }
+
+  /**
+   * Problems of the people a body names by id (each must be a person of the tenant), one per unknown id at its
+   * location; absent ids are skipped.
+   */
+  async unknownPeople(
+    tenant: Tenant,
+    named: { location: string; id?: string | null }[],
+  ): Promise<FieldError[]> {
+    const ids = named.map((n) => n.id).filter((id): id is string => !!id);
+    if (!ids.length) return [];
+    const found = await this.repo.existingIds(tenant, ids);
+    return named
+      .filter((n) => n.id && !found.has(n.id))
+      .map((n) => ({ location: n.location, message: `no person ${n.id} in this organisation and mode` }));
   }
 
   async get(tenant: Tenant, id: string, audience: Audience = 'integration'): Promise<PersonResponse> {

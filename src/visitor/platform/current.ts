@@ -2,6 +2,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Credential } from './credential';
 import { historyCutoff, HistoryKind } from './plans';
+import { roleAllows } from './scopes';
 import type { Tenant } from './tenant';
 
 function credentialOf(context: ExecutionContext): Credential {
@@ -28,6 +29,11 @@ export interface Caller {
   publishable: boolean;
   /** The oldest moment a live-mode record is shown, at the request's arrival (null: nothing hidden). */
   hiddenBefore: Date | null;
+  /**
+   * The credential may see watchlist data (a visit's watchlist flag): it holds `watchlist:read` and the person
+   * acting, if any, may read. Never a publishable key (they cannot hold that scope).
+   */
+  seesWatchlist: boolean;
 }
 
 /**
@@ -42,5 +48,9 @@ export const CurrentCaller = createParamDecorator((kind: HistoryKind, context: E
     tenant: { organisationId: c.organisation.id, livemode: c.livemode },
     publishable: c.publishable,
     hiddenBefore: historyCutoff(kind, plan, c.livemode, overrides, req.ctx.receivedAt),
+    seesWatchlist:
+      !c.publishable &&
+      c.scopes.has('watchlist:read') &&
+      (c.actingRole === null || roleAllows(c.actingRole, 'watchlist:read')),
   };
 });

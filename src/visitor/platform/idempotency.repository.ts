@@ -132,9 +132,10 @@ export class IdempotencyRepository implements VisitorDataHolder {
   /**
    * Erasure: a stored visit response about the visitor is kept with the personal data scrubbed (as the visit
    * reads after erasure), so a retry with the same key and body replays it instead of creating the visitor again
-   * and sending another pass; any other stored response that names the visitor is forgotten.
+   * and sending another pass; any other stored response that names the visitor, or a record of theirs other holders
+   * found (`relatedIds`: their bookings, whose responses carry the attendee), is forgotten.
    */
-  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId, relatedIds }: Erasure): Promise<void> {
     assertTenant(tenant);
     const params = [visitorId, tenant.organisationId, tenant.livemode];
     await uow.manager.query(
@@ -144,9 +145,11 @@ export class IdempotencyRepository implements VisitorDataHolder {
     );
     await uow.manager.query(
       `DELETE FROM visitor.idempotency_key
-        WHERE organisation_id = $2 AND livemode = $3 AND strpos(response_body, $1) > 0
+        WHERE organisation_id = $2 AND livemode = $3
+          AND (strpos(response_body, $1) > 0
+               OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS r(id) WHERE strpos(response_body, r.id) > 0))
           AND NOT coalesce(${aboutVisitorSql('response_body', '{}')}, false)`,
-      params,
+      [...params, relatedIds],
     );
   }
 }

@@ -52,7 +52,8 @@ export class VisitorErasure implements OnModuleInit {
         id: visitorId,
         object: 'visitor',
         erased_at: erasure.now.toISOString(),
-        visit_ids: erasure.relatedIds,
+        // other holders add ids of their own records (bookings) to the erasure; the event names the visits
+        visit_ids: erasure.relatedIds.filter((id) => id.startsWith('visit_')),
       });
     });
   }

@@ -57,6 +57,7 @@ function sampleVisitRow(type: EventType, tenant: Tenant, now: Date) {
     pass_channels: ['whatsapp', 'sms'],
     pass_last_sent_at: now,
     custom_fields: {},
+    watchlist: null,
     created_at: now,
     updated_at: now,
   };

@@ -8,6 +8,7 @@ import { MessagesModule } from '../messages/messages.module';
 import { OrganisationsModule } from '../organisations/organisations.module';
 import { PeopleModule } from '../people/people.module';
 import { PlatformModule } from '../platform/platform.module';
+import { WatchlistModule } from '../watchlist/watchlist.module';
 import { PASS_QUEUE, PassQueue } from './pass.queue';
 import { PassSender } from './pass.sender';
 import { PassPageController } from './pass-page.controller';
@@ -30,6 +31,7 @@ import { VisitsService } from './visits.service';
     MessagesModule,
     OrganisationsModule,
     PeopleModule,
+    WatchlistModule,
     QueueModule,
     BullModule.registerQueue({ name: PASS_QUEUE }),
   ],

@@ -9,6 +9,7 @@ import type { FormSchema } from '../forms/custom-fields.validator';
 import type { VisitStatus } from './visit-state-machine';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import type { VisitWatchlistResponse } from '../watchlist/dto/watchlist.response';
 
 export type { Tenant };
 
@@ -19,7 +20,7 @@ export interface VisitRow {
   livemode: boolean;
   status: VisitStatus;
   type: string;
-  source: 'invitation' | 'pre_registration';
+  source: 'invitation' | 'pre_registration' | 'booking';
   site_id: string;
   gate_id: string | null;
   host_id: string;
@@ -43,6 +44,8 @@ export interface VisitRow {
   pass_channels: string[];
   pass_last_sent_at: Date | null;
   custom_fields: Record<string, unknown>;
+  /** The watchlist flag (a summary of the visit's matches), null when it matched nothing. */
+  watchlist: VisitWatchlistResponse | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -173,8 +176,8 @@ const CREATE_VISIT = `
   ), v AS (
     INSERT INTO visitor.visit (id, organisation_id, livemode, status, type, source, site_id, gate_id, host_id,
                                visitor_id, purpose, expected_at, expected_until, pass_channels, custom_fields,
-                               created_at, updated_at)
-    SELECT $9, $2, $3, $10, $11, $12, $13, $14, $15, r.id, $16, $17, $18, $19, $20, $8, $8 FROM r
+                               booking_id, created_at, updated_at)
+    SELECT $9, $2, $3, $10, $11, $12, $13, $14, $15, r.id, $16, $17, $18, $19, $20, $24, $8, $8 FROM r
     RETURNING id
   ), p AS (
     INSERT INTO visitor.visit_pass (id, organisation_id, livemode, visit_id, channels, status, created_at)
@@ -218,7 +221,8 @@ export class VisitsRepository implements VisitorDataHolder {
         | 'custom_fields'
         | 'created_at'
       >
-    >,
+    > &
+      Pick<VisitColumns, 'booking_id'>,
     pass: Pick<PassRow, 'id' | 'channels' | 'created_at'>,
   ): Promise<Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>> {
     assertTenant(tenant);
@@ -246,6 +250,7 @@ export class VisitsRepository implements VisitorDataHolder {
       pass.id,
       pass.channels,
       pass.created_at,
+      visit.booking_id ?? null,
     ];
     const rows = await preparedQuery(m, 'visit_create', CREATE_VISIT, values);
     return rows[0] as Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>;

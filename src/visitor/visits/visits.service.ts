@@ -15,6 +15,7 @@ import { OrganisationsRepository } from '../organisations/organisations.reposito
 import { PeopleRepository } from '../people/people.repository';
 import type { Audience } from '../people/people.service';
 import { typeProblems } from '../visit-types/visit-types.service';
+import { ScreeningTrigger, WatchlistService } from '../watchlist/watchlist.service';
 import { DEFAULT_PASS_CHANNELS, VisitsQuery } from './dto/visit.request';
 import { toVisitorResponse, toVisitResponse, VisitorResponse, VisitResponse } from './dto/visit.response';
 import { PassQueue } from './pass.queue';
@@ -46,13 +47,28 @@ export interface VisitInput {
 export type VisitChanges = Partial<Omit<VisitInput, 'visitor' | 'pass_channels'>>;
 
 /** Who calls: the tenant, whether a publishable key pre-registers, and the plan-history cutoff (live mode). */
-export type VisitCaller = Pick<Caller, 'tenant' | 'hiddenBefore'> & { publishable?: boolean };
+export type VisitCaller = Pick<Caller, 'tenant' | 'hiddenBefore'> & {
+  publishable?: boolean;
+  /** Sees the visit's watchlist flag (holds watchlist:read); the console always does. */
+  seesWatchlist?: boolean;
+};
 
 const hiddenByPlan = () =>
   new ApiError(
     'plan_required',
     "This visit is older than the organisation's plan shows; upgrade the plan to see its full visitor history.",
   );
+
+/** A visit's values as checked and stored, from its input. */
+const visitValues = (input: VisitInput) => ({
+  site_id: input.site_id,
+  gate_id: input.gate_id ?? null,
+  host_id: input.host_id,
+  type: input.type,
+  expected_at: input.expected_at ? new Date(input.expected_at) : null,
+  expected_until: input.expected_until ? new Date(input.expected_until) : null,
+  custom_fields: input.custom_fields ?? {},
+});
 
 /** Statuses in which a visit can still be changed or get a new pass. */
 const OPEN_STATUSES = ACTIVE_STATUSES;
@@ -73,6 +89,7 @@ export class VisitsService {
     private readonly forms: FormsService,
     private readonly events: EventsService,
     private readonly passes: PassQueue,
+    private readonly watchlist: WatchlistService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
@@ -81,11 +98,46 @@ export class VisitsService {
     this.tokens = new PassTokens(config.secrets.sessionSecret);
   }
 
-  view(form: Form, row: VisitRow | VisitListRow, audience: Audience = 'integration'): VisitResponse {
+  /** The visit for `audience`; the watchlist flag only for the console and callers that may see it. */
+  view(
+    form: Form,
+    row: VisitRow | VisitListRow,
+    audience: Audience = 'integration',
+    seesWatchlist = false,
+  ): VisitResponse {
     return toVisitResponse(
       row,
       audience === 'console' ? row.custom_fields : this.forms.protectedOmitted(form, row.custom_fields),
+      audience === 'console' || seesWatchlist,
     );
+  }
+
+  /**
+   * Screens the visit's visitor against the watchlist in `uow` (new matches flag the visit and record
+   * watchlist.matched); returns the flag as it is now.
+   */
+  private async screen(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    row: Pick<
+      VisitRow,
+      'id' | 'visitor_id' | 'visitor_name' | 'visitor_phone' | 'visitor_email' | 'watchlist'
+    >,
+    trigger: ScreeningTrigger,
+  ): Promise<VisitRow['watchlist']> {
+    const flag = await this.watchlist.screen(
+      uow,
+      tenant,
+      {
+        visitId: row.id,
+        visitorId: row.visitor_id,
+        name: row.visitor_name,
+        phone: row.visitor_phone,
+        email: row.visitor_email,
+      },
+      trigger,
+    );
+    return flag ?? row.watchlist;
   }
 
   /** Records `types` for the visit as it is now (re-read in the transaction), integration view. */
@@ -220,83 +272,138 @@ export class VisitsService {
     input: VisitInput,
     audience: Audience = 'integration',
   ): Promise<VisitResponse> {
-    const { tenant } = caller;
-    const v = {
-      site_id: input.site_id,
-      gate_id: input.gate_id ?? null,
-      host_id: input.host_id,
-      type: input.type,
-      expected_at: input.expected_at ? new Date(input.expected_at) : null,
-      expected_until: input.expected_until ? new Date(input.expected_until) : null,
-      custom_fields: input.custom_fields ?? {},
-    };
+    const v = visitValues(input);
     const form = await this.check(caller, v, new Set(['host_id', 'type', 'custom_fields', 'site_id']));
-    return this.tx.run(async (uow) => {
-      const now = this.clock.now();
-      const id = newId('visit');
-      const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
-      const columns = {
-        id,
-        status: 'expected',
-        type: v.type,
-        source: caller.publishable ? ('pre_registration' as const) : ('invitation' as const),
-        site_id: v.site_id,
-        gate_id: v.gate_id,
-        host_id: v.host_id,
-        purpose: input.purpose ?? '',
-        expected_at: v.expected_at,
-        expected_until: v.expected_until,
-        pass_channels: channels,
-        custom_fields: v.custom_fields,
-        created_at: now,
-      } satisfies VisitColumns;
-      // Visitor, visit and pass in one statement; the event follows in the same transaction.
-      const visitor = await this.repo.createVisit(
-        uow.manager,
-        tenant,
-        {
-          id: newId('visitor'),
-          name: input.visitor.name.trim(),
-          phone: input.visitor.phone,
-          email: input.visitor.email ?? null,
-          company: input.visitor.company ?? null,
-        },
-        columns,
-        this.newPass(uow, channels),
-      );
-      // The row as a read would return it, built from what was just written (no re-read on the hot path).
-      const row: VisitRow = {
-        ...columns,
-        organisation_id: tenant.organisationId,
-        livemode: tenant.livemode,
-        visitor_id: visitor.id,
-        visitor_name: visitor.name,
-        visitor_phone: visitor.phone,
-        visitor_email: visitor.email,
-        visitor_company: visitor.company,
-        checked_in_at: null,
-        checked_out_at: null,
-        cancelled_at: null,
-        cancel_reason: null,
-        decision_outcome: null,
-        decided_at: null,
-        decided_by: null,
-        decision_reason: null,
-        booking_id: null,
-        pass_last_sent_at: null,
-        updated_at: now,
-      };
-      const integration = this.view(form, row);
-      await this.events.record(uow, tenant, 'visit.created', integration);
-      return audience === 'integration' ? integration : this.view(form, row, audience);
-    }, IS_RESPONSE);
+    return this.tx.run((uow) => this.insert(uow, caller, input, v, form, audience), IS_RESPONSE);
+  }
+
+  /**
+   * Checks the references of a booking's visit before its transaction (a host may have left since the booking);
+   * the answers were checked when the booking was made, against the form the booking's caller could answer, so
+   * they are not. Returns the visit form for `createForBooking`. Outside the transaction on purpose: the booking
+   * transaction then holds one pooled connection only.
+   */
+  checkForBooking(tenant: Tenant, input: VisitInput): Promise<Form> {
+    return this.check({ tenant, hiddenBefore: null }, visitValues(input), new Set(['host_id', 'type']));
+  }
+
+  /** The visit of a booking being confirmed, in the booking's transaction (`visit.created`, a pass queued after commit). */
+  createForBooking(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    input: VisitInput & { booking_id: string },
+    form: Form,
+  ): Promise<VisitResponse> {
+    const caller: VisitCaller = { tenant, hiddenBefore: null };
+    return this.insert(uow, caller, input, visitValues(input), form, 'integration', input.booking_id);
+  }
+
+  /** The visit of a rescheduled booking moves with it (`visit.updated`), while it is still open. */
+  async moveForBooking(uow: UnitOfWork, tenant: Tenant, id: string, at: Date, until: Date): Promise<void> {
+    const row = await this.repo.find(tenant, id, uow.manager, true);
+    if (!row || !OPEN_STATUSES.includes(row.status)) return;
+    await this.repo.update(uow.manager, tenant, id, {
+      expected_at: at,
+      expected_until: until,
+      updated_at: this.clock.now(),
+    });
+    await this.recordEvents(uow, tenant, id, ['visit.updated']);
+  }
+
+  /** The visit of a cancelled booking is cancelled too (`visit.cancelled`), unless it already moved on. */
+  async cancelForBooking(uow: UnitOfWork, tenant: Tenant, id: string, reason: string | null): Promise<void> {
+    const row = await this.repo.find(tenant, id, uow.manager, true);
+    if (!row || row.status !== 'expected') return;
+    const t = transition(row.status, 'cancel', { siteRequiresApproval: false });
+    const now = this.clock.now();
+    const changes: VisitColumns = { status: t.to, updated_at: now, cancel_reason: reason };
+    for (const col of t.sets) changes[col] = now;
+    await this.repo.update(uow.manager, tenant, id, changes);
+    await this.recordEvents(uow, tenant, id, t.events);
+  }
+
+  private async insert(
+    uow: UnitOfWork,
+    caller: VisitCaller,
+    input: VisitInput,
+    v: ReturnType<typeof visitValues>,
+    form: Form,
+    audience: Audience,
+    bookingId: string | null = null,
+  ): Promise<VisitResponse> {
+    const { tenant } = caller;
+    const now = this.clock.now();
+    const id = newId('visit');
+    const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
+    const columns = {
+      id,
+      status: 'expected',
+      type: v.type,
+      source: bookingId
+        ? ('booking' as const)
+        : caller.publishable
+          ? ('pre_registration' as const)
+          : ('invitation' as const),
+      site_id: v.site_id,
+      gate_id: v.gate_id,
+      host_id: v.host_id,
+      purpose: input.purpose ?? '',
+      expected_at: v.expected_at,
+      expected_until: v.expected_until,
+      pass_channels: channels,
+      custom_fields: v.custom_fields,
+      booking_id: bookingId,
+      created_at: now,
+    } satisfies VisitColumns;
+    // Visitor, visit and pass in one statement; the event follows in the same transaction.
+    const visitor = await this.repo.createVisit(
+      uow.manager,
+      tenant,
+      {
+        id: newId('visitor'),
+        name: input.visitor.name.trim(),
+        phone: input.visitor.phone,
+        email: input.visitor.email ?? null,
+        company: input.visitor.company ?? null,
+      },
+      columns,
+      this.newPass(uow, channels),
+    );
+    // The row as a read would return it, built from what was just written (no re-read on the hot path).
+    const row: VisitRow = {
+      ...columns,
+      organisation_id: tenant.organisationId,
+      livemode: tenant.livemode,
+      visitor_id: visitor.id,
+      visitor_name: visitor.name,
+      visitor_phone: visitor.phone,
+      visitor_email: visitor.email,
+      visitor_company: visitor.company,
+      checked_in_at: null,
+      checked_out_at: null,
+      cancelled_at: null,
+      cancel_reason: null,
+      decision_outcome: null,
+      decided_at: null,
+      decided_by: null,
+      decision_reason: null,
+      pass_last_sent_at: null,
+      watchlist: null,
+      updated_at: now,
+    };
+    const integration = this.view(form, row);
+    await this.events.record(uow, tenant, 'visit.created', integration);
+    row.watchlist = await this.screen(uow, tenant, row, 'visit.created');
+    return audience === 'integration' && !caller.seesWatchlist
+      ? integration
+      : this.view(form, row, audience, caller.seesWatchlist);
   }
 
   async get(caller: VisitCaller, id: string, audience: Audience = 'integration'): Promise<VisitResponse> {
     const row = await this.repo.find(caller.tenant, id);
     if (!row) throw ApiError.notFound(`Visit ${id}`);
     if (this.isHidden(row, caller.hiddenBefore)) throw hiddenByPlan();
-    return this.view(await this.forms.current(caller.tenant, 'visit'), row, audience);
+    return this.view(await this.forms.current(caller.tenant, 'visit'), row, audience, caller.seesWatchlist);
   }
 
   async list(
@@ -309,9 +416,9 @@ export class VisitsService {
   }
 
   /** The integration view of the tenant's visits (its current form decides which answers are protected). */
-  async viewer(tenant: Tenant): Promise<(r: VisitListRow) => VisitResponse> {
+  async viewer(tenant: Tenant, seesWatchlist = false): Promise<(r: VisitListRow) => VisitResponse> {
     const form = (await this.repo.currentForm(tenant)) ?? EMPTY_FORM;
-    return (r) => this.view(form, r);
+    return (r) => this.view(form, r, 'integration', seesWatchlist);
   }
 
   /** Locks the visit for a change; not found, hidden by plan history, or in a status that forbids `verb`. */
@@ -356,8 +463,14 @@ export class VisitsService {
       const changes: VisitColumns = { ...next, updated_at: this.clock.now() };
       if (has('purpose')) changes.purpose = input.purpose ?? '';
       await this.repo.update(uow.manager, caller.tenant, id, changes);
+      await this.screen(uow, caller.tenant, row, 'visit.updated');
       const updated = await this.recordEvents(uow, caller.tenant, id, ['visit.updated']);
-      return this.view(await this.forms.current(caller.tenant, 'visit', uow.manager), updated);
+      return this.view(
+        await this.forms.current(caller.tenant, 'visit', uow.manager),
+        updated,
+        'integration',
+        caller.seesWatchlist,
+      );
     });
   }
 
@@ -378,8 +491,15 @@ export class VisitsService {
       const row = await this.lock(uow, caller, id);
       if (extra.passToken) await this.checkPass(row, extra.passToken);
       const site = await this.orgs.findSite(tenant, row.site_id, uow.manager);
+      // Check-in screens again (entries may have been added since); at a site that holds them, a visit with a
+      // high-severity match waits for approval instead of checking in.
+      const flag =
+        action === 'check_in' && row.status === 'expected'
+          ? await this.screen(uow, tenant, row, 'visit.check_in')
+          : row.watchlist;
+      const held = (site?.watchlist_holds_check_in ?? false) && flag?.severity === 'high';
       const t = transition(row.status, action, {
-        siteRequiresApproval: site?.requires_host_approval ?? false,
+        siteRequiresApproval: (site?.requires_host_approval ?? false) || held,
       });
       const now = this.clock.now();
       const changes: VisitColumns = { status: t.to, updated_at: now };
@@ -393,7 +513,12 @@ export class VisitsService {
         });
       await this.repo.update(uow.manager, tenant, id, changes);
       const updated = await this.recordEvents(uow, tenant, id, t.events);
-      return this.view(await this.forms.current(tenant, 'visit', uow.manager), updated);
+      return this.view(
+        await this.forms.current(tenant, 'visit', uow.manager),
+        updated,
+        'integration',
+        caller.seesWatchlist,
+      );
     }, IS_RESPONSE);
   }
 
@@ -419,7 +544,12 @@ export class VisitsService {
         });
       await this.reissuePass(uow, caller.tenant, id, use);
       const form = await this.forms.current(caller.tenant, 'visit', uow.manager);
-      return this.view(form, (await this.repo.find(caller.tenant, id, uow.manager))!);
+      return this.view(
+        form,
+        (await this.repo.find(caller.tenant, id, uow.manager))!,
+        'integration',
+        caller.seesWatchlist,
+      );
     }, IS_RESPONSE);
   }
 
@@ -459,7 +589,7 @@ export class VisitsService {
       async (limit, after) => {
         const [rows, viewer] = await Promise.all([
           this.list(caller, filter, limit + 1, after),
-          this.viewer(caller.tenant),
+          this.viewer(caller.tenant, caller.seesWatchlist),
         ]);
         view = viewer;
         return rows;

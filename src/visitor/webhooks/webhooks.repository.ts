@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { CreatedAfter } from '../platform/pagination';
 import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.entity';
+import { EXPLICIT_ONLY_EVENT_TYPES } from '../events/event-types';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { PLAN_RULES, PLANS } from '../platform/plans';
 import type { UnitOfWork } from '../../database/unit-of-work';
@@ -93,7 +94,7 @@ export class WebhooksRepository implements VisitorDataHolder {
   /**
    * One pending delivery of a just-recorded event per enabled endpoint of its mode subscribed to its type, in one
    * statement (every change of the API records events, so this is a hot path); returns the delivery ids.
-   * `*` covers every type except watchlist.matched. Delivery ids are `dlv_` + 122 random bits (base64url-like).
+   * `*` covers every type but EXPLICIT_ONLY_EVENT_TYPES (watchlist.matched). Delivery ids are `dlv_` + 122 random bits (base64url-like).
    * `dueAt` (the wall clock, not the event's ticked `created_at`, which may run a few ms ahead of it) is when
    * the first attempt is due, so the job enqueued after commit finds the delivery due when it runs.
    */
@@ -111,14 +112,22 @@ export class WebhooksRepository implements VisitorDataHolder {
               $2, $3, $1, e.id, 'pending', 0, $6, $5, $5
          FROM visitor.webhook_endpoint e
         WHERE e.organisation_id = $2 AND e.livemode = $3 AND e.status = 'enabled' AND e.deleted_at IS NULL
-          AND ($4 = ANY(e.enabled_events) OR ('*' = ANY(e.enabled_events) AND $4 <> 'watchlist.matched'))
+          AND ($4 = ANY(e.enabled_events) OR ('*' = ANY(e.enabled_events) AND $4 <> ALL($7::text[])))
        RETURNING id`,
-      [event.id, tenant.organisationId, tenant.livemode, event.type, event.createdAt, dueAt],
+      [
+        event.id,
+        tenant.organisationId,
+        tenant.livemode,
+        event.type,
+        event.createdAt,
+        dueAt,
+        EXPLICIT_ONLY_EVENT_TYPES,
+      ],
     );
     return rows.map((r) => r.id);
   }
 
-  /** Enabled endpoints of the tenant subscribed to `type`; `*` covers every type except watchlist.matched. */
+  /** Enabled endpoints of the tenant subscribed to `type`; `*` covers every type but the explicit-only ones. */
   subscribedEndpoints(
     m: EntityManager,
     tenant: Tenant,
@@ -135,8 +144,8 @@ export class WebhooksRepository implements VisitorDataHolder {
       })
       .andWhere(`e.status = 'enabled' AND e.deletedAt IS NULL`)
       .andWhere(
-        `(:type = ANY(e.enabledEvents) OR ('*' = ANY(e.enabledEvents) AND :type <> 'watchlist.matched'))`,
-        { type },
+        `(:type = ANY(e.enabledEvents) OR ('*' = ANY(e.enabledEvents) AND :type <> ALL(:explicitOnly)))`,
+        { type, explicitOnly: EXPLICIT_ONLY_EVENT_TYPES },
       )
       .getMany();
   }

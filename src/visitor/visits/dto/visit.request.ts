@@ -10,7 +10,6 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Matches,
   MaxLength,
   MinLength,
   ValidateNested,
@@ -18,6 +17,7 @@ import {
 import { IsE164 } from '../../../common/validation/phone';
 import { IsTimestamp } from '../../../common/validation/timestamp';
 import { OptionalNotNull } from '../../platform/not-null';
+import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 import { ListQuery } from '../../platform/pagination';
 import { VISIT_STATUSES } from '../visit-state-machine';
 
@@ -50,19 +50,16 @@ export class VisitorInput {
   company?: string | null;
 }
 
-const ID = (prefix: string) =>
-  Matches(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), { message: `must be a ${prefix}_… id` });
-
 export class CreateVisitBody {
-  @ApiProperty({ example: 'site_…' }) @IsString() @ID('site') site_id: string;
+  @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'A gate of the site' })
   @IsOptional()
   @IsString()
-  @ID('gate')
+  @IsPrefixedId('gate')
   gate_id?: string | null;
   @ApiProperty({ example: 'person_…', description: 'An active person who can host' })
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   host_id: string;
   @ApiProperty({
     example: 'meeting',
@@ -99,10 +96,13 @@ export class UpdateVisitBody {
   @IsOptional()
   @IsTimestamp()
   expected_until?: string | null;
-  @ApiPropertyOptional() @OptionalNotNull() @IsString() @ID('site') site_id?: string;
-  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() @ID('gate') gate_id?:
-    string | null;
-  @ApiPropertyOptional() @OptionalNotNull() @IsString() @ID('person') host_id?: string;
+  @ApiPropertyOptional() @OptionalNotNull() @IsString() @IsPrefixedId('site') site_id?: string;
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @IsOptional()
+  @IsString()
+  @IsPrefixedId('gate')
+  gate_id?: string | null;
+  @ApiPropertyOptional() @OptionalNotNull() @IsString() @IsPrefixedId('person') host_id?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(500) purpose?: string;
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(40) type?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Replaces all answers' })
@@ -123,7 +123,7 @@ export class DecideVisitBody {
   @ApiPropertyOptional({ description: 'The person (person_…) who decided' })
   @IsOptional()
   @IsString()
-  @ID('person')
+  @IsPrefixedId('person')
   decided_by?: string;
   @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
@@ -137,8 +137,8 @@ export class VisitsQuery extends ListQuery {
   @IsOptional()
   @IsIn(VISIT_STATUSES, { message: `must be one of ${VISIT_STATUSES.join(', ')}` })
   status?: (typeof VISIT_STATUSES)[number];
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('site') site_id?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @ID('person') host_id?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsPrefixedId('site') site_id?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsPrefixedId('person') host_id?: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'expected_at at or after' })
   @IsOptional()
   @IsTimestamp()

@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { VisitWatchlistResponse } from '../../watchlist/dto/watchlist.response';
 import { VISIT_STATUSES } from '../visit-state-machine';
 import type { VisitListRow, VisitorRow, VisitRow } from '../visits.repository';
 
@@ -34,7 +35,11 @@ export class VisitResponse {
   @ApiProperty({ example: 'visit_3kT9…' }) id: string;
   @ApiProperty({ enum: VISIT_STATUSES }) status: string;
   @ApiProperty({ example: 'meeting', description: 'Visit type key' }) type: string;
-  @ApiProperty({ enum: ['invitation', 'pre_registration'] }) source: string;
+  @ApiProperty({
+    enum: ['invitation', 'pre_registration', 'booking'],
+    description: 'booking: created when a booking was confirmed (booking_id names it)',
+  })
+  source: string;
   @ApiProperty() site_id: string;
   @ApiProperty({ type: String, nullable: true }) gate_id: string | null;
   @ApiProperty() host_id: string;
@@ -56,15 +61,24 @@ export class VisitResponse {
     description: 'Answers to the visit form; sensitive or masked answers are omitted for API keys and apps',
   })
   custom_fields: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: VisitWatchlistResponse,
+    nullable: true,
+    description:
+      'Watchlist flag (null: no match). Present only for credentials holding watchlist:read and in the console; never for publishable keys nor in events',
+  })
+  watchlist?: VisitWatchlistResponse | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
+/** `withWatchlist`: the caller may see watchlist data, so the visit's flag is included. */
 export function toVisitResponse(
   v: VisitRow | VisitListRow,
   customFields: Record<string, unknown>,
+  withWatchlist = false,
 ): VisitResponse {
-  return {
+  const view: VisitResponse = {
     id: v.id,
     status: v.status,
     type: v.type,
@@ -101,6 +115,8 @@ export function toVisitResponse(
     created_at: iso(v.created_at)!,
     updated_at: iso(v.updated_at)!,
   };
+  if (withWatchlist) view.watchlist = v.watchlist ?? null;
+  return view;
 }
 
 export class VisitorResponse {

@@ -1,0 +1,133 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { assertTenant, Tenant } from '../platform/tenant';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { FILE_STORAGE, FileStorage } from './file-storage';
+import type { FilePurpose } from './file-purposes';
+
+export type FileStatus = 'pending' | 'ready' | 'rejected';
+
+export interface FileRow {
+  id: string;
+  organisation_id: string;
+  livemode: boolean;
+  purpose: FilePurpose;
+  content_type: string;
+  size: number;
+  filename: string | null;
+  status: FileStatus;
+  rejected_reason: string | null;
+  storage_key: string;
+  visit_id: string | null;
+  visitor_id: string | null;
+  uploaded_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, organisation_id, livemode, purpose, content_type, size::int AS size, filename, status, rejected_reason,
+  storage_key, visit_id, visitor_id, uploaded_at, created_at, updated_at`;
+
+/** Registered files (the bytes are the storage driver's); erasure deletes a visitor's files, rows and bytes. */
+@Injectable()
+@HoldsVisitorData(12)
+export class FilesRepository implements VisitorDataHolder {
+  private readonly logger = new Logger('Files');
+
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(FILE_STORAGE) private readonly storage: FileStorage,
+  ) {}
+
+  /**
+   * Inserts the file; with a visit, the visit's visitor is recorded with it (for erasure). Returns the row, or
+   * `no_visit` when the visit is not the tenant's.
+   */
+  async insert(
+    tenant: Tenant,
+    row: Omit<FileRow, 'organisation_id' | 'livemode' | 'visitor_id'>,
+  ): Promise<FileRow | 'no_visit'> {
+    assertTenant(tenant);
+    const rows: FileRow[] = await this.ds.query(
+      `WITH v AS (SELECT visitor_id FROM visitor.visit WHERE id = $12 AND organisation_id = $2 AND livemode = $3)
+       INSERT INTO visitor.file (id, organisation_id, livemode, purpose, content_type, size, filename, status,
+                                 rejected_reason, storage_key, visit_id, visitor_id, uploaded_at, created_at, updated_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, (SELECT visitor_id FROM v), $11, $13, $13
+        WHERE $12::text IS NULL OR EXISTS (SELECT 1 FROM v)
+       RETURNING ${COLUMNS}`,
+      [
+        row.id,
+        tenant.organisationId,
+        tenant.livemode,
+        row.purpose,
+        row.content_type,
+        row.size,
+        row.filename,
+        row.status,
+        row.rejected_reason,
+        row.storage_key,
+        row.uploaded_at,
+        row.visit_id,
+        row.created_at,
+      ],
+    );
+    return rows[0] ?? 'no_visit';
+  }
+
+  async find(tenant: Tenant, id: string, m?: EntityManager): Promise<FileRow | null> {
+    assertTenant(tenant);
+    const rows: FileRow[] = await (m ?? this.ds.manager).query(
+      `SELECT ${COLUMNS} FROM visitor.file WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * A file by id alone: for a signed link, whose signature names the file and stands for the credential. With
+   * `lock`, the row is locked in the caller's transaction (one upload at a time).
+   */
+  async findForLink(id: string, m?: EntityManager, lock = false): Promise<FileRow | null> {
+    const rows: FileRow[] = await (m ?? this.ds.manager).query(
+      `SELECT ${COLUMNS} FROM visitor.file WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** pending → ready or rejected; null when the file was no longer pending (another upload or check won). */
+  async settle(
+    id: string,
+    outcome: { status: 'ready' } | { status: 'rejected'; reason: string },
+    now: Date,
+    m?: EntityManager,
+  ): Promise<FileRow | null> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows] = (await (m ?? this.ds.manager).query(
+      `UPDATE visitor.file SET status = $2, rejected_reason = $3, uploaded_at = $4, updated_at = $4
+        WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
+      [id, outcome.status, outcome.status === 'rejected' ? outcome.reason : null, now],
+    )) as [FileRow[], number];
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Erasure: the visitor's files (registered with one of their visits) are deleted; their bytes go once the
+   * erasure has committed (a rolled-back erasure keeps them).
+   */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
+    assertTenant(tenant);
+    const [rows] = (await uow.manager.query(
+      `DELETE FROM visitor.file WHERE organisation_id = $2 AND livemode = $3 AND visitor_id = $1 RETURNING storage_key`,
+      [visitorId, tenant.organisationId, tenant.livemode],
+    )) as [{ storage_key: string }[], number];
+    if (rows.length)
+      uow.afterCommit(async () => {
+        for (const r of rows)
+          await this.storage
+            .delete(r.storage_key)
+            .catch((e: Error) => this.logger.error(`erased file ${r.storage_key} not deleted: ${e.message}`));
+      });
+  }
+}
