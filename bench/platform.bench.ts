@@ -5,13 +5,22 @@
  * p50/p99 and the app's peak RSS; writes bench/results/platform.{json,md}.
  */
 import autocannon from 'autocannon';
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
-import { benchDatabase, CONNECTIONS, DURATION, load, peakRssMb, runIfMain } from './support';
+import {
+  benchDatabase,
+  CONNECTIONS,
+  DURATION,
+  load,
+  peakRssMb,
+  runIfMain,
+  benchEnterpriseOrg,
+  startBenchServer,
+  stopBenchServer,
+} from './support';
 
 const PORT = 39_400 + Math.floor(Math.random() * 500);
 
@@ -22,22 +31,7 @@ export async function main(): Promise<void> {
   const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
   const s = platformServices(ds);
   const operator = { type: 'operator' as const, id: 'bench' };
-  const { organisation } = await s.orgs.create(
-    {
-      name: 'Bench Org',
-      plan: 'enterprise',
-      country: 'GH',
-      time_zone: 'Africa/Accra',
-      sites: Array.from({ length: 10 }, (_, i) => ({
-        name: `Site ${i}`,
-        time_zone: 'Africa/Accra',
-        gates: ['Main', 'Side'],
-      })),
-    },
-    operator,
-  );
-  // A limit the bench cannot reach, so every request is counted in Redis but none is refused.
-  await s.orgs.update(organisation.id, { rate_limit_per_minute: 100_000_000 }, operator);
+  const organisation = await benchEnterpriseOrg(s);
   const key = (
     await s.keys.create(
       organisation.id,
@@ -47,23 +41,7 @@ export async function main(): Promise<void> {
   ).key;
   await ds.destroy();
 
-  const app = fork(join(__dirname, 'server.js'), [], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(PORT),
-      BENCH_ORG: organisation.id,
-      RUN_WORKER: 'false',
-      SEED_ON_FIRST_START: 'false',
-      LOG_LEVEL: 'error',
-      REDIS_KEY_PREFIX: `bench:${db.name}`,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    app.once('message', () => resolve());
-    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
-  });
+  const app = await startBenchServer(db, PORT, { BENCH_ORG: organisation.id });
   const base = `http://127.0.0.1:${PORT}`;
   try {
     // Warm both paths (JIT, pool, prepared statements).
@@ -134,8 +112,7 @@ export async function main(): Promise<void> {
     writeFileSync(join(process.cwd(), 'bench/results/platform.md'), md);
     console.log(md);
   } finally {
-    app.kill('SIGTERM');
-    await new Promise((r) => app.once('exit', r));
+    await stopBenchServer(app);
     await db.drop();
   }
 }

@@ -1,9 +1,12 @@
 /** What the benchmarks share: a throw-away database, peak memory, autocannon runs, direct running. */
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import { ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
+import type { platformServices } from '../src/visitor/visitor.command';
 
 export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -71,4 +74,62 @@ export function runIfMain(mod: NodeJS.Module, main: () => Promise<void>): void {
       process.exit(1);
     },
   );
+}
+
+/**
+ * `bench/server.js` (the app with the bench baseline routes) in its own process on `port`, over `db`, with the
+ * bench's settings and `env`; resolves when it listens. The caller stops it with `stopBenchServer`.
+ */
+export async function startBenchServer(
+  db: BenchDatabase,
+  port: number,
+  env: Record<string, string>,
+): Promise<ChildProcess> {
+  const app = fork(join(__dirname, 'server.js'), [], {
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      RUN_WORKER: 'false',
+      SEED_ON_FIRST_START: 'false',
+      LOG_LEVEL: 'error',
+      REDIS_KEY_PREFIX: `bench:${db.name}`,
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    app.once('message', () => resolve());
+    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
+  });
+  return app;
+}
+
+export async function stopBenchServer(app: ChildProcess): Promise<void> {
+  app.kill('SIGTERM');
+  await new Promise((r) => app.once('exit', r));
+}
+
+/**
+ * An Enterprise organisation with 10 sites (two gates each) and a rate limit the bench cannot reach, so every
+ * request is counted in Redis but none is refused.
+ */
+export async function benchEnterpriseOrg(s: ReturnType<typeof platformServices>) {
+  const operator = { type: 'operator' as const, id: 'bench' };
+  const { organisation } = await s.orgs.create(
+    {
+      name: 'Bench Org',
+      plan: 'enterprise',
+      country: 'GH',
+      time_zone: 'Africa/Accra',
+      sites: Array.from({ length: 10 }, (_, i) => ({
+        name: `Site ${i}`,
+        time_zone: 'Africa/Accra',
+        gates: ['Main', 'Side'],
+      })),
+    },
+    operator,
+  );
+  await s.orgs.update(organisation.id, { rate_limit_per_minute: 100_000_000 }, operator);
+  return organisation;
 }

@@ -20,6 +20,8 @@ const production = {
   OPERATOR_TOKEN: 'o'.repeat(32),
   SESSION_SECRET: 's'.repeat(40),
   ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  OAUTH_COOKIE_KEYS: 'k'.repeat(32),
+  OAUTH_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64'),
 };
 
 describe('configuration', () => {
@@ -98,12 +100,24 @@ describe('configuration', () => {
     ]);
   });
 
+  it('validates the OAuth keys and refuses the local metadata allowance in production', () => {
+    expect(problemsOf({ OAUTH_COOKIE_KEYS: `${'a'.repeat(32)},short`, OAUTH_SIGNING_KEY: 'abc' })).toEqual([
+      'OAUTH_COOKIE_KEYS must list keys of at least 32 characters each',
+      'OAUTH_SIGNING_KEY must be the base64 encoding of exactly 32 bytes',
+    ]);
+    expect(problemsOf({ ...production, OAUTH_ALLOW_LOCAL_METADATA: 'true' })).toEqual([
+      'OAUTH_ALLOW_LOCAL_METADATA must not be true in production',
+    ]);
+  });
+
   it('has no default secrets in production', () => {
     const problems = problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/app' });
     expect(problems).toEqual([
       'OPERATOR_TOKEN must be set in production (no default secrets)',
       'SESSION_SECRET must be set in production (no default secrets)',
       'ENCRYPTION_KEY must be set in production (no default secrets)',
+      'OAUTH_COOKIE_KEYS must be set in production (no default secrets)',
+      'OAUTH_SIGNING_KEY must be set in production (no default secrets)',
     ]);
     const ok = loadConfig({
       NODE_ENV: 'production',
@@ -111,6 +125,8 @@ describe('configuration', () => {
       OPERATOR_TOKEN: 'o'.repeat(32),
       SESSION_SECRET: 's'.repeat(40),
       ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      OAUTH_COOKIE_KEYS: 'k'.repeat(32),
+      OAUTH_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64'),
     });
     expect(ok.seedOnFirstStart).toBe(false);
   });

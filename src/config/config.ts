@@ -42,6 +42,19 @@ export interface Config {
   shutdownTimeoutMs: number;
   requestLog: { retentionDays: number; flushMs: number; batchSize: number; maxBuffer: number };
   secrets: { operatorToken: string; sessionSecret: string; encryptionKey: string };
+  /** The OAuth 2.1 authorization server (src/oauth). */
+  oauth: {
+    /** Keys that sign the engine's cookies (first signs, all verify: rotation). */
+    cookieKeys: string[];
+    /** 32-byte Ed25519 seed of the engine's signing key. */
+    signingKey: Buffer;
+    /** Client ID Metadata Documents: largest body, fetch time limit, longest cache. */
+    metadataMaxBytes: number;
+    metadataTimeoutMs: number;
+    metadataCacheSeconds: number;
+    /** Development and tests: metadata documents may be fetched from loopback (certificate not checked there). */
+    allowLocalMetadata: boolean;
+  };
   webhooks: {
     allowLocalTargets: boolean;
     timeoutMs: number;
@@ -232,6 +245,41 @@ export const CONFIG_SPEC: VarSpec[] = [
     secret: true,
   },
   {
+    name: 'OAUTH_COOKIE_KEYS',
+    description:
+      'Comma list of keys (each ≥ 32 chars) signing the OAuth authorization cookies; the first signs, all verify',
+    default: '(dev only)',
+    secret: true,
+  },
+  {
+    name: 'OAUTH_SIGNING_KEY',
+    description: "Base64 of 32 bytes: seed of the OAuth server's Ed25519 signing key",
+    default: '(dev only)',
+    secret: true,
+  },
+  {
+    name: 'OAUTH_METADATA_MAX_BYTES',
+    description: 'Largest Client ID Metadata Document fetched (larger → the client is refused)',
+    default: '5120',
+  },
+  {
+    name: 'OAUTH_METADATA_TIMEOUT_MS',
+    description: 'A Client ID Metadata Document must arrive within this time',
+    default: '2500',
+  },
+  {
+    name: 'OAUTH_METADATA_CACHE_SECONDS',
+    description:
+      'Longest time a fetched metadata document is cached (its `Cache-Control` may ask for less; at least 60 s)',
+    default: '3600',
+  },
+  {
+    name: 'OAUTH_ALLOW_LOCAL_METADATA',
+    description:
+      'Development and tests only: fetch metadata documents from loopback hosts, certificate unchecked (refused in production)',
+    default: 'false',
+  },
+  {
     name: 'WEBHOOK_ALLOW_LOCAL_TARGETS',
     description: 'Development and tests only: also deliver to `http://` and loopback (refused in production)',
     default: 'false',
@@ -314,6 +362,8 @@ const DEV_SECRETS = {
   OPERATOR_TOKEN: 'dev-operator-token-change-me-0000',
   SESSION_SECRET: 'dev-session-secret-change-me-0000000000000',
   ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  OAUTH_COOKIE_KEYS: 'dev-oauth-cookie-key-change-me-000000000',
+  OAUTH_SIGNING_KEY: Buffer.alloc(32, 9).toString('base64'),
   EMBEDDED_PG_PASSWORD: 'gatehouse',
 };
 
@@ -447,6 +497,26 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
         Buffer.from(v, 'base64').length === 32 ? null : 'must be the base64 encoding of exactly 32 bytes',
       ),
     },
+    oauth: {
+      cookieKeys: r
+        .secret('OAUTH_COOKIE_KEYS', production, (v) =>
+          v.split(',').every((k) => k.trim().length >= 32)
+            ? null
+            : 'must list keys of at least 32 characters each',
+        )
+        .split(',')
+        .map((k) => k.trim()),
+      signingKey: Buffer.from(
+        r.secret('OAUTH_SIGNING_KEY', production, (v) =>
+          Buffer.from(v, 'base64').length === 32 ? null : 'must be the base64 encoding of exactly 32 bytes',
+        ),
+        'base64',
+      ),
+      metadataMaxBytes: r.int('OAUTH_METADATA_MAX_BYTES', 5120, 256, 1024 * 1024),
+      metadataTimeoutMs: r.int('OAUTH_METADATA_TIMEOUT_MS', 2500, 100, 30_000),
+      metadataCacheSeconds: r.int('OAUTH_METADATA_CACHE_SECONDS', 3600, 60, 7 * 86_400),
+      allowLocalMetadata: r.bool('OAUTH_ALLOW_LOCAL_METADATA', false),
+    },
     webhooks: {
       allowLocalTargets: r.bool('WEBHOOK_ALLOW_LOCAL_TARGETS', false),
       timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
@@ -482,6 +552,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     seedOnFirstStart: r.bool('SEED_ON_FIRST_START', !production),
   };
+  if (production && config.oauth.allowLocalMetadata) {
+    r.problems.push('OAUTH_ALLOW_LOCAL_METADATA must not be true in production');
+  }
   if (production && config.webhooks.allowLocalTargets) {
     r.problems.push('WEBHOOK_ALLOW_LOCAL_TARGETS must not be true in production');
   }

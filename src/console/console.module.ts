@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { OAuthModule } from '../oauth/oauth.module';
 import { OpsModule } from '../ops/ops.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
 import { AttendanceModule } from '../visitor/attendance/attendance.module';
@@ -14,7 +15,13 @@ import { VisitsModule } from '../visitor/visits/visits.module';
 import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
-import { SessionController, SignInLimitGuard } from './auth/session.controller';
+import { SessionController } from './auth/session.controller';
+import { ConsoleSignInPageController } from './auth/sign-in.page';
+import { ConsoleAppsPageController } from './connected-apps/connected-apps.page';
+import {
+  ConsoleConnectedAppsController,
+  ConsoleOAuthAppsController,
+} from './connected-apps/connected-apps.controller';
 import { ConsoleAttendanceController } from './attendance/attendance.controller';
 import { ConsoleBookingTypesController } from './bookings/booking-types.controller';
 import { ConsoleFrontDoorController } from './front-door/front-door.controller';
@@ -38,6 +45,7 @@ import {
     VisitTypesModule,
     VisitsModule,
     WebhooksModule,
+    OAuthModule,
     BookingTypesModule,
     AttendanceModule,
     PeopleModule,
@@ -49,9 +57,13 @@ import {
     ConsoleWebhookDeliveriesController,
     SupportDeliveriesController,
     ConsoleFrontDoorController,
+    ConsoleConnectedAppsController,
+    ConsoleOAuthAppsController,
+    ConsoleSignInPageController,
+    ConsoleAppsPageController,
     ConsoleBookingTypesController,
     ConsoleAttendanceController,
   ],
-  providers: [OperatorGuard, ConsoleSessionGuard, SignInLimitGuard],
+  providers: [OperatorGuard, ConsoleSessionGuard],
 })
 export class ConsoleModule {}

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { OpenApiRegistry } from './openapi.registry';
-import { errorsPage, indexPage } from './docs.render';
+import { connectAppPage, errorsPage, indexPage } from './docs.render';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -21,6 +21,12 @@ export class DocsController {
   @Header('Content-Type', HTML)
   index(): string {
     return indexPage(this.config.docsUrl);
+  }
+
+  @Get('connect-an-app')
+  @Header('Content-Type', HTML)
+  connectApp(): string {
+    return connectAppPage(this.config);
   }
 
   @Get('errors')

@@ -23,7 +23,7 @@ h2{border-bottom:1px solid #d0d7de;padding-bottom:.2rem;margin-top:2.5rem}h3{mar
 nav a{margin-right:1rem}ul.s{margin:.2rem 0;padding-left:1.2rem}`;
 
 export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><nav><a href="/docs">Docs home</a><a href="/docs/public/">Public content API</a><a href="/docs/visitor/">Visitor-management API</a><a href="/docs/errors">Errors</a></nav>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><nav><a href="/docs">Docs home</a><a href="/docs/public/">Public content API</a><a href="/docs/visitor/">Visitor-management API</a><a href="/docs/errors">Errors</a><a href="/docs/connect-an-app">Connect an app</a></nav>${body}</body></html>`;
 }
 
 export function indexPage(docsUrl: string): string {
@@ -33,6 +33,7 @@ export function indexPage(docsUrl: string): string {
 <ul>
 <li><a href="/docs/public/">Public content API</a> (<code>/public/v1</code>, version 1.0.0) — <a href="/public/v1/openapi.json">openapi.json</a></li>
 <li><a href="/docs/visitor/">Visitor-management API</a> (<code>/v1</code>, version 1.0.0-preview) — <a href="/v1/openapi.json">openapi.json</a>, <a href="/docs/openapi.yaml">openapi.yaml</a></li>
+<li><a href="/docs/connect-an-app">Connect an app</a>: OAuth 2.1 for apps other organisations connect and AI assistants</li>
 <li><a href="/docs/errors">Error codes of both APIs</a> (problem <code>type</code> URLs point here: <code>${esc(docsUrl)}/errors#&lt;code&gt;</code>)</li>
 </ul>`,
   );
@@ -57,5 +58,30 @@ export function errorsPage(): string {
 <h2 id="public">Public content API (<code>/public/v1</code>)</h2>
 <p>Errors are <code>{"ok": false, "error": {"code", "message", "ref"}}</code>. Quote <code>ref</code> to support.</p>
 <table><tr><th>Code</th><th>Status</th><th>When</th></tr>${pRows.join('')}</table>`,
+  );
+}
+
+/** The "Connect an app" guide: how an app (or an AI assistant) gets an OAuth token for /v1. */
+export function connectAppPage(urls: { authUrl: string; appUrl: string; baseUrl: string }): string {
+  const u = (s: string) => `<code>${esc(s)}</code>`;
+  return page(
+    'Connect an app',
+    `<h1>Connect an app</h1>
+<p>Apps that other organisations connect (including AI assistants and MCP clients) call the visitor-management API with an OAuth 2.1 access token instead of an API key. The token acts for the person who connected the app: it has the scopes they allowed, and their role limits what it may do.</p>
+<h2>1. Discover</h2>
+<p>Any call to ${u(`${urls.baseUrl}/v1`)} without a token answers <code>401</code> with <code>WWW-Authenticate: Bearer resource_metadata="…"</code>. That document (${u(`${urls.baseUrl}/.well-known/oauth-protected-resource`)}, RFC 9728) names the authorization server, ${u(urls.authUrl)}, whose metadata is at ${u(`${urls.authUrl}/.well-known/oauth-authorization-server`)} (RFC 8414).</p>
+<h2>2. Identify your app</h2>
+<ul>
+<li><strong>Client ID Metadata Document</strong> (preferred for assistants): use an HTTPS URL with a path as your <code>client_id</code>; it must serve JSON with at least <code>client_id</code> (that same URL), <code>client_name</code> and <code>redirect_uris</code>, and <code>"token_endpoint_auth_method": "none"</code>. Only the listed redirect URIs are accepted.</li>
+<li><strong>Registered app</strong>: Owners and Admins of Pro and Enterprise organisations register apps in the console (name, redirect URIs, confidential or public). A confidential app gets a secret, shown once.</li>
+<li><strong>Dynamic client registration</strong> (RFC 7591, deprecated but kept): <code>POST</code> ${u(`${urls.authUrl}/oauth/register`)}.</li>
+</ul>
+<p>Redirect URIs are matched exactly and must be HTTPS; <code>http://localhost</code> and loopback addresses are allowed for development.</p>
+<h2>3. Authorize</h2>
+<p>Send the person to ${u(`${urls.appUrl}/oauth/authorize`)} with <code>response_type=code</code>, <code>client_id</code>, <code>redirect_uri</code>, <code>scope</code> (space-separated, see the scopes table of the reference), <code>state</code>, <code>code_challenge</code> and <code>code_challenge_method=S256</code> (PKCE is required for every app; <code>plain</code> is refused). They sign in with their console account, see your app and the scopes in plain words, may untick some, and choose live or test data. The first connection of an app to an organisation needs an Owner or Admin: a member's request waits until one approves it in the console. You receive <code>code</code> and <code>state</code>, or <code>error=access_denied</code>.</p>
+<h2>4. Get tokens</h2>
+<p><code>POST</code> ${u(`${urls.authUrl}/oauth/token`)} (form): <code>grant_type=authorization_code</code>, <code>code</code>, <code>redirect_uri</code>, <code>code_verifier</code>. Confidential apps authenticate with HTTP Basic; public apps send <code>client_id</code> in the form. The answer has <code>access_token</code> (Bearer, <code>expires_in</code> 3600), <code>refresh_token</code> and the granted <code>scope</code>, which may be narrower than asked. Codes work once and for 60 seconds.</p>
+<h2>5. Call the API, refresh, revoke</h2>
+<p>Send <code>Authorization: Bearer &lt;access_token&gt;</code>. Missing scope: <code>scope_missing</code>; a call the person's role forbids: <code>forbidden</code>. Refresh with <code>grant_type=refresh_token</code>: every refresh returns a new refresh token (valid 30 days) and invalidates the old one; presenting an old one again revokes the whole connection. Revoke tokens at ${u(`${urls.authUrl}/oauth/revoke`)} (RFC 7009). Admins can revoke your app at any time; its tokens then answer <code>unauthorized</code>.</p>`,
   );
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config/config';
 import { PREFIX } from '../common/http/surface';
 import { ERROR_CODES, PUBLIC_CODES, visitorCode } from '../common/errors/error-codes';
 import type { OpenApiDocument } from './openapi.registry';
+import { SCOPE_WORDS } from '../visitor/platform/scope-words';
 
 type Json = Record<string, unknown>;
 
@@ -97,10 +98,28 @@ export function buildOpenApiDocuments(
       bearer: {
         type: 'http',
         scheme: 'bearer',
-        description: 'API key (`svc_sk_…`, `svc_pk_…`) or OAuth access token',
+        description: 'API key (`svc_sk_…`, `svc_pk_…`) or OAuth access token (`svc_at_…`)',
+      },
+      oauth2: {
+        type: 'oauth2',
+        description:
+          'Apps other organisations connect: authorization code with PKCE (S256). The access token is sent as `Authorization: Bearer`; it acts for the person who connected the app, limited by their role.',
+        flows: {
+          authorizationCode: {
+            authorizationUrl: `${config.appUrl}/oauth/authorize`,
+            tokenUrl: `${config.authUrl}/oauth/token`,
+            refreshUrl: `${config.authUrl}/oauth/token`,
+            scopes: SCOPE_WORDS,
+          },
+        },
       },
     },
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { oauth2: [] }],
+    // Each operation: an API key, or an OAuth token holding the operation's scope.
+    operationSecurity: (op) =>
+      typeof op['x-required-scope'] === 'string'
+        ? [{ bearer: [] }, { oauth2: [op['x-required-scope']] }]
+        : undefined,
     errorName: 'Problem',
     errorSchema: PROBLEM_SCHEMA,
     errorMediaType: 'application/problem+json',
@@ -116,6 +135,8 @@ interface SplitOptions {
   errorName: string;
   errorSchema: Json;
   errorMediaType: string;
+  /** The security requirements of an operation, when they differ from what its decorators say. */
+  operationSecurity?: (op: Json) => Json[] | undefined;
   /** Error statuses documented explicitly on an operation (beside `default`). */
   errorStatuses?: (path: string, op: Json) => string[];
 }
@@ -142,7 +163,8 @@ function split(all: OpenApiDocument, prefix: string, o: SplitOptions): OpenApiDo
       for (const status of o.errorStatuses?.(path, op) ?? [])
         responses[status] ??= errorResponse(ERROR_DESCRIPTIONS[status] ?? 'Error');
       responses.default = errorResponse('Error');
-      ops[method] = { ...op, responses, ...(path === `${prefix}/openapi.json` ? { security: [] } : {}) };
+      const security = path === `${prefix}/openapi.json` ? [] : o.operationSecurity?.(op);
+      ops[method] = { ...op, responses, ...(security ? { security } : {}) };
     }
     paths[path.slice(prefix.length) || '/'] = ops;
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BookingsModule } from './bookings/bookings.module';
+import { ConnectedAppsModule } from './connected-apps/connected-apps.module';
 import { PassProcessor } from './visits/visits.jobs';
 import { VisitsModule } from './visits/visits.module';
 import { DeliveryProcessor } from './webhooks/delivery/delivery.worker';
@@ -11,7 +12,8 @@ import { WebhooksModule } from './webhooks/webhooks.module';
  * is declared by its domain module and scheduled by `PeriodicTask` only where RUN_WORKER is on.
  */
 @Module({
-  imports: [WebhooksModule, VisitsModule, BookingsModule],
+  // ConnectedAppsModule: its OAuthPurge, for a worker process that serves no surface.
+  imports: [WebhooksModule, VisitsModule, BookingsModule, ConnectedAppsModule],
   providers: [DeliveryProcessor, PassProcessor],
 })
 export class VisitorWorkerModule {}

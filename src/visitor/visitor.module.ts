@@ -3,6 +3,7 @@ import { OpenApiModule } from '../docs/docs.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AttendanceModule } from './attendance/attendance.module';
 import { AuditModule } from './audit/audit.module';
+import { ConnectedAppsModule } from './connected-apps/connected-apps.module';
 import { BookingTypesModule } from './booking-types/booking-types.module';
 import { BookingsModule } from './bookings/bookings.module';
 import { DeliveriesModule } from './deliveries/deliveries.module';
@@ -27,6 +28,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PlatformModule,
     OrganisationsModule,
     ApiKeysModule,
+    ConnectedAppsModule,
     AuditModule,
     FormsModule,
     PeopleModule,

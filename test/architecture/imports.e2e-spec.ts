@@ -82,6 +82,7 @@ const LAYER: Record<string, number> = {
   'visitor/people': 2,
   'visitor/visit-types': 2,
   'visitor/api-keys': 2,
+  'visitor/connected-apps': 2.5,
   'visitor/accounts': 2,
   'visitor/openapi': 2,
   'visitor/webhooks': 2,

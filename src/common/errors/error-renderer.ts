@@ -89,7 +89,20 @@ export class ErrorRenderer {
     const answer = this.render(error, req.url, req.id);
     if (req.ctx) Object.assign(req.ctx, { errorRef: answer.ref, errorCode: answer.code });
     for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
+    if (answer.status === 401 && surfaceOf(req.url) === 'visitor')
+      void reply.header('WWW-Authenticate', this.challenge(req));
     void reply.status(answer.status).type(answer.contentType).send(answer.body);
+  }
+
+  /**
+   * RFC 6750 / RFC 9728: every 401 of /v1 tells the client where the protected-resource metadata is, so an OAuth
+   * client can discover how to connect from one failed call; `invalid_token` when a credential was sent.
+   */
+  private challenge(req: FastifyRequest): string {
+    const metadata = `${this.config.baseUrl}/.well-known/oauth-protected-resource/v1`;
+    return req.headers.authorization === undefined
+      ? `Bearer resource_metadata="${metadata}"`
+      : `Bearer resource_metadata="${metadata}", error="invalid_token"`;
   }
 
   /**

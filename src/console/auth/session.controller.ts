@@ -1,53 +1,17 @@
-import {
-  Body,
-  CanActivate,
-  Controller,
-  Delete,
-  ExecutionContext,
-  Get,
-  HttpCode,
-  Injectable,
-  Post,
-  Req,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { AccountsService, SESSION_COOKIE, SESSION_HOURS } from '../../visitor/accounts/accounts.service';
 import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
+import { SignInLimitGuard } from '../../visitor/accounts/sign-in-limit.guard';
 import { ApiError } from '../../common/errors/api-error';
 import { ConsoleAuth, CurrentAccount, sessionToken } from './console-auth';
 import { SignInBody } from './dto/sign-in.request';
 import { ConsoleAccountResponse, toAccountResponse } from './dto/console-account.response';
-/**
- * Sign-in is limited against guessing: 20 attempts a minute per client address, and 10 wrong passwords per
- * 15 minutes per e-mail address lock the address for the clients that sent them (SignInAttempts: a client that
- * has not been failing may still sign in), shared by all instances through Redis, on top of argon2id's cost.
- * While Redis is down the limits are counted in each process's memory instead of failing open: guessing is
- * never unlimited.
- */
-@Injectable()
-export class SignInLimitGuard implements CanActivate {
-  constructor(
-    private readonly limiter: RateLimitGuard,
-    private readonly attempts: SignInAttempts,
-  ) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<FastifyRequest>();
-    await this.limiter.enforce(
-      context,
-      { bucket: `signin-ip:${req.ip}`, limit: 20, windowMs: 60_000 },
-      'local',
-    );
-    const email = (req.body as { email?: unknown } | undefined)?.email;
-    if (typeof email === 'string') await this.attempts.admit(email, req.ip);
-    return true;
-  }
-}
+/** The console session cookie (HttpOnly, Secure, SameSite=Strict, Path=/console); an empty token clears it. */
+export const sessionCookie = (token: string) =>
+  `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=${token ? SESSION_HOURS * 3600 : 0}`;
 
 /**
  * Console sign-in. The session is an opaque token in the `gh_session` cookie (HttpOnly, Secure,
@@ -76,10 +40,7 @@ export class SessionController {
         ? await this.attempts.failed(body.email, req.ip, e)
         : e;
     });
-    void reply.header(
-      'Set-Cookie',
-      `${SESSION_COOKIE}=${s.token}; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=${SESSION_HOURS * 3600}`,
-    );
+    void reply.header('Set-Cookie', sessionCookie(s.token));
     return toAccountResponse(s.account);
   }
 
@@ -98,9 +59,6 @@ export class SessionController {
   async signOut(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     const token = sessionToken(req);
     if (token) await this.accounts.signOut(token);
-    void reply.header(
-      'Set-Cookie',
-      `${SESSION_COOKIE}=; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=0`,
-    );
+    void reply.header('Set-Cookie', sessionCookie(''));
   }
 }

@@ -4,11 +4,13 @@ import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 import { MessagesModule } from '../messages/messages.module';
 import { SignInAttempts } from './sign-in-attempts';
+import { SignInLimitGuard } from './sign-in-limit.guard';
+import { RateLimitModule } from '../../common/rate-limit/rate-limit.module';
 
 /** Console accounts (people who sign in to the console) and their sessions. */
 @Module({
-  imports: [AuditModule, MessagesModule],
-  providers: [AccountsRepository, AccountsService, SignInAttempts],
-  exports: [AccountsRepository, AccountsService, SignInAttempts],
+  imports: [AuditModule, MessagesModule, RateLimitModule],
+  providers: [AccountsRepository, AccountsService, SignInAttempts, SignInLimitGuard],
+  exports: [AccountsRepository, AccountsService, SignInAttempts, SignInLimitGuard],
 })
 export class AccountsModule {}

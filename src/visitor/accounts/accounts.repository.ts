@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
+import type { Plan } from '../platform/plans';
 import type { Role } from '../platform/scopes';
 
 export interface AccountRow {
@@ -14,6 +15,23 @@ export interface AccountRow {
   last_sign_in_at: Date | null;
   created_at: Date;
 }
+
+/** A person an OAuth token acts for, with the organisation facts the /v1 guard chain needs (one query). */
+export interface ActingAccess {
+  role: Role;
+  disabled_at: Date | null;
+  plan: Plan;
+  rate_limit_per_minute: number | null;
+  history_days: number | null;
+  audit_days: number | null;
+  ip_allow_list: string[];
+}
+
+const ACTING_ACCESS = `
+  SELECT a.role, a.disabled_at, o.plan, o.rate_limit_per_minute, o.history_days, o.audit_days,
+         o.ip_allow_list::text[] AS ip_allow_list
+    FROM visitor.console_account a JOIN visitor.organisation o ON o.id = a.organisation_id
+   WHERE a.id = $1 AND a.organisation_id = $2`;
 
 /** Console accounts and their sessions (session tokens stored as SHA-256 hashes). */
 @Injectable()
@@ -32,6 +50,22 @@ export class AccountsRepository {
       if ((e as { code?: string }).code === '23505') return 'email_taken';
       throw e;
     }
+  }
+
+  /** The account's current role and its organisation's access facts (an OAuth token acts with today's role). */
+  async actingAccess(accountId: string, organisationId: string): Promise<ActingAccess | null> {
+    const rows = await preparedQuery<ActingAccess>(this.ds, 'console_account_acting', ACTING_ACCESS, [
+      accountId,
+      organisationId,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  async findById(id: string): Promise<AccountRow | null> {
+    const rows: AccountRow[] = await this.ds.query(`SELECT * FROM visitor.console_account WHERE id = $1`, [
+      id,
+    ]);
+    return rows[0] ?? null;
   }
 
   async findByEmail(email: string): Promise<AccountRow | null> {

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../../common/rate-limit/rate-limit.module';
 import { OpenApiModule } from '../../docs/docs.module';
+import { PassportModule } from '@nestjs/passport';
+import { BearerCredentialGuard, BearerCredentialStrategy } from './bearer.strategy';
 import { CredentialRegistry } from './credential.registry';
 import { CursorCodecProvider } from './cursor-codec.provider';
 import { IdempotencyClaims, IdempotencyInterceptor, IdempotencyPurge } from './idempotency';
@@ -14,6 +16,8 @@ const SHARED = [
   IdempotencyClaims,
   IdempotencyInterceptor,
   VisitorAuthGuard,
+  BearerCredentialStrategy,
+  BearerCredentialGuard,
 ];
 
 /**
@@ -22,7 +26,7 @@ const SHARED = [
  * and signed cursors. It knows no domain.
  */
 @Module({
-  imports: [RateLimitModule, OpenApiModule],
+  imports: [RateLimitModule, OpenApiModule, PassportModule],
   providers: [...SHARED, IdempotencyPurge],
   exports: [...SHARED, RateLimitModule],
 })

@@ -6,7 +6,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { assertWellFormedQuery, undocumentedParameters } from '../../common/errors/query-string';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { Credential } from './credential';
-import { CredentialRegistry } from './credential.registry';
+import { BearerCredentialGuard } from './bearer.strategy';
 import { AUTHORIZE, AuthorizeOptions, NO_CREDENTIAL } from './authorize.decorator';
 import { PLAN_RULES, planGives, ratePerMinute } from './plans';
 import type { Config } from '../../config/config';
@@ -20,9 +20,6 @@ declare module 'fastify' {
     credential?: Credential;
   }
 }
-
-const unauthorized = (detail: string) =>
-  new ApiError('unauthorized', detail, [{ location: 'header.Authorization', message: detail }]);
 
 function ipAllowed(ip: string, list: string[]): boolean {
   const family = isIP(ip);
@@ -43,13 +40,12 @@ function ipAllowed(ip: string, list: string[]): boolean {
 /**
  * The one guard chain of /v1, run for every /v1 route from the route's @Authorize options; attached to the
  * routes that declare it by `guardVisitorRoutes` (visitor-routes.ts), never globally.
- * Query-string and cookie credentials are never read.
  */
 @Injectable()
 export class VisitorAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly credentials: CredentialRegistry,
+    private readonly bearer: BearerCredentialGuard,
     private readonly rateLimit: RateLimitGuard,
     @InjectConfig() private readonly config: Config,
     private readonly docs: OpenApiRegistry,
@@ -64,18 +60,10 @@ export class VisitorAuthGuard implements CanActivate {
     // Attached only to routes that declare @Authorize or @NoCredential (guardVisitorRoutes).
     if (!need) throw new Error(`${req.method} ${req.routeOptions.url}: VisitorAuthGuard without @Authorize`);
 
-    // 1. Header: Bearer only (the scheme name is case-insensitive, RFC 9110 §11.1).
-    const header = req.headers.authorization;
-    if (header === undefined)
-      throw unauthorized('Send the credential as Authorization: Bearer <key or token>.');
-    const m = /^bearer +([\x21-\x7e]+)$/i.exec(header);
-    if (!m)
-      throw unauthorized('The Authorization header must use the Bearer scheme: Authorization: Bearer <key>.');
-
-    // 2. Credential.
-    const credential = await this.credentials.resolve(m[1], req);
-    if (credential === 'revoked') throw unauthorized('The credential has been revoked or has expired.');
-    if (!credential) throw unauthorized('The credential is not valid.');
+    // 1–2. Header (Bearer only) and credential: the Passport strategy (bearer.strategy.ts) resolves API keys and
+    // OAuth access tokens alike, refusing with `unauthorized`.
+    await this.bearer.canActivate(context);
+    const credential = (req as FastifyRequest & { user: Credential }).user;
 
     // 3. Mode: the credential decides it; every tenant query filters on it from here on.
     const org = credential.organisation;

@@ -8,10 +8,12 @@ import {
 } from '@nestjs/common';
 import { GUARDS_METADATA, INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
 import { surfaceOf } from '../../common/http/surface';
 import { AUTHORIZE, NO_CREDENTIAL } from './authorize.decorator';
+import { attachCredentialRegistry } from './bearer.strategy';
+import { CredentialRegistry } from './credential.registry';
 import { IdempotencyInterceptor } from './idempotency';
 import { VisitorAuthGuard } from './visitor-auth.guard';
 
@@ -74,8 +76,9 @@ export function guardVisitorRoutes(app: INestApplication): number {
       guard: app.get(VisitorAuthGuard, { strict: false }),
       idempotency: app.get(IdempotencyInterceptor, { strict: false }),
     };
-    const fastify = app.getHttpAdapter().getInstance() as Record<symbol, unknown>;
-    fastify[CHAIN] = chain;
+    const instance = app.getHttpAdapter().getInstance() as FastifyInstance;
+    (instance as unknown as Record<symbol, unknown>)[CHAIN] = chain;
+    attachCredentialRegistry(instance, app.get(CredentialRegistry, { strict: false }));
   } catch {
     // the visitor surface is not loaded: any /v1 route (a test fixture's) is refused
   }

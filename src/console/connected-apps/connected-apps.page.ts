@@ -1,0 +1,121 @@
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiError } from '../../common/errors/api-error';
+import { CsrfToken, Page } from '../../pages/page.decorator';
+import { PostedForm } from '../../pages/posted-form';
+import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import { AccountsRepository } from '../../visitor/accounts/accounts.repository';
+import { ConnectedAppsService } from '../../visitor/connected-apps/connected-apps.service';
+import { SCOPE_WORDS } from '../../visitor/platform/scope-words';
+import { isScope } from '../../visitor/platform/scopes';
+import { ClientsService } from '../../oauth/clients/clients.service';
+import { CheckCsrf } from '../../pages/page.decorator';
+import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
+
+const SOURCES: Record<string, string> = {
+  console: 'Registered in the console',
+  dcr: 'Dynamic client registration',
+  metadata_document: 'Client ID Metadata Document',
+};
+const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
+
+/**
+ * The console page of connected apps (`/console/apps`), for Owners and Admins: every app that asked to connect
+ * or is connected, who asked and who connected it, when, with which scopes and mode, when last used; approve or
+ * deny a pending app, revoke a connected one. The same service as the JSON endpoints of `/console/connected-apps`.
+ */
+@ApiExcludeController()
+@Controller('console/apps')
+@ConsoleAuth('owner', 'admin')
+export class ConsoleAppsPageController {
+  constructor(
+    private readonly apps: ConnectedAppsService,
+    private readonly accounts: AccountsRepository,
+    private readonly clients: ClientsService,
+  ) {}
+
+  @Get('new')
+  @Page('console-app-new')
+  registerForm(@CsrfToken() csrf: string) {
+    return {
+      title: 'Register an app',
+      csrf,
+      errors: [],
+      values: { name: '', redirect_uris: '', type: 'confidential' },
+    };
+  }
+
+  /** Registers the app and shows its client id, and a confidential app's secret, this once. */
+  @Post('new')
+  @Page('console-app-new')
+  @CheckCsrf()
+  async register(
+    @CurrentAccount() a: AccountRow,
+    @CsrfToken() csrf: string,
+    @Body() form: Record<string, string | undefined>,
+  ) {
+    const values = { name: form.name ?? '', redirect_uris: form.redirect_uris ?? '', type: form.type ?? '' };
+    try {
+      const registered = await this.clients.register(a, {
+        name: values.name,
+        redirect_uris: values.redirect_uris
+          .split(/\r?\n/)
+          .map((u) => u.trim())
+          .filter(Boolean),
+        type: values.type === 'public' ? 'public' : 'confidential',
+      });
+      return { title: 'App registered', csrf, registered, errors: [], values };
+    } catch (e) {
+      if (!(e instanceof ApiError) || (e.code !== 'validation_failed' && e.code !== 'plan_required')) throw e;
+      const errors = e.errors.length
+        ? e.errors.map((x) => `${x.location.replace(/^body\./, '').replace(/\.\d+$/, '')}: ${x.message}`)
+        : [e.detail];
+      return { title: 'Register an app', csrf, errors, values };
+    }
+  }
+
+  @Get()
+  @Page('console-apps')
+  async show(@CurrentAccount() a: AccountRow, @CsrfToken() csrf: string) {
+    const apps = await this.apps.list(a.organisation_id);
+    const ids = new Set(apps.flatMap((x) => [x.requested_by, ...x.connections.map((c) => c.account_id)]));
+    const names = new Map<string, string>();
+    for (const id of ids) names.set(id, (await this.accounts.findById(id))?.name ?? id);
+    return {
+      title: 'Connected apps',
+      csrf,
+      apps: apps.map((x) => ({
+        clientId: x.client_id,
+        name: x.name,
+        source: SOURCES[x.source] ?? x.source,
+        metadataUrl: x.source === 'metadata_document' ? x.client_id : null,
+        status: x.status,
+        requestedBy: names.get(x.requested_by) ?? x.requested_by,
+        requestedAt: when(x.requested_at),
+        action: (decision: string) => `/console/apps/${encodeURIComponent(x.client_id)}/${decision}`,
+        connections: x.connections.map((c) => ({
+          who: names.get(c.account_id) ?? c.account_id,
+          since: when(c.created_at),
+          lastUsed: when(c.last_used_at),
+          mode: c.livemode ? 'live' : 'test',
+          scopes: c.scopes.map((s) => (isScope(s) ? SCOPE_WORDS[s] : s)),
+        })),
+      })),
+    };
+  }
+
+  @Post(':client_id/:decision')
+  @PostedForm()
+  async decide(
+    @CurrentAccount() a: AccountRow,
+    @Param('client_id') clientId: string,
+    @Param('decision') decision: string,
+  ) {
+    const actor = { type: 'console_account' as const, id: a.id };
+    if (decision === 'approve') await this.apps.decide(a.organisation_id, clientId, 'approved', actor);
+    else if (decision === 'deny') await this.apps.decide(a.organisation_id, clientId, 'denied', actor);
+    else if (decision === 'revoke') await this.apps.revoke(a.organisation_id, clientId, actor);
+    else throw ApiError.notFound('The page');
+    return { url: '/console/apps', statusCode: 303 };
+  }
+}

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { preparedQuery } from '../database/prepared';
+import { oauthIdHash } from '../visitor/connected-apps/token-hash';
+
+/** What the engine hands its adapter: a model's payload (`jti` is the stored value itself). */
+export type ModelPayload = Record<string, unknown> & {
+  jti?: string;
+  grantId?: string;
+  uid?: string;
+  consumed?: number;
+};
+
+interface ModelRow {
+  payload: ModelPayload;
+  consumed_at: Date | null;
+}
+
+const FIND = `SELECT payload, consumed_at FROM oauth.model
+  WHERE kind = $1 AND id_hash = $2 AND (expires_at IS NULL OR expires_at > now())`;
+
+/**
+ * The engine's storage (oidc-provider's adapter interface) in `oauth.model`: one row per stored model, keyed by
+ * the model kind and the SHA-256 of its id. A token's id is the token itself, so the row keeps only the hash and
+ * drops `jti` from the payload; `find` puts it back from the value it was asked for. Grants index themselves under
+ * their own id, tokens under their grant, so `revokeByGrantId` (and an admin's revocation) is one DELETE.
+ */
+@Injectable()
+export class OAuthModelRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  async upsert(kind: string, id: string, payload: ModelPayload, expiresIn?: number): Promise<void> {
+    const stored = { ...payload };
+    delete stored.jti;
+    const grantId = kind === 'Grant' ? id : (payload.grantId ?? null);
+    await this.ds.query(
+      `INSERT INTO oauth.model (kind, id_hash, payload, grant_id, uid, expires_at)
+       VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
+       ON CONFLICT (kind, id_hash) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
+         uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at`,
+      [kind, oauthIdHash(id), stored, grantId, payload.uid ?? null, expiresIn ?? null],
+    );
+  }
+
+  async find(kind: string, id: string): Promise<ModelPayload | undefined> {
+    const rows = await preparedQuery<ModelRow>(this.ds, 'oauth_model_find', FIND, [kind, oauthIdHash(id)]);
+    return rows[0] ? this.restore(rows[0], id) : undefined;
+  }
+
+  async findByUid(kind: string, uid: string): Promise<ModelPayload | undefined> {
+    const rows: (ModelRow & { jti: string | null })[] = await this.ds.query(
+      `SELECT payload, consumed_at FROM oauth.model
+        WHERE kind = $1 AND uid = $2 AND (expires_at IS NULL OR expires_at > now())`,
+      [kind, uid],
+    );
+    // Sessions are the only model found by uid; their id is not secret, and is kept in the payload for this.
+    const row = rows[0];
+    return row ? this.restore(row, (row.payload.sessionId as string | undefined) ?? undefined) : undefined;
+  }
+
+  async consume(kind: string, id: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE oauth.model SET consumed_at = now(),
+              payload = payload || jsonb_build_object('consumed', extract(epoch from now())::bigint)
+        WHERE kind = $1 AND id_hash = $2`,
+      [kind, oauthIdHash(id)],
+    );
+  }
+
+  async destroy(kind: string, id: string): Promise<void> {
+    await this.ds.query(`DELETE FROM oauth.model WHERE kind = $1 AND id_hash = $2`, [kind, oauthIdHash(id)]);
+  }
+
+  async revokeByGrantId(kind: string, grantId: string): Promise<void> {
+    await this.ds.query(`DELETE FROM oauth.model WHERE kind = $1 AND grant_id = $2`, [kind, grantId]);
+  }
+
+  private restore(row: ModelRow, id: string | undefined): ModelPayload {
+    const payload: ModelPayload = { ...row.payload };
+    if (id !== undefined) payload.jti = id;
+    if (row.consumed_at && payload.consumed === undefined)
+      payload.consumed = Math.floor(new Date(row.consumed_at).getTime() / 1000);
+    return payload;
+  }
+}

@@ -1,0 +1,287 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createPrivateKey } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors, Provider } from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { Clock } from '../common/clock';
+import { randomBase62 } from '../common/ids';
+import type { Config } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+import { AccountsRepository } from '../visitor/accounts/accounts.repository';
+import { SCOPES } from '../visitor/platform/scopes';
+import {
+  ACCESS_TOKEN_PREFIX,
+  AUTHORIZATION_CODE_PREFIX,
+  REFRESH_TOKEN_PREFIX,
+} from '../visitor/connected-apps/token-hash';
+import { ClientsRepository } from './clients/clients.repository';
+import { metadataDocumentFetch } from './clients/metadata-document-fetch';
+import { adapterFactory } from './oauth-adapter';
+import { OAuthModelRepository } from './oauth-model.repository';
+import { redirectUriProblem } from './redirect-uris';
+import { renderOAuthError } from './pages/oauth-error.page';
+
+/** Lifetimes the spec leaves open (docs/decisions.md, "OAuth 2.1 authorization server"). */
+export const LIFETIMES = {
+  accessToken: 3600,
+  authorizationCode: 60,
+  refreshToken: 30 * 86_400,
+  grant: 365 * 86_400,
+  interaction: 3600,
+  session: 12 * 3600,
+} as const;
+
+/** Metadata keys the server really implements (RFC 8414); OpenID-only keys the engine adds are dropped. */
+const METADATA_KEYS = [
+  'issuer',
+  'authorization_endpoint',
+  'token_endpoint',
+  'registration_endpoint',
+  'revocation_endpoint',
+  'scopes_supported',
+  'response_types_supported',
+  'response_modes_supported',
+  'grant_types_supported',
+  'token_endpoint_auth_methods_supported',
+  'revocation_endpoint_auth_methods_supported',
+  'code_challenge_methods_supported',
+  'authorization_response_iss_parameter_supported',
+  'client_id_metadata_document_supported',
+  'service_documentation',
+] as const;
+
+/** The paths of the server (issuer AUTH_URL, no path) and the authorization page (APP_URL). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  interaction: '/oauth/interaction',
+  metadata: '/.well-known/oauth-authorization-server',
+} as const;
+
+/** The engine's Ed25519 signing key from its 32-byte seed (PKCS #8: a fixed prefix, then the seed). */
+function signingJwk(seed: Buffer) {
+  const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+  const jwk = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });
+  return { ...jwk, alg: 'EdDSA', use: 'sig', kid: 'gatehouse-1' };
+}
+
+/**
+ * The OAuth 2.1 authorization server: oidc-provider configured for pure OAuth (no `openid` scope needed, no ID
+ * token), authorization code with PKCE S256 for every client, `client_secret_basic` or `none`, exact redirect
+ * URIs, opaque access tokens bound to the /v1 resource (RFC 8707), a refresh token for every client allowed the
+ * grant, rotated on every use (reuse of a rotated one revokes the grant), RFC 7009 revocation, dynamic client
+ * registration and Client ID Metadata Documents. Its storage is PostgreSQL (`oauth-adapter.ts`). Mounted on the
+ * Fastify instance by `mount`.
+ */
+@Injectable()
+export class OAuthServer {
+  readonly provider: Provider;
+  readonly resource: string;
+  private readonly logger = new Logger('OAuth');
+
+  constructor(
+    @InjectConfig() private readonly config: Config,
+    models: OAuthModelRepository,
+    clients: ClientsRepository,
+    accounts: AccountsRepository,
+    clock: Clock,
+  ) {
+    this.resource = `${config.baseUrl}/v1`;
+    const resource = this.resource;
+    const configuration: Configuration = {
+      adapter: adapterFactory({
+        models,
+        clients,
+        currentAuthorization: () => (Provider.ctx as KoaContextWithOIDC | undefined)?.get('authorization'),
+        now: () => clock.now(),
+      }),
+      clients: [],
+      clientAuthMethods: ['client_secret_basic', 'none'],
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        // No ID token is ever issued; the engine still checks this against the one signing algorithm it has.
+        id_token_signed_response_alg: 'EdDSA',
+      },
+      responseTypes: ['code'],
+      scopes: [],
+      pkce: { required: () => true },
+      allowOmittingSingleRegisteredRedirectUri: false,
+      routes: {
+        authorization: OAUTH_ROUTES.authorization,
+        token: OAUTH_ROUTES.token,
+        registration: OAUTH_ROUTES.registration,
+        revocation: OAUTH_ROUTES.revocation,
+        jwks: OAUTH_ROUTES.jwks,
+      },
+      interactions: { url: (_ctx, interaction) => `${OAUTH_ROUTES.interaction}/${interaction.uid}` },
+      cookies: {
+        keys: config.oauth.cookieKeys,
+        long: { signed: true, httpOnly: true, sameSite: 'lax' },
+        short: { signed: true, httpOnly: true, sameSite: 'lax', path: '/' },
+      },
+      jwks: { keys: [signingJwk(config.oauth.signingKey)] },
+      enabledJWA: { idTokenSigningAlgValues: ['EdDSA'] },
+      ttl: {
+        AccessToken: LIFETIMES.accessToken,
+        AuthorizationCode: LIFETIMES.authorizationCode,
+        RefreshToken: LIFETIMES.refreshToken,
+        Grant: LIFETIMES.grant,
+        Interaction: LIFETIMES.interaction,
+        Session: LIFETIMES.session,
+      },
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      rotateRefreshToken: true,
+      // Every authorization shows the consent page (the grant of this authorization only, never the session's).
+      loadExistingGrant: async (ctx) => {
+        const grantId = ctx.oidc.result?.consent?.grantId;
+        return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+      },
+      findAccount: async (_ctx, id) => {
+        const account = await accounts.findById(id);
+        if (!account || account.disabled_at) return undefined;
+        return { accountId: id, claims: () => ({ sub: id }) };
+      },
+      extraClientMetadata: {
+        // Not a property clients send: the hook the engine calls with the whole metadata of every client, however
+        // it registered, where the redirect-URI rule is applied.
+        properties: ['urn:gatehouse:redirect-uri-rule'],
+        validator: (_ctx, key, _value, metadata) => {
+          delete (metadata as Record<string, unknown>)[key];
+          for (const uri of (metadata.redirect_uris as unknown[] | undefined) ?? []) {
+            const problem = redirectUriProblem(uri);
+            if (problem) throw new errors.InvalidRedirectUri(`redirect_uris ${String(uri)} ${problem}`);
+          }
+        },
+      },
+      features: {
+        devInteractions: { enabled: false },
+        userinfo: { enabled: false },
+        rpInitiatedLogout: { enabled: false },
+        introspection: { enabled: false },
+        // RFC 7009 §2.1: a client revokes only tokens issued to it (others are ignored, answered 200).
+        revocation: {
+          enabled: true,
+          allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+        },
+        registration: {
+          enabled: true,
+          secretFactory: () => `svc_cs_${randomBase62(43)}`,
+        },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: async () => resource,
+          useGrantedResource: async () => true,
+          getResourceServerInfo: async (_ctx, indicator) => {
+            if (indicator !== resource) throw new errors.InvalidTarget(`the only resource is ${resource}`);
+            return {
+              scope: SCOPES.join(' '),
+              audience: resource,
+              accessTokenTTL: LIFETIMES.accessToken,
+              accessTokenFormat: 'opaque',
+            };
+          },
+        },
+        clientIdMetadataDocument: {
+          enabled: true,
+          ack: 'draft-02',
+          cacheDuration: { min: 60, max: config.oauth.metadataCacheSeconds },
+        },
+      } as Configuration['features'],
+      fetch: metadataDocumentFetch({
+        allowLoopback: config.oauth.allowLocalMetadata,
+        timeoutMs: config.oauth.metadataTimeoutMs,
+        maxBytes: config.oauth.metadataMaxBytes,
+      }) as unknown as Configuration['fetch'],
+      fetchResponseBodyLimits: { 'client_id metadata document': config.oauth.metadataMaxBytes },
+      renderError: async (ctx, out) => {
+        ctx.type = 'html';
+        ctx.body = renderOAuthError(out.error, out.error_description);
+      },
+    } as Configuration;
+    this.provider = new Provider(config.authUrl, configuration);
+    this.provider.proxy = config.trustProxy;
+    this.prefixTokens();
+    this.provider.use(async (ctx, next) => {
+      await next();
+      if (ctx.oidc?.route === 'discovery' && ctx.status === 200) ctx.body = this.metadata(ctx.body);
+    });
+    this.provider.on('server_error', (_ctx, err: Error) =>
+      this.logger.error(`server_error: ${err.message}`, err.stack),
+    );
+  }
+
+  /** Opaque values carry their kind in a prefix (what the /v1 credential registry dispatches on). */
+  private prefixTokens(): void {
+    const prefixed: [{ prototype: { generateTokenId(): string } }, string][] = [
+      [this.provider.AccessToken as never, ACCESS_TOKEN_PREFIX],
+      [this.provider.RefreshToken as never, REFRESH_TOKEN_PREFIX],
+      [this.provider.AuthorizationCode as never, AUTHORIZATION_CODE_PREFIX],
+    ];
+    for (const [model, prefix] of prefixed) {
+      const generate = model.prototype.generateTokenId;
+      model.prototype.generateTokenId = function (this: unknown) {
+        return `${prefix}${generate.call(this)}`;
+      };
+    }
+  }
+
+  /** RFC 8414 metadata: only what this server does. The authorization page lives on APP_URL. */
+  private metadata(body: unknown): Record<string, unknown> {
+    const engine = body as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const key of METADATA_KEYS) if (engine[key] !== undefined) out[key] = engine[key];
+    out.authorization_endpoint = `${this.config.appUrl}${OAUTH_ROUTES.authorization}`;
+    out.scopes_supported = [...SCOPES];
+    out.revocation_endpoint_auth_methods_supported = engine.token_endpoint_auth_methods_supported;
+    out.client_id_metadata_document_supported = true;
+    out.service_documentation = `${this.config.docsUrl}/connect-an-app`;
+    return out;
+  }
+
+  /**
+   * Mounts the server's routes on Fastify (before it is ready): the engine reads its own bodies (forms and JSON),
+   * so these routes parse none, and it writes its own responses (the security headers set so far are copied).
+   * The plugin is queued, not awaited: loading Fastify's plugin queue here would fix the routes Nest registered
+   * before it sets its error handler, and they would answer with Fastify's default errors.
+   */
+  mount(fastify: FastifyInstance): void {
+    const callback = this.provider.callback();
+    const handler = (req: FastifyRequest, reply: FastifyReply) => {
+      for (const [name, value] of Object.entries(reply.getHeaders()))
+        if (value !== undefined) reply.raw.setHeader(name, value as string);
+      reply.hijack();
+      callback(req.raw, reply.raw);
+    };
+    void fastify.register(async (instance) => {
+      instance.removeAllContentTypeParsers();
+      instance.addContentTypeParser('*', (_req, _payload, done) => done(null));
+      // The engine's methods go to the engine; any other is answered in the OAuth error format too.
+      const all = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+      const route = (url: string, methods: (typeof all)[number][]) => {
+        instance.route({ method: methods, url, handler });
+        instance.route({
+          method: all.filter((m) => !methods.includes(m)),
+          url,
+          handler: (_req, reply) =>
+            reply
+              .status(405)
+              .header('Allow', methods.join(', '))
+              .header('Cache-Control', 'no-store')
+              .send({ error: 'invalid_request', error_description: `use ${methods.join(' or ')} here` }),
+        });
+      };
+      route(OAUTH_ROUTES.authorization, ['GET', 'POST']);
+      route(`${OAUTH_ROUTES.authorization}/:uid`, ['GET']);
+      route(OAUTH_ROUTES.token, ['POST', 'OPTIONS']);
+      route(OAUTH_ROUTES.revocation, ['POST', 'OPTIONS']);
+      route(OAUTH_ROUTES.registration, ['POST', 'OPTIONS']);
+      route(`${OAUTH_ROUTES.registration}/:clientId`, ['GET']);
+      route(OAUTH_ROUTES.metadata, ['GET', 'OPTIONS']);
+    });
+  }
+}

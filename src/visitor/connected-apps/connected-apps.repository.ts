@@ -1,0 +1,185 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../../database/prepared';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied';
+export type ClientSource = 'console' | 'dcr' | 'metadata_document';
+
+export interface ApprovalRow {
+  organisation_id: string;
+  client_id: string;
+  client_name: string;
+  client_source: ClientSource;
+  status: ApprovalStatus;
+  requested_by: string;
+  requested_at: Date;
+  decided_by: string | null;
+  decided_at: Date | null;
+}
+
+export interface ConnectionRow {
+  grant_id: string;
+  organisation_id: string;
+  client_id: string;
+  account_id: string;
+  livemode: boolean;
+  scopes: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** An access token found by its hash, with the connection (grant) it belongs to. */
+export interface TokenConnectionRow extends ConnectionRow {
+  scope: string | null;
+  aud: string | null;
+  expires_at: Date | null;
+}
+
+const TOKEN_BY_HASH = `
+  SELECT c.*, m.payload->>'scope' AS scope, m.payload->>'aud' AS aud, m.expires_at
+    FROM oauth.model m JOIN oauth.connection c ON c.grant_id = m.grant_id
+   WHERE m.kind = 'AccessToken' AND m.id_hash = $1`;
+
+/** TypeORM's pg driver answers UPDATE … RETURNING with [rows, affected]; INSERT … RETURNING with the rows. */
+const updated = <T>(result: unknown): T[] => (result as [T[], number])[0];
+
+/**
+ * Approvals and connections of OAuth apps (schema `oauth`). Every method but the token lookup takes the
+ * organisation first: an organisation sees and changes only its own.
+ */
+@Injectable()
+export class ConnectedAppsRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  private m(m?: EntityManager): EntityManager {
+    return m ?? this.ds.manager;
+  }
+
+  async approval(organisationId: string, clientId: string, m?: EntityManager): Promise<ApprovalRow | null> {
+    const rows: ApprovalRow[] = await this.m(m).query(
+      `SELECT * FROM oauth.approval WHERE organisation_id = $1 AND client_id = $2`,
+      [organisationId, clientId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Records a request; an existing row (pending, approved or denied) is kept as it is. */
+  async requestApproval(m: EntityManager, a: ApprovalRow): Promise<ApprovalRow> {
+    const rows: ApprovalRow[] = await m.query(
+      `INSERT INTO oauth.approval (organisation_id, client_id, client_name, client_source, status, requested_by,
+         requested_at, decided_by, decided_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
+       ON CONFLICT (organisation_id, client_id) DO UPDATE SET client_name = oauth.approval.client_name
+       RETURNING *`,
+      [
+        a.organisation_id,
+        a.client_id,
+        a.client_name,
+        a.client_source,
+        a.status,
+        a.requested_by,
+        a.requested_at,
+        a.decided_by,
+        a.decided_at,
+      ],
+    );
+    return rows[0];
+  }
+
+  async decide(
+    m: EntityManager,
+    organisationId: string,
+    clientId: string,
+    status: ApprovalStatus,
+    by: string,
+    at: Date,
+  ): Promise<ApprovalRow | null> {
+    const rows = updated<ApprovalRow>(
+      await m.query(
+        `UPDATE oauth.approval SET status = $3, decided_by = $4, decided_at = $5
+          WHERE organisation_id = $1 AND client_id = $2 RETURNING *`,
+        [organisationId, clientId, status, by, at],
+      ),
+    );
+    return rows[0] ?? null;
+  }
+
+  async approvals(organisationId: string): Promise<ApprovalRow[]> {
+    return this.ds.query(
+      `SELECT * FROM oauth.approval WHERE organisation_id = $1 ORDER BY requested_at DESC, client_id`,
+      [organisationId],
+    );
+  }
+
+  async insertConnection(m: EntityManager, c: ConnectionRow): Promise<void> {
+    await m.query(
+      `INSERT INTO oauth.connection (grant_id, organisation_id, client_id, account_id, livemode, scopes, created_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+      [c.grant_id, c.organisation_id, c.client_id, c.account_id, c.livemode, c.scopes, c.created_at],
+    );
+  }
+
+  async connections(organisationId: string, m?: EntityManager): Promise<ConnectionRow[]> {
+    return this.m(m).query(
+      `SELECT * FROM oauth.connection WHERE organisation_id = $1 AND revoked_at IS NULL
+        ORDER BY created_at DESC, grant_id`,
+      [organisationId],
+    );
+  }
+
+  /**
+   * Marks every live connection of the app in the organisation revoked and deletes what the engine stored under
+   * their grants (grant, codes, access and refresh tokens): the next call with any of its tokens is
+   * `unauthorized`. Returns the grant ids.
+   */
+  async revokeClient(
+    m: EntityManager,
+    organisationId: string,
+    clientId: string,
+    at: Date,
+  ): Promise<string[]> {
+    const rows = updated<{ grant_id: string }>(
+      await m.query(
+        `UPDATE oauth.connection SET revoked_at = $3
+          WHERE organisation_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING grant_id`,
+        [organisationId, clientId, at],
+      ),
+    );
+    const grants = rows.map((r) => r.grant_id);
+    if (grants.length) await m.query(`DELETE FROM oauth.model WHERE grant_id = ANY($1)`, [grants]);
+    return grants;
+  }
+
+  async tokenByHash(idHash: string): Promise<TokenConnectionRow | null> {
+    const rows = await preparedQuery<TokenConnectionRow>(this.ds, 'oauth_token_by_hash', TOKEN_BY_HASH, [
+      idHash,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  /** `last_used_at`, written at most once a minute per connection; true when the day changed (audit the use). */
+  async touch(grantId: string, at: Date): Promise<boolean> {
+    const rows = updated<{ first_today: boolean }>(
+      await this.ds.query(
+        `UPDATE oauth.connection c SET last_used_at = $2::timestamptz
+           FROM (SELECT last_used_at FROM oauth.connection WHERE grant_id = $1) old
+          WHERE c.grant_id = $1
+         RETURNING (old.last_used_at IS NULL
+                    OR (old.last_used_at AT TIME ZONE 'UTC')::date <> ($2::timestamptz AT TIME ZONE 'UTC')::date)
+                   AS first_today`,
+        [grantId, at],
+      ),
+    );
+    return rows[0]?.first_today ?? false;
+  }
+
+  /** Deletes the authorization server's rows (`oauth.model`) past their expiry; returns how many. */
+  async purgeExpired(before: Date): Promise<number> {
+    // TypeORM's pg driver answers DELETE with [rows, affected].
+    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [
+      before,
+    ])) as [unknown[], number];
+    return affected;
+  }
+}

@@ -1,0 +1,92 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Clock } from '../../common/clock';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { AuditService } from '../audit/audit.service';
+import type { Credential, CredentialResolver } from '../platform/credential';
+import { isScope } from '../platform/scopes';
+import { ConnectedAppsRepository } from './connected-apps.repository';
+import { ACCESS_TOKEN_PREFIX, oauthIdHash } from './token-hash';
+
+/**
+ * CredentialResolver for OAuth access tokens (`svc_at_…`) in `Authorization: Bearer`: the token (found by its hash)
+ * must be unexpired, issued for the /v1 resource (RFC 8707 audience), and belong to a connection the organisation
+ * has not revoked; the person it acts for must still have a console account there, whose role (today's, not the
+ * one at consent) limits what the token's scopes allow. Nothing is cached: a revocation holds on the next call.
+ */
+@Injectable()
+export class OAuthTokenResolver implements CredentialResolver {
+  readonly prefixes = [ACCESS_TOKEN_PREFIX];
+  private readonly logger = new Logger('OAuthTokens');
+  private readonly resource: string;
+  /** When each connection's use was last written (kept to the minute; the first use each day is audited). */
+  private readonly lastTouch = new Map<string, number>();
+
+  constructor(
+    private readonly repo: ConnectedAppsRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @InjectConfig() config: Config,
+  ) {
+    this.resource = `${config.baseUrl}/v1`;
+  }
+
+  async resolve(token: string, req?: FastifyRequest): Promise<Credential | 'revoked' | null> {
+    const t = await this.repo.tokenByHash(oauthIdHash(token));
+    if (!t || t.aud !== this.resource) return null;
+    const now = this.clock.now();
+    if (t.revoked_at || (t.expires_at && new Date(t.expires_at) <= now)) return 'revoked';
+    const who = await this.accounts.actingAccess(t.account_id, t.organisation_id);
+    if (!who || who.disabled_at) return 'revoked';
+    this.noteUse(t.grant_id, t.organisation_id, t.livemode, t.client_id, t.account_id, now, req);
+    return {
+      kind: 'oauth_token',
+      id: t.grant_id,
+      livemode: t.livemode,
+      publishable: false,
+      scopes: new Set((t.scope ?? '').split(' ').filter(isScope)),
+      actingRole: who.role,
+      actingAccountId: t.account_id,
+      organisation: {
+        id: t.organisation_id,
+        plan: who.plan,
+        overrides: {
+          ratePerMinute: who.rate_limit_per_minute,
+          historyDays: who.history_days,
+          auditDays: who.audit_days,
+        },
+        ipAllowList: who.ip_allow_list,
+      },
+    };
+  }
+
+  /** Off the request path: `last_used_at` to the minute, and the first use each day in the audit trail. */
+  private noteUse(
+    grantId: string,
+    organisationId: string,
+    livemode: boolean,
+    clientId: string,
+    accountId: string,
+    now: Date,
+    req?: FastifyRequest,
+  ): void {
+    const last = this.lastTouch.get(grantId);
+    if (last !== undefined && now.getTime() - last < 60_000) return;
+    this.lastTouch.set(grantId, now.getTime());
+    void (async () => {
+      if (await this.repo.touch(grantId, now))
+        await this.audit.record({
+          organisationId,
+          livemode,
+          action: 'oauth_token.used',
+          actor: { type: 'oauth_token', id: grantId },
+          target: { type: 'oauth_client', id: clientId },
+          data: { client_id: clientId, account_id: accountId, day: now.toISOString().slice(0, 10) },
+          request: req,
+        });
+    })().catch((e: Error) => this.logger.warn(`could not record use of ${grantId}: ${e.message}`));
+  }
+}

@@ -1,0 +1,30 @@
+import type { Scope } from './scopes';
+
+/** Each scope in plain words, as the authorization page shows it (from the spec's scopes table). */
+export const SCOPE_WORDS: Record<Scope, string> = {
+  'organisation:read': "See the organisation's name, plan and wallet balance",
+  'sites:read': 'See sites, gates and paired kiosks',
+  'people:read': 'See hosts and employees',
+  'people:write': 'Add, change and deactivate hosts and employees',
+  'visits:read': 'See visits',
+  'visits:write': 'Create and change visits: check in, check out, approve, deny, cancel, resend passes',
+  'visitors:read': 'See visitor records',
+  'visitors:delete': "Permanently erase visitors' personal data",
+  'deliveries:read': 'See deliveries',
+  'deliveries:write': 'Record deliveries and mark them collected',
+  'bookings:read': 'See booking types, slots and bookings',
+  'bookings:write': 'Create, reschedule, cancel, confirm and decline bookings',
+  'attendance:read': 'See clock events, summaries and shifts',
+  'attendance:write': 'Record clock events from your own terminals',
+  'attendance:manage': 'Change attendance settings, record acknowledgements and consents, review punches',
+  'watchlist:read': 'See the watchlist',
+  'watchlist:write': 'Add and remove watchlist entries',
+  'rollcalls:read': 'See roll calls',
+  'rollcalls:write': 'Start and close roll calls',
+  'webhooks:manage': 'Manage webhook endpoints, rotate secrets, send test events, redeliver',
+  'events:read': 'See events',
+  'audit:read': 'See the audit trail',
+  'forms:read': 'See visit types, forms and custom field schemas',
+  'files:read': 'See files and get short-lived download links',
+  'files:write': 'Register file uploads',
+};

@@ -1,0 +1,177 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as oauth from 'oauth4webapi';
+import type { TestApp } from '../harness';
+import {
+  authorize,
+  bootOAuthApp,
+  createOrg,
+  createPerson,
+  discover,
+  insecure,
+  pkce,
+} from '../support/oauth-fixtures';
+import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
+import { metadataDocumentFetch } from '../../src/oauth/clients/metadata-document-fetch';
+
+/**
+ * Client ID Metadata Documents served by a local HTTPS server (a self-signed certificate made with openssl; the
+ * app runs with OAUTH_ALLOW_LOCAL_METADATA, which allows loopback hosts and skips their certificate check):
+ * a matching document connects, a mismatching `client_id`, a document over the size limit and an unlisted
+ * redirect URI are refused; fetched documents are cached.
+ */
+describe('Client ID Metadata Documents', () => {
+  let t: TestApp & { baseUrl: string };
+  let server: Server;
+  let origin: string;
+  let admin: AccountRow;
+  let as: oauth.AuthorizationServer;
+  const hits = new Map<string, number>();
+  const redirectUri = 'http://localhost:7777/callback';
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cimd-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    server = createServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      (req, res) => {
+        const path = req.url ?? '/';
+        hits.set(path, (hits.get(path) ?? 0) + 1);
+        const self = `${origin}${path}`;
+        const docs: Record<string, unknown> = {
+          // no token_endpoint_auth_method: a public client
+          '/assistant.json': {
+            client_id: self,
+            client_name: 'Local Assistant',
+            redirect_uris: [redirectUri],
+          },
+          '/mismatch.json': {
+            client_id: `${origin}/someone-else.json`,
+            client_name: 'Impostor',
+            redirect_uris: [redirectUri],
+            token_endpoint_auth_method: 'none',
+          },
+          '/big.json': {
+            client_id: self,
+            client_name: 'Big',
+            redirect_uris: [redirectUri],
+            token_endpoint_auth_method: 'none',
+            padding: 'x'.repeat(6000),
+          },
+        };
+        const doc = docs[path];
+        res.writeHead(doc ? 200 : 404, {
+          'content-type': 'application/json',
+          'cache-control': 'max-age=600',
+        });
+        res.end(JSON.stringify(doc ?? {}));
+      },
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    t = await bootOAuthApp();
+    const org = await createOrg(t.app, 'pro');
+    admin = await createPerson(t, org, 'admin');
+    as = await discover(t.baseUrl);
+  });
+  afterAll(async () => {
+    await t.close();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('a matching document connects the app (shown with its document URL), fetched once and cached', async () => {
+    const clientId = `${origin}/assistant.json`;
+    const client = { client_id: clientId, token_endpoint_auth_method: 'none' };
+    for (let round = 0; round < 2; round++) {
+      const { verifier, challenge } = await pkce();
+      const done = await authorize(t.baseUrl, {
+        person: admin,
+        clientId,
+        redirectUri,
+        scope: 'visits:read',
+        state: 'cimd',
+        codeChallenge: challenge,
+      });
+      expect(done.callback).not.toBeNull();
+      const params = oauth.validateAuthResponse(as, client, done.callback!, 'cimd');
+      const tokens = await oauth.processAuthorizationCodeResponse(
+        as,
+        client,
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          oauth.None(),
+          params,
+          redirectUri,
+          verifier,
+          insecure,
+        ),
+      );
+      const res = await fetch(`${t.baseUrl}/v1/visits`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      expect(res.status).toBe(200);
+    }
+    expect(hits.get('/assistant.json')).toBe(1);
+  });
+
+  it('the authorization page names the app and its document URL', async () => {
+    const { challenge } = await pkce();
+    const stopped = await authorize(t.baseUrl, {
+      clientId: `${origin}/assistant.json`,
+      redirectUri,
+      scope: 'visits:read',
+      codeChallenge: challenge,
+    });
+    expect(stopped.page).toContain('Local Assistant');
+    expect(stopped.page).toContain(`Metadata document at ${origin}/assistant.json`);
+  });
+
+  it.each([
+    ['a client_id that is not the URL', '/mismatch.json', redirectUri],
+    ['a document over the size limit', '/big.json', redirectUri],
+    ['a redirect URI the document does not list', '/assistant.json', 'http://localhost:7777/elsewhere'],
+  ])('refuses %s without redirecting', async (_what, path, redirect) => {
+    const { challenge } = await pkce();
+    const done = await authorize(t.baseUrl, {
+      person: admin,
+      clientId: `${origin}${path}`,
+      redirectUri: redirect,
+      scope: 'visits:read',
+      codeChallenge: challenge,
+    });
+    expect(done.callback).toBeNull();
+    expect(done.status).toBe(400);
+  });
+
+  it('the outbound-address rule: without the development allowance a loopback host is refused', async () => {
+    const strict = metadataDocumentFetch({ allowLoopback: false, timeoutMs: 2000, maxBytes: 5120 });
+    await expect(strict(`${origin}/assistant.json`)).rejects.toThrow(/non-public address/);
+  });
+});

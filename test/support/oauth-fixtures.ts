@@ -1,0 +1,89 @@
+import * as oauth from 'oauth4webapi';
+import { bootTestApp, TestApp } from '../harness';
+import { freePort } from './app-process';
+import { Contract } from './openapi-contract';
+import { authorize, AuthorizeOptions, FormBrowser, PASSWORD } from '../../bench/oauth-flow';
+import { createOrg, TestOrg } from './platform-fixtures';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
+import type { Role } from '../../src/visitor/platform/scopes';
+import { ClientsService } from '../../src/oauth/clients/clients.service';
+import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
+
+export const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+/** The real app listening on 127.0.0.1 with BASE_URL (so the issuer) set to its own origin. */
+export async function bootOAuthApp(env: Record<string, string> = {}): Promise<TestApp & { baseUrl: string }> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const t = await bootTestApp({
+    env: {
+      RUN_WORKER: 'false',
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      OAUTH_ALLOW_LOCAL_METADATA: 'true',
+      ...env,
+    },
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { ...t, baseUrl };
+}
+
+let people = 0;
+export async function createPerson(t: TestApp, org: TestOrg, role: Role): Promise<AccountRow> {
+  people += 1;
+  return t.app.get(AccountsService).create(
+    org.id,
+    {
+      email: `${role}.${people}.${org.id.slice(-6)}@people.test`,
+      name: `${role} ${people}`,
+      role,
+      password: PASSWORD,
+    },
+    { type: 'operator', id: 'test' },
+  );
+}
+
+export async function registerApp(
+  t: TestApp,
+  owner: AccountRow,
+  type: 'confidential' | 'public',
+  redirectUri: string,
+  name = `App ${type}`,
+): Promise<{ client_id: string; client_secret: string | null }> {
+  return t.app.get(ClientsService).register(owner, { name, redirect_uris: [redirectUri], type });
+}
+
+export async function discover(baseUrl: string): Promise<oauth.AuthorizationServer> {
+  const issuer = new URL(baseUrl);
+  const res = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure });
+  return oauth.processDiscoveryResponse(issuer, res);
+}
+
+const contracts = new WeakMap<object, Contract>();
+
+/** A /v1 GET with a token over the network; every answer is checked against the served OpenAPI document. */
+export async function v1Get(t: TestApp & { baseUrl: string }, token: string, path: string) {
+  const res = await fetch(`${t.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = await res.text();
+  let contract = contracts.get(t.app);
+  if (!contract) contracts.set(t.app, (contract = await Contract.fetch(t.app, '/v1/openapi.json')));
+  contract.expectValid(
+    {
+      statusCode: res.status,
+      headers: Object.fromEntries(res.headers),
+      body,
+      json: () => JSON.parse(body) as unknown,
+    },
+    'GET',
+    path,
+  );
+  return { status: res.status, headers: res.headers, json: async () => JSON.parse(body) as unknown };
+}
+
+export async function pkce() {
+  const verifier = oauth.generateRandomCodeVerifier();
+  return { verifier, challenge: await oauth.calculatePKCECodeChallenge(verifier) };
+}
+
+export { authorize, createOrg, FormBrowser, PASSWORD };
+export type { AuthorizeOptions };
