@@ -71,6 +71,9 @@ describe('clean stop of npm start', () => {
       );
       expect(s.out()).toContain(`${signal} received`);
       expect(s.out()).toContain('stopped');
-      expect(s.out()).not.toMatch(/unreachable|WARN|ERROR/);
+      // oidc-provider's one line at import on Node 20 (its maintainers support Node 22+; see docs/decisions.md) is
+      // true and expected; nothing else may warn.
+      const rest = s.out().replace(/^oidc-provider WARNING: Unsupported runtime\..*$/m, '');
+      expect(rest).not.toMatch(/unreachable|WARN|ERROR/);
     }, 180_000);
 });
