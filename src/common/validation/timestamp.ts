@@ -1,4 +1,5 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
+import { ApiError } from '../errors/api-error';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -23,4 +24,21 @@ export function IsTimestamp(options: ValidationOptions = {}): PropertyDecorator 
       options: { message: 'must be an RFC 3339 timestamp such as 2026-11-22T09:30:00Z', ...options },
       validator: { validate: (v: unknown) => isTimestamp(v) },
     });
+}
+
+/**
+ * The time range two validated timestamp query parameters give (either may be absent): `to` must be after `from`,
+ * else `validation_failed` at `query.<toName>`. `queryRange(q, 'created_after', 'created_before')`.
+ */
+export function queryRange<Q extends object>(
+  q: Q,
+  fromName: keyof Q & string,
+  toName: keyof Q & string,
+): { from?: Date; to?: Date } {
+  const [a, b] = [q[fromName], q[toName]] as (string | undefined)[];
+  const from = a ? new Date(a) : undefined;
+  const to = b ? new Date(b) : undefined;
+  if (from && to && from >= to)
+    throw ApiError.validation([{ location: `query.${toName}`, message: `must be after ${fromName}` }]);
+  return { from, to };
 }

@@ -29,6 +29,7 @@ import {
   toClockEventResponse,
   toShiftResponse,
 } from './dto/attendance.response';
+import { queryRange } from '../../common/validation/timestamp';
 
 /** The longest summary or export range: 31 local dates. */
 export const MAX_SUMMARY_DAYS = 31;
@@ -317,14 +318,7 @@ export class AttendanceService {
   }
 
   clockEvents(tenant: Tenant, q: ClockEventsQuery): Promise<Page<ClockEventResponse>> {
-    if (q.from && q.to && Date.parse(q.from) >= Date.parse(q.to))
-      throw ApiError.validation([{ location: 'query.to', message: 'must be after from' }]);
-    const f = {
-      personId: q.person_id,
-      siteId: q.site_id,
-      from: q.from ? new Date(q.from) : undefined,
-      to: q.to ? new Date(q.to) : undefined,
-    };
+    const f = { personId: q.person_id, siteId: q.site_id, ...queryRange(q, 'from', 'to') };
     return this.cursors.codec.createdPage(
       'attendance_events',
       tenant,

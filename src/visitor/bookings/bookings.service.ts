@@ -29,6 +29,7 @@ import { BookingEntity } from './booking.entity';
 import { BookingsRepository } from './bookings.repository';
 import type { BookingsQuery, CreateBookingBody } from './dto/booking.request';
 import { BookingResponse, toBookingResponse } from './dto/booking.response';
+import { queryRange } from '../../common/validation/timestamp';
 
 /** What a transition needs that is read before its transaction. */
 interface Prepared {
@@ -244,13 +245,12 @@ export class BookingsService {
 
   /** GET /v1/bookings: oldest first, filtered by type, status and slot start. */
   async page(tenant: Tenant, q: BookingsQuery): Promise<Page<BookingResponse>> {
-    if (q.start_from && q.start_to && Date.parse(q.start_from) >= Date.parse(q.start_to))
-      throw ApiError.validation([{ location: 'query.start_to', message: 'must be after start_from' }]);
+    const starts = queryRange(q, 'start_from', 'start_to');
     const filter = {
       bookingTypeId: q.booking_type_id,
       status: q.status,
-      startsFrom: q.start_from ? new Date(q.start_from) : undefined,
-      startsTo: q.start_to ? new Date(q.start_to) : undefined,
+      startsFrom: starts.from,
+      startsTo: starts.to,
     };
     const form = await this.forms.current(tenant, 'visit');
     return this.cursors.codec.createdPage(

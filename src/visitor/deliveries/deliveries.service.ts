@@ -20,6 +20,7 @@ import type {
   ReturnDeliveryBody,
 } from './dto/delivery.request';
 import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
+import { queryRange } from '../../common/validation/timestamp';
 
 /**
  * Deliveries: recorded at a site for a person (who is told through the message providers after commit),
@@ -125,14 +126,13 @@ export class DeliveriesService {
   }
 
   page(tenant: Tenant, q: DeliveriesQuery): Promise<Page<DeliveryResponse>> {
-    if (q.received_from && q.received_to && Date.parse(q.received_from) >= Date.parse(q.received_to))
-      throw ApiError.validation([{ location: 'query.received_to', message: 'must be after received_from' }]);
+    const received = queryRange(q, 'received_from', 'received_to');
     const filter = {
       siteId: q.site_id,
       recipientId: q.recipient_id,
       status: q.status,
-      receivedFrom: q.received_from ? new Date(q.received_from) : undefined,
-      receivedTo: q.received_to ? new Date(q.received_to) : undefined,
+      receivedFrom: received.from,
+      receivedTo: received.to,
     };
     return this.cursors.codec.createdPage(
       'deliveries',

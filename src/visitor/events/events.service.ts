@@ -11,6 +11,7 @@ import type { EventsQuery } from './dto/events.query';
 import type { EventRow } from './event.entity';
 import { EventsRepository } from './events.repository';
 import { EVENT_RETENTION_DAYS } from './events-retention';
+import { queryRange } from '../../common/validation/timestamp';
 
 export interface EventEnvelope {
   id: string;
@@ -100,15 +101,8 @@ export class EventsService {
 
   /** Events of the last 30 days, newest first (GET /v1/events). */
   list(tenant: Tenant, q: EventsQuery): Promise<Page<EventResponse>> {
-    if (q.created_after && q.created_before && Date.parse(q.created_after) >= Date.parse(q.created_before))
-      throw ApiError.validation([
-        { location: 'query.created_before', message: 'must be after created_after' },
-      ]);
-    const filter = {
-      type: q.type,
-      createdAfter: q.created_after ? new Date(q.created_after) : undefined,
-      createdBefore: q.created_before ? new Date(q.created_before) : undefined,
-    };
+    const range = queryRange(q, 'created_after', 'created_before');
+    const filter = { type: q.type, createdAfter: range.from, createdBefore: range.to };
     return this.cursors.codec.createdPage(
       'events',
       tenant,

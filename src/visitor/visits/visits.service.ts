@@ -30,6 +30,7 @@ import {
   VisitRow,
   VisitsRepository,
 } from './visits.repository';
+import { queryRange } from '../../common/validation/timestamp';
 
 export interface VisitInput {
   site_id: string;
@@ -570,14 +571,13 @@ export class VisitsService {
 
   /** GET /v1/visits: one page, oldest first, with the form that decides which answers it shows. */
   page(caller: VisitCaller, q: VisitsQuery): Promise<Page<VisitResponse>> {
-    if (q.expected_from && q.expected_to && Date.parse(q.expected_from) >= Date.parse(q.expected_to))
-      throw ApiError.validation([{ location: 'query.expected_to', message: 'must be after expected_from' }]);
+    const expected = queryRange(q, 'expected_from', 'expected_to');
     const filter = {
       status: q.status,
       siteId: q.site_id,
       hostId: q.host_id,
-      expectedFrom: q.expected_from ? new Date(q.expected_from) : undefined,
-      expectedTo: q.expected_to ? new Date(q.expected_to) : undefined,
+      expectedFrom: expected.from,
+      expectedTo: expected.to,
       updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
     };
     // The page and the form that decides which answers it shows are read at the same time.
