@@ -11,7 +11,6 @@
  * Reports requests/s, p50/p99 and the app's peak RSS; writes bench/results/bookings.{json,md}.
  */
 import autocannon from 'autocannon';
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +18,7 @@ import { Client } from 'pg';
 import { newId } from '../src/common/ids';
 import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
-import { benchDatabase, DURATION, peakRssMb, runIfMain } from './support';
+import { benchDatabase, DURATION, peakRssMb, runIfMain, startBenchServer, stopBenchServer } from './support';
 
 const CONNECTIONS = Number(process.env.BENCH_BOOKING_CONNECTIONS ?? 64);
 const PEOPLE = 1000;
@@ -131,27 +130,9 @@ export async function main(): Promise<void> {
   ).key;
   await ds.destroy();
 
-  const app = fork(join(__dirname, 'server.js'), [], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(PORT),
-      BENCH_ORG: org,
-      RUN_WORKER: 'false',
-      SEED_ON_FIRST_START: 'false',
-      LOG_LEVEL: 'error',
-      TEST_MODE_RATE_PER_MINUTE: '100000000',
-      REDIS_KEY_PREFIX: `bench:${db.name}`,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // BENCH_CPU_PROF=<dir>: write a CPU profile of the app (open it in Chrome DevTools).
-    execArgv: process.env.BENCH_CPU_PROF
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-      : [],
-  });
-  await new Promise<void>((resolve, reject) => {
-    app.once('message', () => resolve());
-    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
+  const app = await startBenchServer(db, PORT, {
+    BENCH_ORG: org,
+    TEST_MODE_RATE_PER_MINUTE: '100000000',
   });
   const base = `http://127.0.0.1:${PORT}`;
   const auth = { authorization: `Bearer ${key}` };
@@ -345,8 +326,7 @@ export async function main(): Promise<void> {
     console.log(md);
   } finally {
     await admin.end();
-    app.kill('SIGTERM');
-    await new Promise((r) => app.once('exit', r));
+    await stopBenchServer(app);
     await db.drop();
   }
 }

@@ -9,7 +9,6 @@
  * Writes bench/results/desk.{json,md}.
  */
 import autocannon from 'autocannon';
-import { fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +17,17 @@ import { newId } from '../src/common/ids';
 import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
 import { SCREEN_SQL } from '../src/visitor/watchlist/watchlist.repository';
-import { benchDatabase, CONNECTIONS, DURATION, load, LoadResult, peakRssMb, runIfMain } from './support';
+import {
+  benchDatabase,
+  CONNECTIONS,
+  DURATION,
+  load,
+  LoadResult,
+  peakRssMb,
+  runIfMain,
+  startBenchServer,
+  stopBenchServer,
+} from './support';
 
 const ENTRIES = Number(process.env.BENCH_WATCHLIST ?? 100_000);
 const PORT = 40_400 + Math.floor(Math.random() * 500);
@@ -158,23 +167,9 @@ export async function main(): Promise<void> {
   const seedSeconds = Number(((Date.now() - t0) / 1000).toFixed(1));
   await ds.destroy();
 
-  const app = fork(join(__dirname, 'server.js'), [], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(PORT),
-      BENCH_ORG: plain.id,
-      RUN_WORKER: 'false',
-      SEED_ON_FIRST_START: 'false',
-      LOG_LEVEL: 'error',
-      TEST_MODE_RATE_PER_MINUTE: '100000000',
-      REDIS_KEY_PREFIX: `bench:${db.name}`,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    app.once('message', () => resolve());
-    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
+  const app = await startBenchServer(db, PORT, {
+    BENCH_ORG: plain.id,
+    TEST_MODE_RATE_PER_MINUTE: '100000000',
   });
   const base = `http://127.0.0.1:${PORT}`;
   const creates = (o: Org): autocannon.Options => ({
@@ -325,8 +320,7 @@ export async function main(): Promise<void> {
     console.log(md);
   } finally {
     await pg.end();
-    app.kill('SIGTERM');
-    await new Promise((r) => app.once('exit', r));
+    await stopBenchServer(app);
     await db.drop();
   }
 }

@@ -97,6 +97,10 @@ export async function startBenchServer(
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // BENCH_CPU_PROF=<dir>: write a CPU profile of the app (open it in Chrome DevTools).
+    execArgv: process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [],
   });
   await new Promise<void>((resolve, reject) => {
     app.once('message', () => resolve());

@@ -10,7 +10,6 @@
  * BENCH_VISITS (default 1,000,000), BENCH_SECONDS, BENCH_CONNECTIONS tune it.
  */
 import autocannon from 'autocannon';
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +19,17 @@ import { newId } from '../src/common/ids';
 import { createDataSource } from '../src/database/data-source.factory';
 import { CursorCodec } from '../src/visitor/platform/pagination';
 import { platformServices } from '../src/visitor/visitor.command';
-import { benchDatabase, CONNECTIONS, DURATION, load, LoadResult, peakRssMb, runIfMain } from './support';
+import {
+  benchDatabase,
+  CONNECTIONS,
+  DURATION,
+  load,
+  LoadResult,
+  peakRssMb,
+  runIfMain,
+  startBenchServer,
+  stopBenchServer,
+} from './support';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 1_000_000);
 const PORT = 39_900 + Math.floor(Math.random() * 500);
@@ -116,27 +125,9 @@ export async function main(): Promise<void> {
   const tenant = { organisationId: organisation.id, livemode: false };
   const deepCursor = codec.encode('visits', tenant, [new Date(deepRow.created_at).toISOString(), deepRow.id]);
 
-  const app = fork(join(__dirname, 'server.js'), [], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(PORT),
-      BENCH_ORG: organisation.id,
-      RUN_WORKER: 'false',
-      SEED_ON_FIRST_START: 'false',
-      LOG_LEVEL: 'error',
-      TEST_MODE_RATE_PER_MINUTE: '100000000',
-      REDIS_KEY_PREFIX: `bench:${db.name}`,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // BENCH_CPU_PROF=<dir>: write a CPU profile of the app (open it in Chrome DevTools).
-    execArgv: process.env.BENCH_CPU_PROF
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-      : [],
-  });
-  await new Promise<void>((resolve, reject) => {
-    app.once('message', () => resolve());
-    app.once('exit', (code) => reject(new Error(`app exited ${code}`)));
+  const app = await startBenchServer(db, PORT, {
+    BENCH_ORG: organisation.id,
+    TEST_MODE_RATE_PER_MINUTE: '100000000',
   });
   const base = `http://127.0.0.1:${PORT}`;
   const auth = { authorization: `Bearer ${key}` };
@@ -291,8 +282,7 @@ export async function main(): Promise<void> {
     console.log(md);
   } finally {
     await admin.end();
-    app.kill('SIGTERM');
-    await new Promise((r) => app.once('exit', r));
+    await stopBenchServer(app);
     await db.drop();
   }
 }
