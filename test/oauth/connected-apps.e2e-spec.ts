@@ -15,7 +15,7 @@ import {
   registerApp,
   v1Get,
 } from '../support/oauth-fixtures';
-import type { TestOrg } from '../support/platform-fixtures';
+import { call, type TestOrg } from '../support/platform-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
 import { SCOPES } from '../../src/visitor/platform/scopes';
 
@@ -224,6 +224,48 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     const testSites = (await (await v1(test.access_token, '/v1/sites')).json()) as { data: { id: string }[] };
     expect(liveSites.data.map((s) => s.id)).toEqual(org.sites.filter((s) => s.livemode).map((s) => s.id));
     expect(testSites.data.map((s) => s.id)).toEqual(org.sites.filter((s) => !s.livemode).map((s) => s.id));
+  });
+
+  it("a visit's watchlist flag reaches a connected app only when its token holds watchlist:read", async () => {
+    const key = await org.key();
+    const site = org.sites.find((x) => !x.livemode)!.id;
+    const host = await call(t.app, 'POST', '/v1/people', {
+      key,
+      body: { name: 'Watch Host', email: `watch.host.${org.id.slice(4, 12).toLowerCase()}@host.test` },
+    });
+    const entry = await call(t.app, 'POST', '/v1/watchlist-entries', {
+      key,
+      body: { name: 'Kwabena Watched Ofori', reason: 'Banned after an incident', severity: 'high' },
+    });
+    expect(entry.statusCode).toBe(201);
+    const visit = await call(t.app, 'POST', '/v1/visits', {
+      key,
+      body: {
+        site_id: site,
+        host_id: host.json().id,
+        type: 'meeting',
+        visitor: { name: 'Kwabena Watched Ofori', phone: '+233244000111' },
+      },
+    });
+    expect(visit.json().watchlist.flagged).toBe(true);
+    const path = `/v1/visits/${visit.json().id}`;
+
+    const app = await registerApp(t, admin, 'public', redirectUri, 'Watch reader');
+    const client = { client_id: app.client_id, token_endpoint_auth_method: 'none' };
+    const without = (await tokenFor(admin, client, { scope: 'visits:read', mode: 'test' })).tokens!;
+    const plain = (await (await v1(without.access_token, path)).json()) as Record<string, unknown>;
+    expect(plain.id).toBe(visit.json().id);
+    expect('watchlist' in plain).toBe(false);
+    const listed = (await (await v1(without.access_token, '/v1/visits')).json()) as { data: object[] };
+    expect(listed.data.some((v) => 'watchlist' in v)).toBe(false);
+    expect((await v1(without.access_token, '/v1/watchlist-entries')).status).toBe(403);
+
+    const scoped = (await tokenFor(admin, client, { scope: 'visits:read watchlist:read', mode: 'test' }))
+      .tokens!;
+    const flagged = (await (await v1(scoped.access_token, path)).json()) as {
+      watchlist: { flagged: boolean };
+    };
+    expect(flagged.watchlist.flagged).toBe(true);
   });
 
   it('every /v1 401 names the protected-resource metadata, which names the server and the scopes', async () => {
