@@ -179,13 +179,27 @@ export const keysCommand: CliCommand = {
 export const sitesCommand: CliCommand = {
   name: 'sites',
   usage:
-    'sites create --org <org> --name N --time-zone TZ [--gates "A,B"] [--mode live|test|both] [--requires-host-approval]',
-  summary: 'Create a site with its gates (in both modes by default, keeping the sandbox a copy of live)',
+    'sites create --org <org> --name N --time-zone TZ [--gates "A,B"] [--mode live|test|both] [--requires-host-approval] [--watchlist-holds-check-in] | sites watchlist-hold <site_id> --org <org> --holds on|off',
+  summary:
+    'Create a site with its gates (in both modes by default, keeping the sandbox a copy of live); turn its watchlist hold at check-in on or off',
   async run(args, ctx) {
-    if (args[0] !== 'create') throw new UsageError(`usage: gatehouse ${this.usage}`);
+    if (args[0] !== 'create' && args[0] !== 'watchlist-hold')
+      throw new UsageError(`usage: gatehouse ${this.usage}`);
     const ds = await ctx.dataSource();
     const s = platformServices(ds);
     const org = await organisationId(ds, requiredFlag(args, '--org'));
+    if (args[0] === 'watchlist-hold') {
+      const holds = requiredFlag(args, '--holds');
+      if (holds !== 'on' && holds !== 'off') throw new UsageError('--holds must be on or off');
+      const site = args[1];
+      if (!site || site.startsWith('--')) throw new UsageError(`usage: gatehouse ${this.usage}`);
+      const row = await cli(() => s.orgs.setWatchlistHold(org, site, holds === 'on', OPERATOR));
+      return {
+        ...toSiteResponse(row),
+        livemode: row.livemode,
+        watchlist_holds_check_in: row.watchlist_holds_check_in,
+      };
+    }
     const mode = flag(args, '--mode') ?? 'both';
     if (!['live', 'test', 'both'].includes(mode)) throw new UsageError('--mode must be live, test or both');
     const rows = await cli(() =>
@@ -196,6 +210,7 @@ export const sitesCommand: CliCommand = {
           time_zone: requiredFlag(args, '--time-zone'),
           gates: list(flag(args, '--gates')),
           requires_host_approval: args.includes('--requires-host-approval'),
+          watchlist_holds_check_in: args.includes('--watchlist-holds-check-in'),
         },
         mode === 'both' ? [true, false] : [mode === 'live'],
         OPERATOR,

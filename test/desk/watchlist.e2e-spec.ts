@@ -4,6 +4,7 @@ import { until } from '../support/until';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { VisitTypesService } from '../../src/visitor/visit-types/visit-types.service';
 import { useDesk, phoneFrom } from './desk-app';
+import { runCli } from '../support/cli';
 
 const newPhone = phoneFrom(5200000);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -170,7 +171,9 @@ describe('watchlist over HTTP', () => {
   });
 
   it('a site that holds them sends a check-in with a high-severity match to approval', async () => {
-    await d.pg.query(`UPDATE visitor.site SET watchlist_holds_check_in = true WHERE id = $1`, [d.site]);
+    // The operator turns the hold on with the CLI (the command a site's setting is changed with).
+    const set = runCli(d.t.db.url, 'sites', 'watchlist-hold', d.site, '--org', d.org.id, '--holds', 'on');
+    expect(set).toMatchObject({ id: d.site, livemode: false, watchlist_holds_check_in: true });
     await add({ name: 'Nana Holdme Oduro', severity: 'high' });
     await add({ name: 'Esi Lowrisk Appiah', severity: 'low' });
     const high = (await visit({ name: 'Nana Holdme Oduro' })).json();

@@ -137,8 +137,9 @@ export class OrganisationsRepository {
   ): Promise<void> {
     assertTenant({ organisationId: s.organisation_id, livemode: s.livemode });
     await m.query(
-      `INSERT INTO visitor.site (id, organisation_id, livemode, name, time_zone, requires_host_approval, created_at, updated_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
+      `INSERT INTO visitor.site (id, organisation_id, livemode, name, time_zone, requires_host_approval,
+         watchlist_holds_check_in, created_at, updated_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
       [
         s.id,
         s.organisation_id,
@@ -146,6 +147,7 @@ export class OrganisationsRepository {
         s.name,
         s.time_zone,
         s.requires_host_approval,
+        s.watchlist_holds_check_in,
         s.created_at,
         s.updated_at,
       ],
@@ -157,6 +159,22 @@ export class OrganisationsRepository {
         [g.id, s.id, s.organisation_id, s.livemode, g.name, position, s.created_at],
       );
     }
+  }
+
+  /** Sets a site's watchlist hold; the site's mode, or null when the organisation has no such site. */
+  async setWatchlistHold(
+    m: EntityManager,
+    organisationId: string,
+    siteId: string,
+    holds: boolean,
+    now: Date,
+  ): Promise<boolean | null> {
+    const [rows] = (await m.query(
+      `UPDATE visitor.site SET watchlist_holds_check_in = $3, updated_at = $4
+        WHERE id = $1 AND organisation_id = $2 RETURNING livemode`,
+      [siteId, organisationId, holds, now],
+    )) as [{ livemode: boolean }[], number];
+    return rows[0]?.livemode ?? null;
   }
 
   async findSite(tenant: Tenant, id: string, m?: EntityManager): Promise<SiteRow | null> {

@@ -14,6 +14,8 @@ export interface SiteInput {
   name: string;
   time_zone: string;
   requires_host_approval?: boolean;
+  /** A check-in with a `high` watchlist match waits for approval instead of completing (docs/decisions.md). */
+  watchlist_holds_check_in?: boolean;
   gates?: string[];
 }
 
@@ -146,7 +148,7 @@ export class OrganisationsService {
         name: s.name.trim(),
         time_zone: s.time_zone,
         requires_host_approval: s.requires_host_approval ?? false,
-        watchlist_holds_check_in: false,
+        watchlist_holds_check_in: s.watchlist_holds_check_in ?? false,
         created_at: now,
         updated_at: now,
         gates: (s.gates ?? []).map((name) => ({ id: newId('gate'), name: name.trim() })),
@@ -177,6 +179,37 @@ export class OrganisationsService {
           uow.manager,
         );
       return rows;
+    });
+  }
+
+  /** Turns the site's watchlist hold at check-in on or off (`sites watchlist-hold`); audited as `site.updated`. */
+  async setWatchlistHold(
+    organisationId: string,
+    siteId: string,
+    holds: boolean,
+    actor: Actor,
+  ): Promise<SiteRow> {
+    return this.tx.run(async (uow) => {
+      const livemode = await this.repo.setWatchlistHold(
+        uow.manager,
+        organisationId,
+        siteId,
+        holds,
+        this.clock.now(),
+      );
+      if (livemode === null) throw ApiError.notFound(`Site ${siteId}`);
+      await this.audit.record(
+        {
+          organisationId,
+          livemode,
+          action: 'site.updated',
+          actor,
+          target: { type: 'site', id: siteId },
+          data: { watchlist_holds_check_in: holds },
+        },
+        uow.manager,
+      );
+      return (await this.repo.findSite({ organisationId, livemode }, siteId, uow.manager))!;
     });
   }
 
