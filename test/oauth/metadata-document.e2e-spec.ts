@@ -31,6 +31,7 @@ describe('Client ID Metadata Documents', () => {
   let admin: AccountRow;
   let as: oauth.AuthorizationServer;
   const hits = new Map<string, number>();
+  const stalled: import('node:http').ServerResponse[] = [];
   const redirectUri = 'http://localhost:7777/callback';
 
   beforeAll(async () => {
@@ -63,6 +64,8 @@ describe('Client ID Metadata Documents', () => {
       (req, res) => {
         const path = req.url ?? '/';
         hits.set(path, (hits.get(path) ?? 0) + 1);
+        // a host that accepts the connection and never answers
+        if (path === '/silent.json') return void stalled.push(res);
         const self = `${origin}${path}`;
         const docs: Record<string, unknown> = {
           // no token_endpoint_auth_method: a public client
@@ -102,6 +105,7 @@ describe('Client ID Metadata Documents', () => {
   });
   afterAll(async () => {
     await t.close();
+    for (const res of stalled) res.destroy();
     await new Promise((r) => server.close(r));
   });
 
@@ -173,5 +177,11 @@ describe('Client ID Metadata Documents', () => {
   it('the outbound-address rule: without the development allowance a loopback host is refused', async () => {
     const strict = metadataDocumentFetch({ allowLoopback: false, timeoutMs: 2000, maxBytes: 5120 });
     await expect(strict(`${origin}/assistant.json`)).rejects.toThrow(/non-public address/);
+  });
+
+  it('a host that does not answer within the time limit is given up on (no document, no app)', async () => {
+    const fetchDoc = metadataDocumentFetch({ allowLoopback: true, timeoutMs: 300, maxBytes: 5120 });
+    await expect(fetchDoc(`${origin}/silent.json`)).rejects.toThrow();
+    expect(hits.get('/silent.json')).toBe(1);
   });
 });
