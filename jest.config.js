@@ -10,6 +10,7 @@ module.exports = {
   // knows neither, so it is pointed at the file Node would load, which the transform above compiles.
   moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
   globalSetup: '<rootDir>/test/global-setup.mjs',
+  setupFiles: ['<rootDir>/test/support/known-warnings.ts'],
   globalTeardown: '<rootDir>/test/global-teardown.mjs',
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],

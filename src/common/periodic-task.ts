@@ -23,6 +23,9 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnModuleDe
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private ticking = false;
+  private stopped = false;
+  /** The round under way in this process (timer or direct), which shutdown waits for. */
+  private current: Promise<number> | null = null;
 
   protected constructor(protected readonly config: Config) {}
 
@@ -38,28 +41,41 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnModuleDe
     this.schedule(Math.floor(Date.now() / this.intervalMs) + 1);
   }
 
-  onModuleDestroy(): void {
+  /**
+   * Stops scheduling and waits for a round under way: the database and Redis close after every module is
+   * destroyed (onApplicationShutdown), so a round never finds them gone (a shutdown used to log "Cannot use a
+   * pool after calling end on the pool").
+   */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.claim = null;
+    await this.current;
   }
 
   /** Runs one round now in this process (unless one is running here), without claiming a period. */
-  async run(period: number | null = null): Promise<number> {
-    if (this.running) return 0;
+  run(period: number | null = null): Promise<number> {
+    if (this.running) return Promise.resolve(0);
     this.running = true;
-    try {
-      const n = await this.work(period);
-      if (n > 0 && this.what) this.logger.log(`${n} ${this.what}`);
-      return n;
-    } catch (e) {
-      this.logger.warn(`${this.constructor.name} failed: ${(e as Error).message}`);
-      return 0;
-    } finally {
-      this.running = false;
-    }
+    const round = (async () => {
+      try {
+        const n = await this.work(period);
+        if (n > 0 && this.what) this.logger.log(`${n} ${this.what}`);
+        return n;
+      } catch (e) {
+        this.logger.warn(`${this.constructor.name} failed: ${(e as Error).message}`);
+        return 0;
+      } finally {
+        this.running = false;
+        this.current = null;
+      }
+    })();
+    this.current = round;
+    return round;
   }
 
   private schedule(period: number): void {
+    if (this.stopped) return;
     this.timer = setTimeout(() => void this.tick(period), Math.max(0, period * this.intervalMs - Date.now()));
     this.timer.unref();
   }
@@ -69,7 +85,7 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnModuleDe
     const period = Math.max(due, Math.floor(Date.now() / this.intervalMs));
     this.schedule(period + 1);
     // A round (or a claim) still under way here skips the period; elsewhere the round's lease does the same.
-    if (this.ticking || this.running || !this.claim) return;
+    if (this.stopped || this.ticking || this.running || !this.claim) return;
     this.ticking = true;
     try {
       await this.claim.runIfClaimed(period, async () => (this.claim ? this.run(period) : 0));

@@ -132,6 +132,25 @@ describe('periodic tasks across a fleet', () => {
     expect(overlapping).toEqual([]);
   }, 120_000);
 
+  it('shutting down waits for a round under way: it ends before the database closes', async () => {
+    const { app, instance } = await boot({
+      REDIS_KEY_PREFIX: `ghtest:${randomBytes(6).toString('hex')}`,
+      RUN_WORKER: 'false',
+    });
+    const probe = app.app.get(PeriodicProbe);
+    probe.durationMs = 800;
+    const round = probe.run(periodNow());
+    await until(
+      async () =>
+        (await pg.query(`SELECT 1 FROM ${PROBE_TABLE} WHERE instance = $1`, [instance])).rowCount === 1,
+      30_000,
+    );
+    await apps.splice(apps.indexOf(app), 1)[0].close();
+    expect(await round).toBe(1);
+    const { rows } = await pg.query(`SELECT ended_at FROM ${PROBE_TABLE} WHERE instance = $1`, [instance]);
+    expect(rows).toEqual([{ ended_at: expect.any(Date) }]);
+  }, 60_000);
+
   it('a process with RUN_WORKER=false schedules nothing: no run, no Redis key', async () => {
     const idlePrefix = `ghtest:${randomBytes(6).toString('hex')}`;
     const workerPrefix = `ghtest:${randomBytes(6).toString('hex')}`;
