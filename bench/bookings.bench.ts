@@ -18,7 +18,15 @@ import { Client } from 'pg';
 import { newId } from '../src/common/ids';
 import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
-import { benchDatabase, DURATION, peakRssMb, runIfMain, startBenchServer, stopBenchServer } from './support';
+import {
+  benchProOrg,
+  benchDatabase,
+  DURATION,
+  peakRssMb,
+  runIfMain,
+  startBenchServer,
+  stopBenchServer,
+} from './support';
 
 const CONNECTIONS = Number(process.env.BENCH_BOOKING_CONNECTIONS ?? 64);
 const PEOPLE = 1000;
@@ -47,25 +55,12 @@ export async function main(): Promise<void> {
   const { url } = db;
   const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
   const s = platformServices(ds);
-  const operator = { type: 'operator' as const, id: 'bench' };
-  const { organisation, sites } = await s.orgs.create(
-    {
-      name: 'Bench Bookings',
-      plan: 'pro',
-      country: 'GH',
-      time_zone: 'Africa/Accra',
-      sites: [{ name: 'HQ', time_zone: 'Africa/Accra', gates: ['Main'] }],
-    },
-    operator,
-  );
-  const org = organisation.id;
-  const site = sites.find((x) => !x.livemode)!.id;
-  const host = newId('person');
-  await ds.query(
-    `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, can_host, active, created_at, updated_at)
-     VALUES ($1, $2, false, 'Bench Host', 'host@bench.test', true, true, now(), now())`,
-    [host, org],
-  );
+  const {
+    id: org,
+    site,
+    host,
+    key,
+  } = await benchProOrg(ds, s, 'Bench Bookings', ['bookings:read', 'bookings:write', 'attendance:read']);
   // Two busy types, one run each: bookings confirmed at once (with their visit), and bookings left pending.
   const types = { confirmed: newId('btype'), pending: newId('btype') };
   const hours = [{ start: '06:00', end: '22:00' }];
@@ -116,18 +111,6 @@ export async function main(): Promise<void> {
     [org, site, shift, PEOPLE, from, to],
   );
   await ds.query('ANALYZE');
-  const key = (
-    await s.keys.create(
-      org,
-      {
-        name: 'bench',
-        kind: 'secret',
-        mode: 'test',
-        scopes: ['bookings:read', 'bookings:write', 'attendance:read'],
-      },
-      operator,
-    )
-  ).key;
   await ds.destroy();
 
   const app = await startBenchServer(db, PORT, {

@@ -18,6 +18,7 @@ import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
 import { SCREEN_SQL } from '../src/visitor/watchlist/watchlist.repository';
 import {
+  benchProOrg,
   benchDatabase,
   CONNECTIONS,
   DURATION,
@@ -107,38 +108,8 @@ export async function main(): Promise<void> {
   const { url } = db;
   const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
   const s = platformServices(ds);
-  const operator = { type: 'operator' as const, id: 'bench' };
-  const makeOrg = async (name: string): Promise<Org> => {
-    const { organisation, sites } = await s.orgs.create(
-      {
-        name,
-        plan: 'pro',
-        country: 'GH',
-        time_zone: 'Africa/Accra',
-        sites: [{ name: 'HQ', time_zone: 'Africa/Accra', gates: ['Main'] }],
-      },
-      operator,
-    );
-    const host = newId('person');
-    await ds.query(
-      `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, can_host, active, created_at, updated_at)
-       VALUES ($1, $2, false, 'Bench Host', 'host@bench.test', true, true, now(), now())`,
-      [host, organisation.id],
-    );
-    const key = (
-      await s.keys.create(
-        organisation.id,
-        {
-          name: 'bench',
-          kind: 'secret',
-          mode: 'test',
-          scopes: ['visits:read', 'visits:write', 'watchlist:read'],
-        },
-        operator,
-      )
-    ).key;
-    return { id: organisation.id, site: sites.find((x) => !x.livemode)!.id, host, key };
-  };
+  const makeOrg = (name: string): Promise<Org> =>
+    benchProOrg(ds, s, name, ['visits:read', 'visits:write', 'watchlist:read']);
   const plain = await makeOrg('Bench Desk (no watchlist)');
   const listed = await makeOrg('Bench Desk (100,000 watchlist entries)');
 

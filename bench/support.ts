@@ -5,6 +5,8 @@ import { ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { newId } from '../src/common/ids';
 import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
 import type { platformServices } from '../src/visitor/visitor.command';
 
@@ -136,4 +138,39 @@ export async function benchEnterpriseOrg(s: ReturnType<typeof platformServices>)
   );
   await s.orgs.update(organisation.id, { rate_limit_per_minute: 100_000_000 }, operator);
   return organisation;
+}
+
+/**
+ * A Pro organisation with one site (its test-mode id returned), a host in test mode and a test secret key with
+ * `scopes`: the tenant of the visit, booking and front-desk benches.
+ */
+export async function benchProOrg(
+  ds: DataSource,
+  s: ReturnType<typeof platformServices>,
+  name: string,
+  scopes: string[],
+): Promise<{ id: string; site: string; host: string; key: string }> {
+  const operator = { type: 'operator' as const, id: 'bench' };
+  const { organisation, sites } = await s.orgs.create(
+    {
+      name,
+      plan: 'pro',
+      country: 'GH',
+      time_zone: 'Africa/Accra',
+      sites: [{ name: 'HQ', time_zone: 'Africa/Accra', gates: ['Main'] }],
+    },
+    operator,
+  );
+  const host = newId('person');
+  await ds.query(
+    `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, can_host, active, created_at, updated_at)
+     VALUES ($1, $2, false, 'Bench Host', 'host@bench.test', true, true, now(), now())`,
+    [host, organisation.id],
+  );
+  const { key } = await s.keys.create(
+    organisation.id,
+    { name: 'bench', kind: 'secret', mode: 'test', scopes },
+    operator,
+  );
+  return { id: organisation.id, site: sites.find((x) => !x.livemode)!.id, host, key };
 }

@@ -15,11 +15,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config/config';
-import { newId } from '../src/common/ids';
 import { createDataSource } from '../src/database/data-source.factory';
 import { CursorCodec } from '../src/visitor/platform/pagination';
 import { platformServices } from '../src/visitor/visitor.command';
 import {
+  benchProOrg,
   benchDatabase,
   CONNECTIONS,
   DURATION,
@@ -61,31 +61,13 @@ export async function main(): Promise<void> {
 
   const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
   const s = platformServices(ds);
-  const operator = { type: 'operator' as const, id: 'bench' };
-  const { organisation, sites } = await s.orgs.create(
-    {
-      name: 'Bench Visits',
-      plan: 'pro',
-      country: 'GH',
-      time_zone: 'Africa/Accra',
-      sites: [{ name: 'HQ', time_zone: 'Africa/Accra', gates: ['Main'] }],
-    },
-    operator,
-  );
-  const site = sites.find((x) => !x.livemode)!.id;
-  const host = newId('person');
-  await ds.query(
-    `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, can_host, active, created_at, updated_at)
-     VALUES ($1, $2, false, 'Bench Host', 'host@bench.test', true, true, now(), now())`,
-    [host, organisation.id],
-  );
-  const key = (
-    await s.keys.create(
-      organisation.id,
-      { name: 'bench', kind: 'secret', mode: 'test', scopes: ['visits:read', 'visits:write'] },
-      operator,
-    )
-  ).key;
+  const {
+    id: orgId,
+    site,
+    host,
+    key,
+  } = await benchProOrg(ds, s, 'Bench Visits', ['visits:read', 'visits:write']);
+  const organisation = { id: orgId };
 
   // 1,000,000 visits (100,000 visitors) in bulk, spread over the last ~2 years, every status.
   const t0 = Date.now();
