@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config/config';
 import type { ResolvedDatabase } from '../database/database-setup';
+import { ApiError } from '../common/errors/api-error';
 
 /**
  * One operator command of `gatehouse` / `npm run cli -- …`. Commands live in `*.command.ts` files anywhere
@@ -45,6 +46,24 @@ export interface Progress {
 
 /** The command line is wrong (unknown sub-command, missing or malformed argument): exit code 2. */
 export class UsageError extends Error {}
+
+/**
+ * Runs a command's work; a domain error (`ApiError`) becomes a usage error: its detail, then one line per field,
+ * each named by `field` (the error's location by default, e.g. `body.name`; flag commands name the flag).
+ */
+export async function domainErrorsAsUsage<T>(
+  work: () => Promise<T>,
+  field: (location: string) => string = (location) => location,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    throw new UsageError(
+      [e.detail, ...e.errors.map((f) => `${field(f.location)}: ${f.message}`)].join('\n  '),
+    );
+  }
+}
 
 /** The command ran and could not do what was asked (nothing found, refused): its message, exit code 1. */
 export class CommandFailed extends Error {}

@@ -4,10 +4,9 @@ import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { ApiError } from '../common/errors/api-error';
 import type { Config } from '../config/config';
 import { Transactions } from '../database/unit-of-work';
-import { CliCommand, flag, requiredFlag, UsageError } from '../cli/cli-command';
+import { CliCommand, flag, requiredFlag, UsageError, domainErrorsAsUsage } from '../cli/cli-command';
 import { AttendanceRepository } from './attendance/attendance.repository';
 import { AttendanceService } from './attendance/attendance.service';
 import { TimesheetExport } from './attendance/timesheet-export';
@@ -70,15 +69,8 @@ async function tenantFrom(ds: DataSource, args: string[]): Promise<Tenant> {
   return { organisationId: org.id, livemode: mode === 'live' };
 }
 
-/** Domain errors become usage errors naming the fields. */
-async function cli<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
-    throw new UsageError([e.detail, ...e.errors.map((f) => `${f.location}: ${f.message}`)].join('\n  '));
-  }
-}
+/** Domain errors become usage errors naming the fields (their JSON locations: the input is `--json`). */
+const cli = domainErrorsAsUsage;
 
 /** A JSON body from `--json '{…}'` or `--file body.json`, validated as the console validates it. */
 function jsonBody<T extends object>(args: string[], cls: new () => T): T {

@@ -1,8 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { ApiError } from '../common/errors/api-error';
 import { Transactions } from '../database/unit-of-work';
-import { CliCommand, flag, requiredFlag, UsageError } from '../cli/cli-command';
+import { CliCommand, flag, requiredFlag, UsageError, domainErrorsAsUsage } from '../cli/cli-command';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { AccountsService } from './accounts/accounts.service';
 import { OrganisationsRepository } from './organisations/organisations.repository';
@@ -34,17 +33,8 @@ export function platformServices(ds: DataSource) {
 }
 
 /** Domain errors become usage errors naming the flag (`body.name` → `--name`). */
-async function cli<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
-    const fields = e.errors.map(
-      (f) => `--${f.location.replace(/^body\./, '').replace(/_/g, '-')}: ${f.message}`,
-    );
-    throw new UsageError([e.detail, ...fields].join('\n  '));
-  }
-}
+const cli = <T>(work: () => Promise<T>): Promise<T> =>
+  domainErrorsAsUsage(work, (location) => `--${location.replace(/^body\./, '').replace(/_/g, '-')}`);
 
 const list = (v: string | undefined) =>
   (v ?? '')
