@@ -460,11 +460,14 @@ describe('bookings over HTTP', () => {
     ).json();
     const other = (await book(tour.id, slot(3))).json();
     const visitor = (await call(t.app, 'GET', `/v1/visits/${confirmed.visit_id}`, { key })).json().visitor.id;
+    // A cancellation's reason is free text about the attendee: it goes with the rest.
+    await call(t.app, 'POST', `/v1/bookings/${kept.id}/cancel`, { key, body: { reason: 'Efua is unwell' } });
     expect((await call(t.app, 'DELETE', `/v1/visitors/${visitor}`, { key })).statusCode).toBe(204);
     for (const id of [declined.id, kept.id]) {
       const b = (await call(t.app, 'GET', `/v1/bookings/${id}`, { key })).json();
       expect(b.attendee).toEqual({ name: null, phone: null, email: null, company: null });
       expect(b.decline_reason).toBeNull();
+      expect(b.cancel_reason).toBeNull();
       const text = JSON.stringify(await eventsOf(id));
       expect(text).not.toContain(phone);
       expect(text).not.toContain('Efua');

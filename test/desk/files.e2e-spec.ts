@@ -150,6 +150,12 @@ describe('files over HTTP (local driver)', () => {
         },
       })
     ).json();
+    // A visitor's photo must hang on a visit, or erasing the visitor could not find it.
+    const loose = await register({ purpose: 'visitor_photo' });
+    expect(loose.statusCode).toBe(422);
+    expect(loose.json().errors).toEqual([
+      { location: 'body.visit_id', message: 'a visitor_photo must name its visit' },
+    ]);
     const f = (await register({ purpose: 'visitor_photo', visit_id: v.id })).json();
     expect(f.visit_id).toBe(v.id);
     expect((await putToLink(d, f.upload, PNG)).statusCode).toBe(204);

@@ -5,7 +5,7 @@ import type { UnitOfWork } from '../../database/unit-of-work';
 import { takePlaceSql } from '../booking-types/booking-types.repository';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
-import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { Erasure, HoldsVisitorData, VisitorDataHolder, readableJsonbSql } from '../platform/visitor-data';
 import type { BookingStatus } from './booking-state-machine';
 import { BookingEntity } from './booking.entity';
 
@@ -137,13 +137,18 @@ export class BookingsRepository implements VisitorDataHolder {
     const ids = rows.map((r) => r.id);
     if (!ids.length) return;
     erasure.relatedIds.push(...ids);
+    // Only bodies that mention one of the bookings are read as jsonb, with lone-surrogate escapes mended, so one
+    // unreadable body elsewhere in the organisation cannot block the erasure (as aboutVisitorSql does for visits).
+    const readable = readableJsonbSql('body');
     await uow.manager.query(
       `UPDATE visitor.event
-          SET body = jsonb_set(jsonb_set(jsonb_set(body::jsonb, '{data,object,attendee}',
+          SET body = jsonb_set(jsonb_set(jsonb_set(jsonb_set(${readable}, '{data,object,attendee}',
                        jsonb_build_object('name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
-                     '{data,object,custom_fields}', '{}'::jsonb), '{data,object,decline_reason}', 'null')::text
+                     '{data,object,custom_fields}', '{}'::jsonb), '{data,object,decline_reason}', 'null'),
+                   '{data,object,cancel_reason}', 'null')::text
         WHERE organisation_id = $2 AND livemode = $3 AND type LIKE 'booking.%'
-          AND body::jsonb #>> '{data,object,id}' = ANY($1)`,
+          AND CASE WHEN EXISTS (SELECT 1 FROM unnest($1::text[]) i WHERE strpos(body, i) > 0)
+                   THEN ${readable} #>> '{data,object,id}' END = ANY($1)`,
       [ids, tenant.organisationId, tenant.livemode],
     );
   }

@@ -57,6 +57,9 @@ export class FilesService {
         location: 'body.size',
         message: `a ${input.purpose} may be at most ${limits.maxBytes} bytes`,
       });
+    // A visitor's photo is theirs: it hangs on a visit, so erasing the visitor reaches it.
+    if (input.purpose === 'visitor_photo' && !input.visit_id)
+      errors.push({ location: 'body.visit_id', message: 'a visitor_photo must name its visit' });
     if (errors.length) throw ApiError.validation(errors);
     const id = newId('file');
     const now = this.clock.now();
