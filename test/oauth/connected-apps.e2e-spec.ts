@@ -98,6 +98,20 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
     });
     expect(waiting.tokens).toBeNull();
     expect(waiting.page).toContain('Waiting for your admin');
+    // Coming back to the waiting page is not a second request: the audit trail has one.
+    const again = await tokenFor(member, client, {
+      scope: 'visits:read visits:write',
+      mode: 'test',
+      browser,
+    });
+    expect(again.page).toContain('Waiting for your admin');
+    const requests = await t.app
+      .get(DataSource)
+      .query(
+        `SELECT 1 FROM visitor.audit_event WHERE action = 'oauth_app.approval_requested' AND target_id = $1`,
+        [app.client_id],
+      );
+    expect(requests).toHaveLength(1);
 
     const console = await consoleAs(admin);
     const listed = (await console('GET', '/console/connected-apps')).json();

@@ -64,14 +64,17 @@ export class ConnectedAppsRepository {
     return rows[0] ?? null;
   }
 
-  /** Records a request; an existing row (pending, approved or denied) is kept as it is. */
-  async requestApproval(m: EntityManager, a: ApprovalRow): Promise<ApprovalRow> {
-    const rows: ApprovalRow[] = await m.query(
+  /**
+   * Records a request; an existing row (pending, approved or denied) is kept as it is. `inserted`: whether this
+   * call made the row (a repeated request, e.g. a reload of the waiting page, did not).
+   */
+  async requestApproval(m: EntityManager, a: ApprovalRow): Promise<{ row: ApprovalRow; inserted: boolean }> {
+    const rows: (ApprovalRow & { inserted: boolean })[] = await m.query(
       `INSERT INTO oauth.approval (organisation_id, client_id, client_name, client_source, status, requested_by,
          requested_at, decided_by, decided_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
        ON CONFLICT (organisation_id, client_id) DO UPDATE SET client_name = oauth.approval.client_name
-       RETURNING *`,
+       RETURNING *, (xmax = 0) AS inserted`,
       [
         a.organisation_id,
         a.client_id,
@@ -84,7 +87,8 @@ export class ConnectedAppsRepository {
         a.decided_at,
       ],
     );
-    return rows[0];
+    const { inserted, ...row } = rows[0];
+    return { row, inserted };
   }
 
   async decide(

@@ -42,10 +42,13 @@ export class ConnectedAppsService {
     return this.repo.approval(organisationId, clientId);
   }
 
-  /** A member asks for the app: a pending request admins see (an existing decision is kept). */
+  /**
+   * A member asks for the app: a pending request admins see (an existing decision is kept). Audited once, when the
+   * request is made, not on every later view of the waiting page.
+   */
   async requestApproval(account: AccountRow, app: AppInfo): Promise<ApprovalRow> {
     return this.tx.run(async (uow) => {
-      const row = await this.repo.requestApproval(uow.manager, {
+      const { row, inserted } = await this.repo.requestApproval(uow.manager, {
         organisation_id: account.organisation_id,
         client_id: app.clientId,
         client_name: app.name,
@@ -56,7 +59,7 @@ export class ConnectedAppsService {
         decided_by: null,
         decided_at: null,
       });
-      if (row.requested_by === account.id && row.status === 'pending')
+      if (inserted && row.status === 'pending')
         await this.audit.record(
           {
             organisationId: account.organisation_id,
