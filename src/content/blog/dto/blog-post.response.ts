@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { iso } from '../../common/iso';
+import { iso } from '../../../common/iso';
 import { sanitize } from '../../common/sanitize';
 import type { BlogPostRow, BlogRow } from '../blog.repository';
 

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { progressPercent } from '../../common/percent';
 import { detailResponse } from '../../common/detail-response';
 import { countryName } from '../../common/countries';
-import { iso, isoOrNull } from '../../common/iso';
+import { iso, isoOrNull } from '../../../common/iso';
 import { sanitize } from '../../common/sanitize';
 import type { CampaignRow, CampaignUpdateRow } from '../campaigns.repository';
 

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { detailResponse } from '../../common/detail-response';
-import { iso, isoOrNull } from '../../common/iso';
+import { iso, isoOrNull } from '../../../common/iso';
 import type {
   DurbarReplayRow,
   DurbarRow,

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { iso } from '../../common/iso';
+import { iso } from '../../../common/iso';
 import type { GroupRow } from '../groups.repository';
 
 export class GroupResponse {

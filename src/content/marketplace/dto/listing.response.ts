@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { detailResponse } from '../../common/detail-response';
-import { iso } from '../../common/iso';
+import { iso } from '../../../common/iso';
 import type { ListingDetailRow, ListingPackageRow, ListingRow } from '../marketplace.repository';
 
 export class ListingResponse {

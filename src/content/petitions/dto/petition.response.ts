@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { progressPercent } from '../../common/percent';
 import { detailResponse } from '../../common/detail-response';
 import { countryName } from '../../common/countries';
-import { iso } from '../../common/iso';
+import { iso } from '../../../common/iso';
 import type { PetitionRow } from '../petitions.repository';
 
 export class PetitionProgressResponse {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { iso } from '../../common/iso';
+import { iso } from '../../../common/iso';
 import type { PostRow } from '../posts.repository';
 
 export class PostAuthorResponse {

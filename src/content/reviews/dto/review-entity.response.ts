@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { iso } from '../../common/iso';
+import { iso } from '../../../common/iso';
 import type { ReviewEntityRow } from '../review-entities.repository';
 
 export class ReviewEntityResponse {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { iso, isoOrNull } from '../../common/iso';
+import { iso, isoOrNull } from '../../../common/iso';
 import type { HazardRow } from '../hazards.repository';
 import { HAZARD_TYPES, SEVERITIES } from './hazards.query';
 

@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { DeliveryRow } from '../deliveries.repository';
 import { DELIVERY_STATUSES } from './delivery.request';
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso, isoOrNull } from '../../../common/iso';
 
 export class DeliveryResponse {
   @ApiProperty({ example: 'delivery_3kT9…' }) id: string;
@@ -43,17 +42,17 @@ export function toDeliveryResponse(d: DeliveryRow): DeliveryResponse {
     tracking_number: d.tracking_number,
     description: d.description,
     photo_file_id: d.photo_file_id,
-    received_at: iso(d.received_at)!,
+    received_at: iso(d.received_at),
     received_by: d.received_by,
-    notified_at: iso(d.notified_at),
-    collected_at: iso(d.collected_at),
+    notified_at: isoOrNull(d.notified_at),
+    collected_at: isoOrNull(d.collected_at),
     collected_by: d.collected_by,
     collected_by_name: d.collected_by_name,
     signature_file_id: d.signature_file_id,
     collection_photo_file_id: d.collection_photo_file_id,
-    returned_at: iso(d.returned_at),
+    returned_at: isoOrNull(d.returned_at),
     return_reason: d.return_reason,
-    created_at: iso(d.created_at)!,
-    updated_at: iso(d.updated_at)!,
+    created_at: iso(d.created_at),
+    updated_at: iso(d.updated_at),
   };
 }

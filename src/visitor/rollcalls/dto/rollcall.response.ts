@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { RollcallPersonRow, RollcallRow } from '../rollcalls.repository';
 import { ROLLCALL_STATUSES } from './rollcall.request';
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso, isoOrNull } from '../../../common/iso';
 
 export class RollcallProgressResponse {
   @ApiProperty() total: number;
@@ -58,9 +57,9 @@ export function toRollcallResponse(r: RollcallRow): RollcallResponse {
     id: r.id,
     site_id: r.site_id,
     status: r.status,
-    started_at: iso(r.started_at)!,
+    started_at: iso(r.started_at),
     started_by: r.started_by,
-    closed_at: iso(r.closed_at),
+    closed_at: isoOrNull(r.closed_at),
     closed_by: r.closed_by,
     progress: {
       total: r.total,
@@ -69,8 +68,8 @@ export function toRollcallResponse(r: RollcallRow): RollcallResponse {
       missing: r.missing,
       needs_help: r.needs_help,
     },
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
   };
 }
 
@@ -82,7 +81,7 @@ export const toRollcallPersonResponse = (p: RollcallPersonRow): RollcallPersonRe
   status: p.status,
   note: p.note,
   marked_by: p.marked_by,
-  marked_at: iso(p.marked_at),
+  marked_at: isoOrNull(p.marked_at),
 });
 
 export const toRollcallDetailResponse = (
@@ -98,5 +97,6 @@ export const toRollcallMarkResponse = (p: RollcallPersonRow): RollcallMarkRespon
   kind: p.kind,
   status: p.status,
   marked_by: p.marked_by,
-  marked_at: iso(p.marked_at)!,
+  // A mark response is made only for a person just marked.
+  marked_at: isoOrNull(p.marked_at)!,
 });

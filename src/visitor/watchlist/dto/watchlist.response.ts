@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SEVERITIES } from './watchlist.request';
 import type { WatchlistEntryRow, WatchlistMatchRow } from '../watchlist.repository';
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso, isoOrNull } from '../../../common/iso';
 
 export class WatchlistEntryResponse {
   @ApiProperty({ example: 'watch_3kT9…' }) id: string;
@@ -33,11 +32,11 @@ export function toWatchlistEntryResponse(e: WatchlistEntryRow, now: Date): Watch
     company: e.company,
     reason: e.reason,
     severity: e.severity,
-    expires_at: iso(e.expires_at),
+    expires_at: isoOrNull(e.expires_at),
     active: e.expires_at === null || new Date(e.expires_at).getTime() > now.getTime(),
     created_by: e.created_by,
-    created_at: iso(e.created_at)!,
-    updated_at: iso(e.updated_at)!,
+    created_at: iso(e.created_at),
+    updated_at: iso(e.updated_at),
   };
 }
 
@@ -80,7 +79,7 @@ export const toMatchSummary = (m: WatchlistMatchRow): WatchlistMatchSummary => (
   field: m.field,
   score: Number(m.score),
   explanation: m.explanation,
-  matched_at: iso(m.created_at)!,
+  matched_at: iso(m.created_at),
 });
 
 export const toMatchResponse = (m: WatchlistMatchRow): WatchlistMatchResponse => ({
