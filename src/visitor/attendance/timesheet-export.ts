@@ -98,7 +98,11 @@ export class TimesheetExport {
         people.map((p) => p.id),
       );
       const byPerson = new Map<string, DayCell[]>();
-      for (const c of cells) byPerson.set(c.person_id, [...(byPerson.get(c.person_id) ?? []), c]);
+      for (const c of cells) {
+        const days = byPerson.get(c.person_id);
+        if (days) days.push(c);
+        else byPerson.set(c.person_id, [c]);
+      }
       for (const p of people) {
         const days = (byPerson.get(p.id) ?? []).filter((c) => c.status !== 'upcoming');
         const who = {
