@@ -1,4 +1,4 @@
-import { LogLevel as NestLogLevel, LoggerService, Type } from '@nestjs/common';
+import { INestApplicationContext, LogLevel as NestLogLevel, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -60,6 +60,23 @@ function startRequest(req: FastifyRequest, reply: FastifyReply): void {
     rateLimit: null,
   };
   void reply.header('Svc-Request-Id', req.id);
+}
+
+/**
+ * The same object graph as the server's (configuration, database, Redis, every domain's services and
+ * subscribers), without HTTP: for code that runs services outside a request, such as service-tier tests.
+ */
+export async function createContext(
+  config: Config,
+  databaseUrl: string,
+  opts: CreateAppOptions = {},
+): Promise<INestApplicationContext> {
+  const ctx = await NestFactory.createApplicationContext(
+    AppModule.forRoot(config, databaseUrl, new RouteTable(), opts.extraModules),
+    { logger: opts.logger ?? nestLogLevels(config.logLevel), abortOnError: false },
+  );
+  await ctx.init();
+  return ctx;
 }
 
 /** Builds the initialised (not yet listening) application. Used by main.ts, the worker and the tests. */

@@ -73,6 +73,9 @@ async function extractPackagedChromium() {
 }
 
 export default async function globalSetup() {
+  // Both database tiers (service, e2e) name this setup; the second call in a run finds it done.
+  if (globalThis.__GATEHOUSE_TEST_SETUP__) return;
+  globalThis.__GATEHOUSE_TEST_SETUP__ = true;
   process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
   await preflightRedis(process.env.REDIS_URL);
   let adminUrl = process.env.DATABASE_URL;
