@@ -36,3 +36,26 @@ export class VisitorsController {
     return this.erasure.erase(tenant, id);
   }
 }
+
+/** Erasure of a booking's attendee: DELETE /v1/bookings/{id}/attendee (the bookings domain sits below erasure). */
+@ApiTags('Bookings')
+@Controller('v1/bookings')
+export class AttendeeErasureController {
+  constructor(private readonly erasure: VisitorErasure) {}
+
+  @Delete(':booking_id/attendee')
+  @HttpCode(204)
+  @Authorize({ scope: 'visitors:delete' })
+  @ApiOperation({
+    summary:
+      "Permanently erase a booking's attendee: the attendee's details, answers and reasons on this booking and " +
+      "every booking made with the same phone, with their events, messages, stored responses and receivers' " +
+      'answers. Nothing is created or sent. An attendee who has a visitor record (same phone) is that visitor: ' +
+      'erased as DELETE /v1/visitors/{visitor_id} (visitor.erased). Repeating it answers 204 again',
+    operationId: 'eraseBookingAttendee',
+  })
+  @ApiNoContentResponse()
+  erase(@CurrentTenant() tenant: Tenant, @Param('booking_id') id: string): Promise<void> {
+    return this.erasure.eraseAttendee(tenant, id);
+  }
+}

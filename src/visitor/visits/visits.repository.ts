@@ -371,6 +371,16 @@ export class VisitsRepository implements VisitorDataHolder {
     return rows[0] ?? null;
   }
 
+  /** The visitor with this phone number (visits match visitors by phone), or null. */
+  async findVisitorByPhone(tenant: Tenant, phone: string, m?: EntityManager): Promise<VisitorRow | null> {
+    assertTenant(tenant);
+    const rows: VisitorRow[] = await this.m(m).query(
+      `SELECT * FROM visitor.visitor WHERE phone = $1 AND organisation_id = $2 AND livemode = $3 AND erased_at IS NULL`,
+      [phone, tenant.organisationId, tenant.livemode],
+    );
+    return rows[0] ?? null;
+  }
+
   /** Whether the visitor has a visit plan history never hides. */
   async visitorHasActiveVisit(tenant: Tenant, visitorId: string): Promise<boolean> {
     const rows: unknown[] = await this.ds.query(
