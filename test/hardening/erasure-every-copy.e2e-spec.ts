@@ -7,7 +7,6 @@ import { until } from '../support/until';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const newPhone = phoneFrom(5700000);
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const DAY = [{ start: '09:00', end: '17:00' }];
 const EVERY_DAY = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY };
 /** Letters only, so a needle never meets JSON escaping or a number's formatting. */
