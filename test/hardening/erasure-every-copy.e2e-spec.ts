@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 import { BookingTypesService } from '../../src/visitor/booking-types/booking-types.service';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 import { freshOrg, phoneFrom, PNG, useDesk } from '../desk/desk-app';
@@ -118,6 +119,36 @@ describe('erasure reaches every copy (generated over every column of every table
       )
     ).rows[0].n as number;
 
+  /** The console's view of the `booking.created` delivery of `bookingId` (what an admin reads), as text. */
+  const consoleDelivery = async (bookingId: string) => {
+    const email = `admin@${d.org.id.slice(4).toLowerCase()}.test`;
+    const password = 'correct horse battery staple';
+    await d.t.app
+      .get(AccountsService)
+      .create(d.org.id, { email, name: 'A', role: 'admin', password }, { type: 'operator', id: 'test' })
+      .catch(() => undefined); // created by an earlier call
+    const session = await d.t.app.inject({
+      method: 'POST',
+      url: '/console/session',
+      payload: { email, password },
+    });
+    const cookie = String(session.headers['set-cookie']).split(';')[0];
+    const { rows } = await d.pg.query(
+      `SELECT d.id FROM visitor.webhook_delivery d JOIN visitor.event e ON e.id = d.event_id
+        WHERE e.type = 'booking.created' AND e.body LIKE $1`,
+      [`%${bookingId}%`],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    const res = await d.t.app.inject({
+      method: 'GET',
+      url: `/console/webhook-deliveries/${rows[0].id}`,
+      headers: { cookie },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().attempts.length).toBeGreaterThan(0);
+    return res.body;
+  };
+
   /** Every `schema.table.column` of a text-like type, in every schema but PostgreSQL's own, with the needles it holds. */
   async function traces(needles: string[]): Promise<string[]> {
     const columns = (
@@ -235,6 +266,7 @@ describe('erasure reaches every copy (generated over every column of every table
     await deliveriesSettled();
     for (const needle of [p.name, p.answers[0], p.reasons[0]])
       expect({ needle, echoed: (await echoed(needle)) > 0 }).toEqual({ needle, echoed: true });
+    expect(await consoleDelivery(booking.id)).toContain(p.answers[0]);
     const before = await traces(p.needles);
     for (const t of [
       'visitor.booking',
@@ -247,6 +279,8 @@ describe('erasure reaches every copy (generated over every column of every table
     const erased = await call(d.t.app, 'DELETE', `/v1/visitors/${v.visitor.id}`, { key: d.key });
     expect(erased.statusCode).toBe(204);
     expect(await traces(p.needles)).toEqual([]);
+    const shown = await consoleDelivery(booking.id);
+    for (const needle of p.needles) expect(shown).not.toContain(needle);
   });
 
   it('a booking retried with its key after the erasure is replayed redacted: nothing is created again', async () => {
