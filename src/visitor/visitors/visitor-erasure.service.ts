@@ -65,7 +65,7 @@ export class VisitorErasure implements OnModuleInit {
       const booking = await this.bookings.find(tenant, bookingId, uow.manager, true);
       if (!booking) throw ApiError.notFound(`Booking ${bookingId}`);
       const phone = booking.attendeePhone;
-      const visitor = phone ? await this.visits.findVisitorByPhone(tenant, phone, uow.manager) : null;
+      const visitor = phone ? await this.visits.findVisitor(tenant, phone, uow.manager, 'phone') : null;
       if (visitor) return this.eraseVisitor(uow, tenant, visitor);
       await this.runHolders(uow, tenant, {
         visitorId: null,
