@@ -99,9 +99,20 @@ describe('erasure reaches every copy (generated over every column of every table
         custom_fields: { topic: p.answers[0], badge_code: p.answers[1] },
       },
     });
-  /** Waits until every webhook delivery of the organisation is done (each answered by the echoing receiver). */
-  const deliveriesSettled = () =>
-    until(async () => {
+  /**
+   * Waits until every pass of the organisation is sent (or failed) and then every webhook delivery is done (each
+   * answered by the echoing receiver), so no delivery is in flight when the erasure commits.
+   */
+  const deliveriesSettled = async () => {
+    await until(async () => {
+      const r = await d.pg.query(
+        `SELECT count(*)::int AS n FROM visitor.visit_pass p JOIN visitor.visit v ON v.id = p.visit_id
+          WHERE v.organisation_id = $1 AND p.status = 'pending' AND p.revoked_at IS NULL`,
+        [d.org.id],
+      );
+      return r.rows[0].n === 0;
+    }, 20_000);
+    await until(async () => {
       const r = (
         await d.pg.query(
           `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*)::int AS n
@@ -111,6 +122,7 @@ describe('erasure reaches every copy (generated over every column of every table
       ).rows[0];
       return r.n > 0 && r.pending === 0;
     }, 20_000);
+  };
   const echoed = async (needle: string) =>
     (
       await d.pg.query(
