@@ -47,11 +47,14 @@ export class AttendeeErasureController {
   @HttpCode(204)
   @Authorize({ scope: 'visitors:delete' })
   @ApiOperation({
-    summary:
-      "Permanently erase a booking's attendee: the attendee's details, answers and reasons on this booking and " +
-      "every booking made with the same phone, with their events, messages, stored responses and receivers' " +
-      'answers. Nothing is created or sent. An attendee who has a visitor record (same phone) is that visitor: ' +
-      'erased as DELETE /v1/visitors/{visitor_id} (visitor.erased). Repeating it answers 204 again',
+    summary: "Permanently erase a booking's attendee everywhere; nothing is created or sent",
+    description:
+      "Erases the attendee's name, phone, e-mail, company, answers and the decline and cancel reasons from this " +
+      "booking and from every booking made with the same phone, and from every copy: the bookings' events, the " +
+      'messages about them, stored idempotent responses (a retry replays the booking redacted) and webhook ' +
+      "receivers' stored answers. No visit, message or event is created. An attendee whose phone belongs to a " +
+      'visitor record is that visitor: they are erased as `DELETE /visitors/{visitor_id}` does, with ' +
+      '`visitor.erased`. Repeating the request answers 204 again.',
     operationId: 'eraseBookingAttendee',
   })
   @ApiNoContentResponse()
