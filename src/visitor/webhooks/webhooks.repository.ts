@@ -7,7 +7,7 @@ import { EXPLICIT_ONLY_EVENT_TYPES } from '../events/event-types';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { PLAN_RULES, PLANS } from '../platform/plans';
 import type { UnitOfWork } from '../../database/unit-of-work';
-import { aboutVisitorSql, Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 
 export type { Tenant };
 
@@ -435,15 +435,21 @@ export class WebhooksRepository implements VisitorDataHolder {
       .find({ where: { deliveryId }, order: { attemptNumber: 'ASC' } });
   }
 
-  /** Erasure: the receivers' answers to events about the visitor (they may echo the payload). */
-  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
+  /**
+   * Erasure: a receiver's answer may echo the payload it was sent, so the excerpt of every attempt to deliver an
+   * event that names the person or one of their records (the visitor's id, `relatedIds`: their visits and
+   * bookings) is dropped, whatever the event's type. Only the organisation's events are searched.
+   */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId, relatedIds }: Erasure): Promise<void> {
     assertTenant(tenant);
     await uow.manager.query(
       `UPDATE visitor.webhook_attempt a SET response_excerpt = NULL
          FROM visitor.webhook_delivery d JOIN visitor.event e ON e.id = d.event_id
         WHERE a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
-          AND e.organisation_id = $2 AND e.livemode = $3 AND ${aboutVisitorSql('e.body', '{data,object}')}`,
-      [visitorId, tenant.organisationId, tenant.livemode],
+          AND e.organisation_id = $2 AND e.livemode = $3
+          AND (strpos(e.body, $1) > 0
+               OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS r(id) WHERE strpos(e.body, r.id) > 0))`,
+      [visitorId, tenant.organisationId, tenant.livemode, relatedIds],
     );
   }
 }
