@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { errors } from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { oauthIdHash } from '../visitor/connected-apps/token-hash';
 import { randomBase62 } from '../common/ids';
@@ -108,12 +109,24 @@ export function adapterFactory(deps: AdapterDeps) {
       return (await deps.models.findByUid(this.name, uid)) as AdapterPayload | undefined;
     }
 
+    /**
+     * The engine calls this after it found the code or refresh token unconsumed, so a request that loses the
+     * race here is a replay the engine could not see: as the engine does for one it sees, the grant is revoked
+     * (RFC 6749 §4.1.2, RFC 9700 §4.14.2) and the answer is `invalid_grant` (docs/decisions.md).
+     */
     async consume(id: string): Promise<void> {
-      await deps.models.consume(this.name, id);
+      const { won, grantId } = await deps.models.consume(this.name, id);
+      if (won) return;
+      if (grantId) await deps.models.revokeGrant(grantId);
+      throw new errors.InvalidGrant(
+        this.name === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
+      );
     }
 
     async destroy(id: string): Promise<void> {
       if (this.name === 'Client') return deps.clients.delete(id, deps.now());
+      // The engine destroys a grant only to revoke it: everything issued under it goes too.
+      if (this.name === 'Grant') return deps.models.revokeGrant(id);
       await deps.models.destroy(this.name, id);
     }
 
