@@ -208,6 +208,15 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
     'https://[::1]/',
     'https://127.0.0.1/',
   );
+  /** Content types of a JSON body: mostly right, sometimes wrong or missing. */
+  const jsonContentType = () =>
+    fc.constantFrom(
+      'application/json',
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      null,
+    );
   /** Escapes sent as they are: malformed, NUL, a surrogate's bytes, encoded slashes and dots. */
   const rawEscape = fc.constantFrom('%FF', '%ED%A0%80', '%00', '%', '%zz', '%2F', '..', '%20', '%2e%2e', '+');
   const text = () =>
@@ -299,13 +308,7 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
       params: fc.array(pathValue, { minLength: op.pathParams.length, maxLength: op.pathParams.length }),
       query: fc.array(queryPair, { maxLength: 4 }),
       payload: fc.option(payload, { freq: 4 }),
-      contentType: fc.constantFrom(
-        'application/json',
-        'application/json',
-        'application/json; charset=utf-8',
-        'text/plain',
-        null,
-      ),
+      contentType: jsonContentType(),
       credential,
       idempotencyKey: fc.oneof(
         fc.uuid(),
@@ -575,13 +578,7 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
           client_name: fc.oneof(text(), fc.constantFrom('\ud800', 'x\udc00y', 'a\u0000b')),
           shape: fc.constantFrom('metadata', 'with-uris', 'with-uris', 'raw'),
           raw: fc.oneof(fc.json({ maxDepth: 3 }), fc.string({ unit: 'binary', maxLength: 60 })),
-          contentType: fc.constantFrom(
-            'application/json',
-            'application/json',
-            'application/json; charset=utf-8',
-            'text/plain',
-            null,
-          ),
+          contentType: jsonContentType(),
         })
         .map((r) => ({
           method: 'POST',
