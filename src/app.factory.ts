@@ -15,6 +15,7 @@ import { PublicPipeline } from './content/platform/public-pipeline';
 import { publicPlugin } from './content/platform/public-plugin';
 import { redactUrl } from './common/http/redact';
 import { assertNoNul } from './common/errors/query-string';
+import { isEngineUrl } from './oauth/oauth-server';
 import { AllErrorsFilter } from './common/errors/all-errors.filter';
 import { ErrorRenderer, MAX_PARAM_LENGTH } from './common/errors/error-renderer';
 import { ApiValidationPipe } from './common/errors/validation.pipe';
@@ -125,7 +126,7 @@ export async function createApp(
   let requestLog: RequestLogService | null = null;
   fastify.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     startRequest(req, reply);
-    if (req.url.includes('%00')) {
+    if (req.url.includes('%00') && !isEngineUrl(req.url)) {
       try {
         assertNoNul(req.url);
       } catch (e) {
