@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 
 import Redis from 'ioredis';
-import type { Config } from '../config/config';
+import { Config, redactUrlPasswords } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 
 /** How long a connection is given to be made, at start-up as on each attempt. */
@@ -68,9 +68,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private safeUrl(): string {
-    const u = new URL(this.config.redisUrl);
-    if (u.password) u.password = '***';
-    return u.toString();
+    return redactUrlPasswords(this.config.redisUrl);
   }
 
   isReady(): boolean {
