@@ -1,6 +1,16 @@
-import { createTestDatabase, TestDatabase } from '../harness';
+import { createTestDatabase, TestApp, TestDatabase } from '../harness';
 import { AppProcess, startAppProcess } from '../support/app-process';
 import { runCli } from '../support/cli';
+import {
+  authorize,
+  bootOAuthApp,
+  createOrg,
+  createPerson,
+  FormBrowser,
+  registerApp,
+} from '../support/oauth-fixtures';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
+import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
 
 /**
  * A password change ends the person's other console sessions: a session cookie opened with the old password no
@@ -51,5 +61,42 @@ describe('password reset ends open console sessions', () => {
     const after = await signIn(email, access.password);
     expect(after.status).toBe(200);
     expect(await me(after.cookie!)).toBe(200);
+  }, 60_000);
+});
+
+/**
+ * The authorization page's sign-in (the OAuth engine's session cookie) is a session too: after a password reset
+ * the same browser must sign in again before it can connect an app.
+ */
+describe('password reset ends the authorization page sign-in', () => {
+  let t: TestApp & { baseUrl: string };
+  let owner: AccountRow;
+  let clientId: string;
+  const redirectUri = 'http://127.0.0.1:9/callback';
+
+  beforeAll(async () => {
+    t = await bootOAuthApp();
+    owner = await createPerson(t, await createOrg(t.app, 'pro'), 'owner');
+    clientId = (await registerApp(t, owner, 'public', redirectUri)).client_id;
+  });
+  afterAll(() => t.close());
+
+  const connect = (browser: FormBrowser, person?: AccountRow) =>
+    authorize(t.baseUrl, { person, clientId, redirectUri, scope: 'organisation:read' }, browser);
+
+  it('a browser signed in before the reset is asked to sign in again', async () => {
+    const browser = new FormBrowser();
+    expect((await connect(browser, owner)).callback?.searchParams.get('code')).toBeTruthy();
+    // Signed in: the next authorization goes straight to consent, no password asked.
+    expect((await connect(browser)).callback?.searchParams.get('code')).toBeTruthy();
+
+    await t.app
+      .get(AccountsService)
+      .resetPassword(owner, 'a-new-password-after-reset', { type: 'operator', id: 'test' });
+
+    const after = await connect(browser);
+    expect(after.callback).toBeNull();
+    expect(after.page).toContain('action="');
+    expect(after.page).toMatch(/name="password"/);
   }, 60_000);
 });

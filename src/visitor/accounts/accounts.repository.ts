@@ -77,8 +77,9 @@ export class AccountsRepository {
   }
 
   /**
-   * A new password hash, and every open session of the account revoked with it (on `m`: the same transaction),
-   * except the session `keepTokenHash` (the one that made the change, if any). Returns the sessions ended.
+   * A new password hash, and every open session of the account ended with it (on `m`: the same transaction):
+   * console sessions are revoked, except `keepTokenHash` (the one that made the change, if any), and the OAuth
+   * engine's sign-in sessions (the authorization page's) are deleted. Returns the console sessions ended.
    */
   async changePassword(
     m: EntityManager,
@@ -94,6 +95,7 @@ export class AccountsRepository {
         RETURNING 1`,
       [id, at, keepTokenHash],
     );
+    await m.query(`DELETE FROM oauth.model WHERE kind = 'Session' AND payload->>'accountId' = $1`, [id]);
     return ended.length;
   }
 
