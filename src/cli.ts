@@ -52,7 +52,7 @@ function commandHelp(c: CliCommand): string {
   ].join('\n');
 }
 
-/** Hides secrets in what the CLI prints besides a command's result: the config's once it is loaded. */
+/** Hides secrets in everything the CLI prints, results included: the config's once it is loaded. */
 let redact: (text: string) => string = redactUrlPasswords;
 
 async function execute(command: CliCommand, args: string[]): Promise<void> {
@@ -88,7 +88,8 @@ async function execute(command: CliCommand, args: string[]): Promise<void> {
   };
   try {
     const result = await command.run(args, ctx);
-    process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
+    const text = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
+    process.stdout.write(`${redact(text)}\n`);
   } finally {
     await (ds as DataSource | null)?.destroy();
     await (db as ResolvedDatabase | null)?.embedded?.stop();
