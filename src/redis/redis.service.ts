@@ -93,7 +93,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Start-up waits (at most the connect timeout) for the first connection, so the first requests are counted in
-   * Redis rather than passed uncounted while it is still being made; an unreachable Redis delays nothing further.
+   * Redis (shared) rather than per process while it is still being made; an unreachable Redis delays nothing
+   * further.
    */
   async onModuleInit(): Promise<void> {
     await this.whenReady(CONNECT_TIMEOUT_MS);
