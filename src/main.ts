@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createServer, type AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError, loadConfig, Config } from './config/config';
+import { ConfigError, loadConfig, Config, configRedactor, redactUrlPasswords } from './config/config';
 import { resolveDatabase, runMigrations } from './database/database-setup';
 import { runSeed } from './seed/seed-runner';
 import { createApp, nestLogLevels } from './app.factory';
@@ -91,6 +91,9 @@ function installFaults(config: Config, app: NestFastifyApplication): void {
   });
 }
 
+/** Hides secrets in everything printed: the config's once it is loaded (see configRedactor). */
+let redact: (text: string) => string = redactUrlPasswords;
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -102,10 +105,12 @@ async function main(): Promise<void> {
     process.stderr.write(portTakenLine(config));
     process.exit(1);
   }
-  const logger = new QuietStartLogger('Gatehouse', {
-    json: config.nodeEnv === 'production',
-    logLevels: nestLogLevels(config.logLevel),
-  });
+  redact = configRedactor(config);
+  const logger = new QuietStartLogger(
+    'Gatehouse',
+    { json: config.nodeEnv === 'production', logLevels: nestLogLevels(config.logLevel) },
+    redact,
+  );
 
   const db = await resolveDatabase(config, (l) => logger.warn(l, 'EmbeddedPostgres'));
   const migrated = await runMigrations(db.url);
@@ -138,7 +143,7 @@ async function main(): Promise<void> {
   const port = (app.getHttpServer().address() as AddressInfo).port;
   // One block, written as is (not as log lines) so it can be read and copied; JSON logs in production.
   if (config.nodeEnv === 'production') logger.log(`listening on port ${port}`);
-  else process.stdout.write(`\n${readyBlock(config, port, db.embedded !== null, demo)}\n\n`);
+  else process.stdout.write(`\n${redact(readyBlock(config, port, db.embedded !== null, demo))}\n\n`);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -166,7 +171,7 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   process.stderr.write(
-    `Gatehouse failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    `Gatehouse failed to start: ${redact(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`,
   );
   process.exit(1);
 });
