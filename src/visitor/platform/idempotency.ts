@@ -136,12 +136,14 @@ export class IdempotencyClaims implements OnModuleInit {
   /** The response is the transaction's result: stored as the key's response before the transaction commits. */
   private async storeInTransaction(manager: EntityManager, result: unknown, o: RunOptions): Promise<void> {
     const claim = current.getStore();
-    if (!o.isResponse || !claim || claim.committed) return;
+    if (!claim || claim.committed) return;
+    const response = o.responseOf ? o.responseOf(result as never) : o.isResponse ? result : undefined;
+    if (response === undefined) return;
     let body: string;
     try {
-      body = claim.reply.serializeInput(result as Record<string, unknown>, String(claim.status)) as string;
+      body = claim.reply.serializeInput(response as Record<string, unknown>, String(claim.status)) as string;
     } catch {
-      body = JSON.stringify(result); // the route has no response schema for the status
+      body = JSON.stringify(response); // the route has no response schema for the status
     }
     await this.repo.complete(
       claim.tenant,
@@ -190,7 +192,8 @@ export class IdempotencyClaims implements OnModuleInit {
 }
 
 /**
- * `Idempotency-Key` on every /v1 POST, scoped to organisation and mode, kept 24 hours in PostgreSQL.
+ * `Idempotency-Key` on every /v1 POST, scoped to organisation and mode, kept 24 hours in PostgreSQL, and bound to
+ * the credential that made the request (another credential's request with the key is `idempotency_key_reused`).
  * The interceptor claims the key before the handler runs (one atomic INSERT … ON CONFLICT, so of concurrent
  * requests exactly one executes); IdempotencyClaims then stores the response. A replay is the stored response
  * with `Idempotent-Replayed: true`. It is attached to every credentialed /v1 route by @Authorize (not
@@ -221,8 +224,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw ApiError.validation([{ location: 'header.Idempotency-Key', message: 'must be a UUID' }]);
     const tenant = { organisationId: req.credential.organisation.id, livemode: req.credential.livemode };
     const path = req.url;
+    // The credential is part of the request: a stored answer replays only to the credential that made it (its
+    // checks, e.g. a publishable key's public form, ran for that credential only). An API key is its key id; an
+    // OAuth token its grant (one client and account; a refreshed token keeps it).
     const hash = createHash('sha256')
-      .update(`${req.method}\n${path}\n${canonical(req.body ?? null)}`)
+      .update(
+        `${req.method}\n${path}\n${req.credential.kind}:${req.credential.id}\n${canonical(req.body ?? null)}`,
+      )
       .digest('base64url');
     const now = this.clock.now();
     const lowered = key.toLowerCase();
@@ -250,7 +258,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (row.request_hash !== hash)
       throw new ApiError(
         'idempotency_key_reused',
-        'This Idempotency-Key was used in the last 24 hours with a different method, path or body; use a new key.',
+        'This Idempotency-Key was used in the last 24 hours with a different method, path or body, or by another credential; use a new key.',
         [{ location: 'header.Idempotency-Key', message: 'was used for a different request' }],
       );
     if (row.state === 'running')
