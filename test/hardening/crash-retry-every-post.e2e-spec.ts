@@ -220,7 +220,7 @@ describe('a retry after a crash replays every POST of the contract', () => {
       if (again.statusCode !== status || again.body !== first.body)
         problems.push(`${name}: a second replay differs from the first`);
       // the answer names what the change made (ids of rows the crashed request wrote)
-      const ids = (first.body.match(/"id":"([a-z]+_[A-Za-z0-9]+)"/g) ?? []).map((m) => m.slice(6, -1));
+      const ids = [...first.body.matchAll(/"(?:[a-z_]+_)?id":"([a-z]+_[A-Za-z0-9]+)"/g)].map((m) => m[1]);
       const written = JSON.stringify(changed);
       if (ids.length === 0 || !ids.some((id) => written.includes(id)))
         problems.push(

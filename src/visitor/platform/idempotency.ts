@@ -44,6 +44,8 @@ interface Claim {
   renewal: NodeJS.Timeout;
   /** Set when the request's transaction stored its result as the key's response (in that transaction). */
   committed: boolean;
+  /** Set when a transaction of the request committed without storing the response (see `store`). */
+  unanswered: boolean;
 }
 
 /** The claim of the idempotent request whose handler is running in this async context. */
@@ -120,7 +122,11 @@ export class IdempotencyClaims implements OnModuleInit {
   }
 
   /** Holds the claim for `req` (renewing its lease) and runs `handle` with it as the current claim. */
-  hold<T>(req: FastifyRequest, claim: Omit<Claim, 'renewal' | 'committed'>, handle: () => T): T {
+  hold<T>(
+    req: FastifyRequest,
+    claim: Omit<Claim, 'renewal' | 'committed' | 'unanswered'>,
+    handle: () => T,
+  ): T {
     const renewal = setInterval(() => {
       const until = new Date(this.clock.now().getTime() + LEASE_MS);
       this.repo.renew(claim.tenant, claim.key, claim.hash, until).catch((e: Error) => {
@@ -128,7 +134,7 @@ export class IdempotencyClaims implements OnModuleInit {
       });
     }, RENEW_MS);
     renewal.unref();
-    const held: Claim = { ...claim, renewal, committed: false };
+    const held: Claim = { ...claim, renewal, committed: false, unanswered: false };
     this.claims.set(req, held);
     return current.run(held, handle);
   }
@@ -138,7 +144,10 @@ export class IdempotencyClaims implements OnModuleInit {
     const claim = current.getStore();
     if (!claim || claim.committed) return;
     const response = o.responseOf ? o.responseOf(result as never) : o.isResponse ? result : undefined;
-    if (response === undefined) return;
+    if (response === undefined) {
+      claim.unanswered = true;
+      return;
+    }
     let body: string;
     try {
       body = claim.reply.serializeInput(response as Record<string, unknown>, String(claim.status)) as string;
@@ -170,6 +179,11 @@ export class IdempotencyClaims implements OnModuleInit {
   }
 
   private async store(claim: Claim, reply: FastifyReply, payload: unknown): Promise<void> {
+    // A POST that forgot to mark its transaction: a crash after its commit would make the change again on retry.
+    if (claim.unanswered && !claim.committed && reply.statusCode < 300)
+      this.logger.error(
+        `${reply.request.method} ${reply.request.routeOptions.url ?? reply.request.url} committed its change without storing its answer in that transaction (tx.run(work, IS_RESPONSE)); a retry after a crash would repeat it`,
+      );
     try {
       // A failure after the change committed: the key keeps the committed result, which a retry replays.
       if (reply.statusCode >= 500 && claim.committed) return;
