@@ -26,6 +26,11 @@ export interface RunOptions {
    * participants may record it in the same transaction (the idempotency layer stores it as the key's response).
    */
   isResponse?: boolean;
+  /**
+   * The response within the work's result, when the result carries more than the response (undefined: this
+   * commit has no response to store, e.g. it records an outcome the request then answers with an error).
+   */
+  responseOf?: (result: never) => unknown;
 }
 
 /**

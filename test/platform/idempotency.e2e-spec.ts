@@ -107,6 +107,54 @@ describe('Idempotency-Key on /v1 POSTs', () => {
     expect(await peopleNamed('c@example.com')).toBe(2);
   });
 
+  it('a stored answer replays only to the credential that made it (another one gets idempotency_key_reused)', async () => {
+    const org = await createOrg(t.app, 'pro');
+    const secret = await org.key();
+    const publishable = await org.key({ kind: 'publishable' });
+    const otherSecret = await org.key();
+    const site = org.sites.find((s) => !s.livemode)!.id;
+    const host = await call(t.app, 'POST', '/v1/people', {
+      key: secret,
+      body: { name: 'Abena Host', email: 'abena.host@credential.test' },
+    });
+    expect(host.statusCode).toBe(201);
+    const visits = async () =>
+      Number(
+        (await pg.query(`SELECT count(*) FROM visitor.visit WHERE organisation_id = $1`, [org.id])).rows[0]
+          .count,
+      );
+    // 'meeting' is not open for pre-registration: a publishable key may not make this visit
+    const body = {
+      site_id: site,
+      host_id: host.json().id,
+      type: 'meeting',
+      visitor: { name: 'Kwesi Guest', phone: '+233241230987' },
+    };
+    const own = await call(t.app, 'POST', '/v1/visits', { key: publishable, body });
+    expect(own.json()).toMatchObject({ code: 'validation_failed', errors: [{ location: 'body.type' }] });
+
+    const idempotencyKey = randomUUID();
+    const made = await call(t.app, 'POST', '/v1/visits', { key: secret, idempotencyKey, body });
+    expect(made.statusCode).toBe(201);
+    for (const stranger of [publishable, otherSecret]) {
+      const res = await call(t.app, 'POST', '/v1/visits', { key: stranger, idempotencyKey, body });
+      expect({ status: res.statusCode, replayed: res.headers['idempotent-replayed'] }).toEqual({
+        status: 422,
+        replayed: undefined,
+      });
+      expect(res.json()).toMatchObject({
+        code: 'idempotency_key_reused',
+        errors: [{ location: 'header.Idempotency-Key' }],
+      });
+      expect(res.body).not.toContain(made.json().id);
+    }
+    expect(await visits()).toBe(1);
+    // the credential that made it still gets its answer
+    const again = await call(t.app, 'POST', '/v1/visits', { key: secret, idempotencyKey, body });
+    expect([again.statusCode, again.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    expect(again.json()).toEqual(made.json());
+  });
+
   it('20 concurrent requests with one key: exactly one executes, the rest replay or get conflict', async () => {
     const idempotencyKey = randomUUID();
     const body = { name: 'Yaw Boateng', email: 'yaw@example.com' };

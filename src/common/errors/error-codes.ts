@@ -131,7 +131,8 @@ export function visitorCodeInfo(code: VisitorErrorCode): VisitorCodeInfo {
       return {
         status: 422,
         title: 'Idempotency key reused',
-        cause: 'The key was used within 24 hours with a different method, path or body.',
+        cause:
+          'The key was used within 24 hours with a different method, path or body, or by another credential.',
         retry: 'No; use a new key',
       };
     case 'location_check_failed':

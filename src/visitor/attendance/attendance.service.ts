@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { Clock } from '../../common/clock';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { newId } from '../../common/ids';
-import { Transactions } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { PeopleRepository } from '../people/people.repository';
@@ -220,7 +220,7 @@ export class AttendanceService {
         this.clock.now(),
       );
       return this.consentView(personId, await this.repo.consents(tenant, personId, uow.manager));
-    });
+    }, IS_RESPONSE);
   }
 
   // --- clock events ---
@@ -250,65 +250,62 @@ export class AttendanceService {
     const needs = new Set<EvidenceKind>();
     if (input.evidence) needs.add(input.evidence.kind as EvidenceKind);
     if (input.method === 'face') needs.add('face');
-    return this.tx.run(
-      async (uow) => {
-        await this.repo.lockPerson(uow.manager, tenant, input.person_id);
-        if (needs.size) {
-          const consents = await this.repo.consents(tenant, input.person_id, uow.manager);
-          const missing = EVIDENCE_KINDS.filter((k) => needs.has(k) && !consents.get(k)?.given);
-          if (missing.length)
-            throw new ApiError(
-              'consent_required',
-              `Person ${input.person_id} has not consented to ${missing.join(' and ')} evidence (or withdrew it); the clock event was not stored.`,
-            );
-        }
-        const shift = await this.repo.shiftOf(tenant, input.person_id, uow.manager);
-        const at = new Date(input.occurred_at);
-        const zone = shift?.timeZone ?? site!.time_zone;
-        const local = DateTime.fromJSDate(at, { zone });
-        const localDate = local.toISODate()!;
-        let lateMinutes: number | null = null;
-        if (
-          input.direction === 'in' &&
-          shift &&
-          shift.daysOfWeek.includes(local.weekday) &&
-          !(await this.repo.clockedInOn(uow.manager, tenant, input.person_id, localDate))
-        ) {
-          const start = DateTime.fromISO(`${localDate}T${shift.startTime.slice(0, 5)}`, { zone });
-          const after = Math.floor(local.diff(start, 'minutes').minutes);
-          lateMinutes = after > shift.graceMinutes ? after : 0;
-        }
-        const row: ClockEventRow = {
-          id: newId('attendance'),
-          organisationId: tenant.organisationId,
-          livemode: tenant.livemode,
-          personId: input.person_id,
-          siteId: input.site_id,
-          direction: input.direction,
-          occurredAt: at,
-          localDate,
-          method: input.method,
-          deviceId: input.device_id ?? null,
-          evidenceKind: input.evidence?.kind ?? null,
-          evidenceRef: input.evidence?.reference ?? null,
-          offline: input.offline ?? false,
-          lateMinutes,
-          shiftId: shift && lateMinutes !== null ? shift.id : null,
-          createdAt: this.clock.now(),
-        };
-        await this.repo.insertEvent(uow.manager, row);
-        const view = toClockEventResponse(row);
-        await this.events.record(
-          uow,
-          tenant,
-          input.direction === 'in' ? 'attendance.clocked_in' : 'attendance.clocked_out',
-          view,
-        );
-        if (lateMinutes) await this.events.record(uow, tenant, 'attendance.late', view);
-        return view;
-      },
-      { isResponse: true },
-    );
+    return this.tx.run(async (uow) => {
+      await this.repo.lockPerson(uow.manager, tenant, input.person_id);
+      if (needs.size) {
+        const consents = await this.repo.consents(tenant, input.person_id, uow.manager);
+        const missing = EVIDENCE_KINDS.filter((k) => needs.has(k) && !consents.get(k)?.given);
+        if (missing.length)
+          throw new ApiError(
+            'consent_required',
+            `Person ${input.person_id} has not consented to ${missing.join(' and ')} evidence (or withdrew it); the clock event was not stored.`,
+          );
+      }
+      const shift = await this.repo.shiftOf(tenant, input.person_id, uow.manager);
+      const at = new Date(input.occurred_at);
+      const zone = shift?.timeZone ?? site!.time_zone;
+      const local = DateTime.fromJSDate(at, { zone });
+      const localDate = local.toISODate()!;
+      let lateMinutes: number | null = null;
+      if (
+        input.direction === 'in' &&
+        shift &&
+        shift.daysOfWeek.includes(local.weekday) &&
+        !(await this.repo.clockedInOn(uow.manager, tenant, input.person_id, localDate))
+      ) {
+        const start = DateTime.fromISO(`${localDate}T${shift.startTime.slice(0, 5)}`, { zone });
+        const after = Math.floor(local.diff(start, 'minutes').minutes);
+        lateMinutes = after > shift.graceMinutes ? after : 0;
+      }
+      const row: ClockEventRow = {
+        id: newId('attendance'),
+        organisationId: tenant.organisationId,
+        livemode: tenant.livemode,
+        personId: input.person_id,
+        siteId: input.site_id,
+        direction: input.direction,
+        occurredAt: at,
+        localDate,
+        method: input.method,
+        deviceId: input.device_id ?? null,
+        evidenceKind: input.evidence?.kind ?? null,
+        evidenceRef: input.evidence?.reference ?? null,
+        offline: input.offline ?? false,
+        lateMinutes,
+        shiftId: shift && lateMinutes !== null ? shift.id : null,
+        createdAt: this.clock.now(),
+      };
+      await this.repo.insertEvent(uow.manager, row);
+      const view = toClockEventResponse(row);
+      await this.events.record(
+        uow,
+        tenant,
+        input.direction === 'in' ? 'attendance.clocked_in' : 'attendance.clocked_out',
+        view,
+      );
+      if (lateMinutes) await this.events.record(uow, tenant, 'attendance.late', view);
+      return view;
+    }, IS_RESPONSE);
   }
 
   async event(tenant: Tenant, id: string): Promise<ClockEventResponse> {

@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { Clock } from '../../common/clock';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { newId } from '../../common/ids';
-import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { RunOptions, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import type { Slot } from '../booking-types/availability';
 import type { UsableType } from '../booking-types/booking-types.service';
 import { BookingTypesRepository } from '../booking-types/booking-types.repository';
@@ -41,6 +41,10 @@ interface Prepared {
 
 /** The created booking is the request's response: an idempotent POST stores it in the same transaction. */
 const RESPONSE = { isResponse: true };
+/** A transition's view is the response (an expiry found instead is committed, then answered with an error). */
+const ACTED: RunOptions = {
+  responseOf: (o: { expired: boolean; view?: BookingResponse }) => (o.expired ? undefined : o.view),
+};
 
 const slotTaken = () =>
   new ApiError('conflict', 'This slot has just been taken; pick another slot from the availability.', [
@@ -282,7 +286,7 @@ export class BookingsService {
       }
       const t = bookingTransition(b.status, action);
       return { expired: false as const, view: await this.apply(uow, tenant, b, action, t, prepared, extra) };
-    });
+    }, ACTED);
     if (outcome.expired)
       throw new ApiError('invalid_state', `Booking ${id} expired: it was not confirmed by its confirm_by.`);
     return outcome.view;

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Transactions } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { FilesService } from '../files/files.service';
 import { MessagesService } from '../messages/messages.service';
@@ -87,10 +87,13 @@ export class DeliveriesService {
       created_at: now,
       updated_at: now,
     };
+    // the answer as committed (not yet notified) is stored with the delivery: a retry after a crash replays it
     await this.tx.run(async (uow) => {
       await this.repo.insert(uow.manager, row);
-      await this.events.record(uow, tenant, 'delivery.received', toDeliveryResponse(row));
-    });
+      const view = toDeliveryResponse(row);
+      await this.events.record(uow, tenant, 'delivery.received', view);
+      return view;
+    }, IS_RESPONSE);
     return toDeliveryResponse(await this.notify(tenant, row));
   }
 
@@ -206,6 +209,6 @@ export class DeliveriesService {
       const view = toDeliveryResponse(changed);
       await this.events.record(uow, tenant, `delivery.${to}`, view);
       return view;
-    });
+    }, IS_RESPONSE);
   }
 }

@@ -47,9 +47,10 @@ export class FilesRepository implements VisitorDataHolder {
   async insert(
     tenant: Tenant,
     row: Omit<FileRow, 'organisation_id' | 'livemode' | 'visitor_id'>,
+    manager: EntityManager = this.ds.manager,
   ): Promise<FileRow | 'no_visit'> {
     assertTenant(tenant);
-    const rows: FileRow[] = await this.ds.query(
+    const rows: FileRow[] = await manager.query(
       `WITH v AS (SELECT visitor_id FROM visitor.visit WHERE id = $12 AND organisation_id = $2 AND livemode = $3)
        INSERT INTO visitor.file (id, organisation_id, livemode, purpose, content_type, size, filename, status,
                                  rejected_reason, storage_key, visit_id, visitor_id, uploaded_at, created_at, updated_at)

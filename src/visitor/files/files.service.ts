@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Transactions } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import type { Tenant } from '../platform/tenant';
@@ -63,25 +63,32 @@ export class FilesService {
     if (errors.length) throw ApiError.validation(errors);
     const id = newId('file');
     const now = this.clock.now();
-    const row = await this.repo.insert(tenant, {
-      id,
-      purpose: input.purpose,
-      content_type: input.content_type,
-      size: input.size,
-      filename: input.filename ?? null,
-      status: 'pending',
-      rejected_reason: null,
-      storage_key: `${tenant.organisationId}/${tenant.livemode ? 'live' : 'test'}/${id}`,
-      visit_id: input.visit_id ?? null,
-      uploaded_at: null,
-      created_at: now,
-      updated_at: now,
-    });
-    if (row === 'no_visit')
-      throw ApiError.validation([
-        { location: 'body.visit_id', message: `no visit ${input.visit_id} in this organisation and mode` },
-      ]);
-    return toFileResponse(row, { upload: await this.storage.uploadLink(this.stored(row), this.expiry()) });
+    // the answer (with its upload link) is stored with the file, so a retry after a crash replays it
+    return this.tx.run(async (uow) => {
+      const row = await this.repo.insert(
+        tenant,
+        {
+          id,
+          purpose: input.purpose,
+          content_type: input.content_type,
+          size: input.size,
+          filename: input.filename ?? null,
+          status: 'pending',
+          rejected_reason: null,
+          storage_key: `${tenant.organisationId}/${tenant.livemode ? 'live' : 'test'}/${id}`,
+          visit_id: input.visit_id ?? null,
+          uploaded_at: null,
+          created_at: now,
+          updated_at: now,
+        },
+        uow.manager,
+      );
+      if (row === 'no_visit')
+        throw ApiError.validation([
+          { location: 'body.visit_id', message: `no visit ${input.visit_id} in this organisation and mode` },
+        ]);
+      return toFileResponse(row, { upload: await this.storage.uploadLink(this.stored(row), this.expiry()) });
+    }, IS_RESPONSE);
   }
 
   /**

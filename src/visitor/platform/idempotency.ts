@@ -45,6 +45,8 @@ interface Claim {
   renewal: NodeJS.Timeout;
   /** Set when the request's transaction stored its result as the key's response (in that transaction). */
   committed: boolean;
+  /** Set when a transaction of the request committed without storing the response (see `store`). */
+  unanswered: boolean;
 }
 
 /** The claim of the idempotent request whose handler is running in this async context. */
@@ -121,7 +123,11 @@ export class IdempotencyClaims implements OnModuleInit {
   }
 
   /** Holds the claim for `req` (renewing its lease) and runs `handle` with it as the current claim. */
-  hold<T>(req: FastifyRequest, claim: Omit<Claim, 'renewal' | 'committed'>, handle: () => T): T {
+  hold<T>(
+    req: FastifyRequest,
+    claim: Omit<Claim, 'renewal' | 'committed' | 'unanswered'>,
+    handle: () => T,
+  ): T {
     const renewal = setInterval(() => {
       const until = new Date(this.clock.now().getTime() + LEASE_MS);
       this.repo.renew(claim.tenant, claim.key, claim.hash, until).catch((e: Error) => {
@@ -129,7 +135,7 @@ export class IdempotencyClaims implements OnModuleInit {
       });
     }, RENEW_MS);
     renewal.unref();
-    const held: Claim = { ...claim, renewal, committed: false };
+    const held: Claim = { ...claim, renewal, committed: false, unanswered: false };
     this.claims.set(req, held);
     return current.run(held, handle);
   }
@@ -137,12 +143,17 @@ export class IdempotencyClaims implements OnModuleInit {
   /** The response is the transaction's result: stored as the key's response before the transaction commits. */
   private async storeInTransaction(manager: EntityManager, result: unknown, o: RunOptions): Promise<void> {
     const claim = current.getStore();
-    if (!o.isResponse || !claim || claim.committed) return;
+    if (!claim || claim.committed) return;
+    const response = o.responseOf ? o.responseOf(result as never) : o.isResponse ? result : undefined;
+    if (response === undefined) {
+      claim.unanswered = true;
+      return;
+    }
     let body: string;
     try {
-      body = claim.reply.serializeInput(result as Record<string, unknown>, String(claim.status)) as string;
+      body = claim.reply.serializeInput(response as Record<string, unknown>, String(claim.status)) as string;
     } catch {
-      body = JSON.stringify(result); // the route has no response schema for the status
+      body = JSON.stringify(response); // the route has no response schema for the status
     }
     await this.repo.complete(
       claim.tenant,
@@ -170,6 +181,11 @@ export class IdempotencyClaims implements OnModuleInit {
   }
 
   private async store(claim: Claim, reply: FastifyReply, payload: unknown): Promise<void> {
+    // A POST that forgot to mark its transaction: a crash after its commit would make the change again on retry.
+    if (claim.unanswered && !claim.committed && reply.statusCode < 300)
+      this.logger.error(
+        `${reply.request.method} ${reply.request.routeOptions.url ?? reply.request.url} committed its change without storing its answer in that transaction (tx.run(work, IS_RESPONSE)); a retry after a crash would repeat it`,
+      );
     try {
       // A failure after the change committed: the key keeps the committed result, which a retry replays.
       if (reply.statusCode >= 500 && claim.committed) return;
@@ -192,7 +208,8 @@ export class IdempotencyClaims implements OnModuleInit {
 }
 
 /**
- * `Idempotency-Key` on every /v1 POST, scoped to organisation and mode, kept 24 hours in PostgreSQL.
+ * `Idempotency-Key` on every /v1 POST, scoped to organisation and mode, kept 24 hours in PostgreSQL, and bound to
+ * the credential that made the request (another credential's request with the key is `idempotency_key_reused`).
  * The interceptor claims the key before the handler runs (one atomic INSERT … ON CONFLICT, so of concurrent
  * requests exactly one executes); IdempotencyClaims then stores the response. A replay is the stored response
  * with `Idempotent-Replayed: true`. It is attached to every credentialed /v1 route by @Authorize (not
@@ -223,8 +240,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw ApiError.validation([{ location: 'header.Idempotency-Key', message: 'must be a UUID' }]);
     const tenant = { organisationId: req.credential.organisation.id, livemode: req.credential.livemode };
     const path = req.url;
+    // The credential is part of the request: a stored answer replays only to the credential that made it (its
+    // checks, e.g. a publishable key's public form, ran for that credential only). An API key is its key id; an
+    // OAuth token its grant (one client and account; a refreshed token keeps it).
     const hash = createHash('sha256')
-      .update(`${req.method}\n${path}\n${canonical(req.body ?? null)}`)
+      .update(
+        `${req.method}\n${path}\n${req.credential.kind}:${req.credential.id}\n${canonical(req.body ?? null)}`,
+      )
       .digest('base64url');
     const now = this.clock.now();
     const lowered = key.toLowerCase();
@@ -252,7 +274,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (row.request_hash !== hash)
       throw new ApiError(
         'idempotency_key_reused',
-        'This Idempotency-Key was used in the last 24 hours with a different method, path or body; use a new key.',
+        'This Idempotency-Key was used in the last 24 hours with a different method, path or body, or by another credential; use a new key.',
         [{ location: 'header.Idempotency-Key', message: 'was used for a different request' }],
       );
     if (row.state === 'running')

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Transactions } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { PeopleService } from '../people/people.service';
@@ -81,7 +81,7 @@ export class RollcallsService {
       const row = (await this.repo.find(tenant, id, uow.manager))!;
       await this.events.record(uow, tenant, 'rollcall.started', toRollcallResponse(row));
       return toRollcallDetailResponse(row, await this.repo.people(id, uow.manager));
-    });
+    }, IS_RESPONSE);
   }
 
   page(tenant: Tenant, q: RollcallsQuery): Promise<Page<RollcallResponse>> {
@@ -122,7 +122,7 @@ export class RollcallsService {
         marked: toRollcallMarkResponse(marked),
       });
       return toRollcallDetailResponse(after, await this.repo.people(id, uow.manager));
-    });
+    }, IS_RESPONSE);
   }
 
   /** active → closed; `invalid_state` once closed. */
@@ -137,6 +137,6 @@ export class RollcallsService {
       const row = (await this.repo.find(tenant, id, uow.manager))!;
       await this.events.record(uow, tenant, 'rollcall.closed', toRollcallResponse(row));
       return toRollcallDetailResponse(row, await this.repo.people(id, uow.manager));
-    });
+    }, IS_RESPONSE);
   }
 }

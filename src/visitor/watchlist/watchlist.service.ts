@@ -3,7 +3,7 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
@@ -74,8 +74,10 @@ export class WatchlistService {
       created_at: now,
       updated_at: now,
     };
-    await this.tx.run((uow) => this.repo.insert(uow.manager, row));
-    return toWatchlistEntryResponse(row, now);
+    return this.tx.run(async (uow) => {
+      await this.repo.insert(uow.manager, row);
+      return toWatchlistEntryResponse(row, now);
+    }, IS_RESPONSE);
   }
 
   async get(tenant: Tenant, id: string): Promise<WatchlistEntryResponse> {

@@ -5,6 +5,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { newId } from '../../common/ids';
+import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { ListQuery, Page } from '../platform/pagination';
 import { EVENT_TYPES, isEventType } from '../events/event-types';
@@ -39,6 +40,7 @@ export class WebhookEndpointsService {
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
     private readonly samples: EventSamples,
+    private readonly tx: Transactions,
     @InjectConfig() private readonly config: Config,
   ) {
     this.box = new SecretBox(config.secrets.encryptionKey);
@@ -95,8 +97,11 @@ export class WebhookEndpointsService {
       updatedAt: now,
       deletedAt: null,
     };
-    await this.repo.insertEndpoint(row);
-    return { ...toWebhookEndpointResponse(row), secret };
+    // the answer (with the secret, shown only here) is stored with the endpoint, so a retry after a crash replays it
+    return this.tx.run(async (uow) => {
+      await this.repo.insertEndpoint(row, uow.manager);
+      return { ...toWebhookEndpointResponse(row), secret };
+    }, IS_RESPONSE);
   }
 
   async get(tenant: Tenant, id: string): Promise<WebhookEndpointRow> {
@@ -155,17 +160,26 @@ export class WebhookEndpointsService {
 
   /** A new secret; the old one keeps signing (second signature) for WEBHOOK_SECRET_OVERLAP_HOURS. */
   async rotateSecret(tenant: Tenant, id: string): Promise<WebhookEndpointWithSecretResponse> {
-    const row = await this.get(tenant, id);
     const now = this.clock.now();
     const secret = newSigningSecret();
     const overlapMs = this.config.webhooks.secretOverlapHours * 3_600_000;
-    const updated = await this.repo.updateEndpoint(tenant, id, {
-      secretSealed: this.box.seal(secret),
-      previousSecretSealed: overlapMs > 0 ? row.secretSealed : null,
-      previousSecretExpiresAt: overlapMs > 0 ? new Date(now.getTime() + overlapMs) : null,
-      updatedAt: now,
-    });
-    return { ...toWebhookEndpointResponse(updated), secret };
+    // the answer is stored with the rotation, so a retry after a crash replays it rather than rotating again
+    return this.tx.run(async (uow) => {
+      const row = await this.repo.findEndpoint(tenant, id, uow.manager, true);
+      if (!row) throw ApiError.notFound(`Webhook endpoint ${id}`);
+      const updated = await this.repo.updateEndpoint(
+        tenant,
+        id,
+        {
+          secretSealed: this.box.seal(secret),
+          previousSecretSealed: overlapMs > 0 ? row.secretSealed : null,
+          previousSecretExpiresAt: overlapMs > 0 ? new Date(now.getTime() + overlapMs) : null,
+          updatedAt: now,
+        },
+        uow.manager,
+      );
+      return { ...toWebhookEndpointResponse(updated), secret };
+    }, IS_RESPONSE);
   }
 
   /**

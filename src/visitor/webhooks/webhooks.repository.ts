@@ -159,34 +159,41 @@ export class WebhooksRepository implements VisitorDataHolder {
     return rows.length ? m.getRepository(WebhookDeliveryRow).insert(rows) : Promise.resolve();
   }
 
-  insertEndpoint(row: WebhookEndpointRow): Promise<unknown> {
+  insertEndpoint(row: WebhookEndpointRow, manager: EntityManager = this.ds.manager): Promise<unknown> {
     assertTenant(row);
-    return this.ds.getRepository(WebhookEndpointRow).insert(row);
+    return manager.getRepository(WebhookEndpointRow).insert(row);
   }
 
-  findEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpointRow | null> {
+  findEndpoint(
+    tenant: Tenant,
+    id: string,
+    manager: EntityManager = this.ds.manager,
+    /** Lock the row until the end of `manager`'s transaction (a read before changing it). */
+    forUpdate = false,
+  ): Promise<WebhookEndpointRow | null> {
     assertTenant(tenant);
-    return this.ds
+    const q = manager
       .getRepository(WebhookEndpointRow)
       .createQueryBuilder('e')
       .where('e.id = :id AND e.organisationId = :org AND e.livemode = :live AND e.deletedAt IS NULL', {
         id,
         org: tenant.organisationId,
         live: tenant.livemode,
-      })
-      .getOne();
+      });
+    return (forUpdate ? q.setLock('pessimistic_write') : q).getOne();
   }
 
   async updateEndpoint(
     tenant: Tenant,
     id: string,
     changes: Partial<WebhookEndpointRow>,
+    manager: EntityManager = this.ds.manager,
   ): Promise<WebhookEndpointRow> {
     assertTenant(tenant);
-    await this.ds
+    await manager
       .getRepository(WebhookEndpointRow)
       .update({ id, organisationId: tenant.organisationId, livemode: tenant.livemode }, changes);
-    const row = await this.findEndpoint(tenant, id);
+    const row = await this.findEndpoint(tenant, id, manager);
     if (!row) throw new Error(`endpoint ${id} vanished during update`);
     return row;
   }
