@@ -73,7 +73,7 @@ describe('console route walk', () => {
 
   it('a console route that declares nothing is refused, even to a signed-in person', async () => {
     const r = routes.find((x) => x.path === '/console/__undeclared')!;
-    for (const headers of [{}, { cookie: member }]) {
+    for (const headers of [{}, { cookie: member }] as Record<string, string>[]) {
       const res = await send(r, headers);
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ code: 'forbidden' });
