@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * on a repository. Names are `Class.method`.
  */
 
-const WRITE_SQL = /\b(INSERT\s+INTO|UPDATE\s+visitor\.|DELETE\s+FROM)\b/i;
+const WRITE_SQL = /\b(INSERT\s+INTO|UPDATE\s+[a-z_]+\.[a-z_]+|DELETE\s+FROM)\b/i;
 const ORM_WRITE =
   /(getRepository\([^)]*\)|\brepo(\([^)]*\))?)\s*\.\s*(insert|update|save|delete|upsert|remove|softDelete)\s*\(/;
 

@@ -401,6 +401,9 @@ const WORKER =
 const ORGANISATION =
   'an organisation-wide or console record (no mode): keyed by the organisation id of the signed-in account or the credential, outside the /v1 tenant (organisation + mode) this test proves';
 
+const IDEMPOTENCY =
+  "filtered on the credential's tenant and the key (and the claim's request hash); proven over HTTP by tenancy.e2e-spec.ts (B reusing A's Idempotency-Key gets its own object), and the layer is being reworked (item 9)";
+
 /** Write methods this test does not call, each with the reason. */
 const EXEMPT: Record<string, string> = {
   'AccountsRepository.insert': ORGANISATION,
@@ -415,6 +418,8 @@ const EXEMPT: Record<string, string> = {
   'ConnectedAppsRepository.requestApproval': ORGANISATION,
   'ConnectedAppsRepository.insertConnection': ORGANISATION,
   'ConnectedAppsRepository.revokeClient': ORGANISATION,
+  'ConnectedAppsRepository.decide': ORGANISATION,
+  'ConnectedAppsRepository.touch': BY_ID_AFTER_READ('the connection of the OAuth token just resolved'),
   'ConnectedAppsRepository.purgeExpired': 'a retention sweep over every organisation (no tenant by design)',
   'OrganisationsRepository.insertOrganisation': ORGANISATION,
   'OrganisationsRepository.updateOrganisation': ORGANISATION,
@@ -435,11 +440,10 @@ const EXEMPT: Record<string, string> = {
   'FormsRepository.save':
     'INSERT of a new form version in the tenant the caller names (versions are never updated)',
   'EventsRepository.purgeBefore': 'a retention sweep over every organisation (no tenant by design)',
-  'IdempotencyRepository.claim':
-    "keyed by the credential's tenant and key (B reusing A's Idempotency-Key gets its own object: tenancy.e2e-spec.ts, creates)",
-  'IdempotencyRepository.complete': BY_ID_AFTER_READ('the key row it claimed'),
-  'IdempotencyRepository.renew': BY_ID_AFTER_READ('the key row it claimed'),
-  'IdempotencyRepository.release': BY_ID_AFTER_READ('the key row it claimed'),
+  'IdempotencyRepository.claim': IDEMPOTENCY,
+  'IdempotencyRepository.complete': IDEMPOTENCY,
+  'IdempotencyRepository.renew': IDEMPOTENCY,
+  'IdempotencyRepository.release': IDEMPOTENCY,
   'IdempotencyRepository.purge': 'a retention sweep over every organisation (no tenant by design)',
   'FilesRepository.settle': BY_ID_AFTER_READ('the file the signed upload link names'),
   'RollcallsRepository.mark': BY_ID_AFTER_READ('the roll call, locked with RollcallsRepository.find'),
@@ -447,7 +451,7 @@ const EXEMPT: Record<string, string> = {
   'VisitsRepository.revokePasses': BY_ID_AFTER_READ('the visit, locked with VisitsRepository.find'),
   'VisitsRepository.finishPass': WORKER,
   'VisitTypesRepository.deleteEverywhere':
-    'removes a visit type key from every organisation: an operator command over all tenants by design',
+    "removes one organisation's visit type in both modes (the console's organisation-wide delete): filtered on the organisation",
   'WebhooksRepository.claim': WORKER,
   'WebhooksRepository.recordOutcome': WORKER,
   'WebhooksRepository.abandon': WORKER,
