@@ -1,11 +1,12 @@
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { Contract } from '../support/openapi-contract';
-import { call, createOrg } from '../support/platform-fixtures';
+import { call } from '../support/platform-fixtures';
 import { until } from '../support/until';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { BookingTypesService } from '../../src/visitor/booking-types/booking-types.service';
-import { BUILDERS, CREATES, expectStatus, World } from './tenancy-fixtures';
+import { BUILDERS, CREATES, expectStatus, refResolver, twoOrganisations, World } from './tenancy-fixtures';
+// after tenancy-fixtures, which spreads this module's tables (the two import each other)
+import { bookingType } from './bookings.fixtures';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -183,16 +184,8 @@ describe('tenancy of ids in request bodies', () => {
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
     contract = await Contract.fetch(t.app, '/v1/openapi.json');
-    w.a = await createOrg(t.app, 'pro', 2);
-    w.b = await createOrg(t.app, 'enterprise');
-    [w.aTest, w.aLive, w.bTest] = await Promise.all([
-      w.a.key({ mode: 'test' }),
-      w.a.key({ mode: 'live' }),
-      w.b.key({ mode: 'test' }),
-    ]);
-    [w.aSite, w.aApprovalSite] = w.a.sites.filter((s) => !s.livemode).map((s) => s.id);
+    await twoOrganisations(w);
     w.aLiveSite = w.a.sites.find((s) => s.livemode)!.id;
-    w.bSite = w.b.sites.find((s) => !s.livemode)!.id;
     const person = async (key: string, name: string) =>
       (await expectStatus(w, key, 'POST', '/v1/people', 201, { name, email: `p${next()}@writes.test` }))
         .id as string;
@@ -224,27 +217,7 @@ describe('tenancy of ids in request bodies', () => {
       })
     ).id;
     w.bGate = (await pg.query(`SELECT id FROM visitor.gate WHERE site_id = $1`, [w.bSite])).rows[0].id;
-    const allDay = [{ start: '00:00', end: '24:00' }];
-    w.aBookingType = (
-      await t.app.get(BookingTypesService).save({ organisationId: w.a.id, livemode: false }, null, {
-        name: 'Body ids tour',
-        visit_type: 'meeting',
-        site_id: w.aSite,
-        host_ids: [w.aHost],
-        duration_minutes: 30,
-        capacity: 1000,
-        horizon_days: 366,
-        weekly_hours: {
-          mon: allDay,
-          tue: allDay,
-          wed: allDay,
-          thu: allDay,
-          fri: allDay,
-          sat: allDay,
-          sun: allDay,
-        },
-      })
-    ).id;
+    w.aBookingType = await bookingType(w, 'a');
     w.bEndpoint = (
       await expectStatus(w, w.bTest, 'POST', '/v1/webhook-endpoints', 201, {
         url: w.receiver.url('/ok/b'),
@@ -262,15 +235,7 @@ describe('tenancy of ids in request bodies', () => {
   /** Every body property of the contract that names an object: `METHOD /path property`. */
   function idProperties(): string[] {
     const doc = contract.doc as Json;
-    const resolve = (node: Json | undefined): Json | undefined => {
-      let n = node;
-      while (n?.$ref)
-        n = (n.$ref as string)
-          .split('/')
-          .slice(1)
-          .reduce((o: Json, k: string) => o?.[k], doc);
-      return n;
-    };
+    const resolve = refResolver(doc);
     const names = (schema: Json | undefined): Json => {
       const s = resolve(schema) ?? {};
       return Object.assign({}, s.properties, ...((s.allOf as Json[]) ?? []).map((x) => names(x)));

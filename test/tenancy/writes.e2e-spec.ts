@@ -3,7 +3,6 @@ import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { bootTestApp, TestApp } from '../harness';
 import { until } from '../support/until';
-import { createOrg } from '../support/platform-fixtures';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { UnitOfWork } from '../../src/database/unit-of-work';
 import { newId } from '../../src/common/ids';
@@ -12,7 +11,6 @@ import { VISITOR_DATA, VisitorDataHolder } from '../../src/visitor/platform/visi
 import { AttendanceRepository } from '../../src/visitor/attendance/attendance.repository';
 import { AttendanceService } from '../../src/visitor/attendance/attendance.service';
 import { BookingTypesRepository } from '../../src/visitor/booking-types/booking-types.repository';
-import { BookingTypesService } from '../../src/visitor/booking-types/booking-types.service';
 import { BookingsRepository } from '../../src/visitor/bookings/bookings.repository';
 import { DeliveriesRepository } from '../../src/visitor/deliveries/deliveries.repository';
 import { FilesRepository } from '../../src/visitor/files/files.repository';
@@ -24,7 +22,9 @@ import { WebhooksRepository } from '../../src/visitor/webhooks/webhooks.reposito
 import { MessagesRepository } from '../../src/visitor/messages/messages.repository';
 import type { MessageRow } from '../../src/visitor/messages/message.entity';
 import { VisitorErasure } from '../../src/visitor/visitors/visitor-erasure.service';
-import { expectStatus, listAll, World } from './tenancy-fixtures';
+import { expectStatus, listAll, twoOrganisations, World } from './tenancy-fixtures';
+// after tenancy-fixtures, which spreads this module's tables (the two import each other)
+import { bookingType } from './bookings.fixtures';
 import { writeMethods } from './write-statements';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -68,6 +68,33 @@ const inTx = <T>(c: Ctx, fn: (m: EntityManager) => Promise<T>): Promise<T> => c.
 let seq = 0;
 const next = () => ++seq;
 const newPhone = () => `+23324${String(6000000 + next()).padStart(7, '0')}`;
+
+/**
+ * A whole-row save (the console's edit) of A's row as read back, in the stranger's tenant: it must neither
+ * overwrite A's row nor move it into the stranger's tenant. The id is taken, so the stranger's insert fails on the
+ * primary key (nothing written: its transaction rolls back).
+ */
+function takeOver<R extends Tenant & { name: string; updatedAt: Date }>(
+  read: (c: Ctx) => Promise<R | null>,
+  save: (c: Ctx, m: EntityManager, row: R) => Promise<void>,
+): WriteCase {
+  return {
+    prepare: async (c) => {
+      const current = (await read(c))!;
+      return (t) =>
+        inTx(c, (m) =>
+          save(c, m, {
+            ...current,
+            organisationId: t.organisationId,
+            livemode: t.livemode,
+            name: `Taken over ${next()}`,
+            updatedAt: new Date(),
+          }),
+        );
+    },
+    throws: /duplicate key/,
+  };
+}
 
 /**
  * One case per repository method whose SQL writes (`Class.method`). A stranger's call names A's test-mode objects;
@@ -194,24 +221,10 @@ const CASES: Record<string, WriteCase> = {
         c.app.get(BookingTypesRepository).release(m, t, c.a.bookingType, new Date(c.a.bookingStart)),
       ),
   },
-  'BookingTypesRepository.save': {
-    // the console's save of a type with A's type's id: a stranger must not overwrite (or take over) A's row
-    prepare: async (c) => {
-      const current = await c.app.get(BookingTypesRepository).find(c.tenantA(), c.a.bookingType);
-      return (t) =>
-        inTx(c, (m) =>
-          c.app.get(BookingTypesRepository).save(m, {
-            ...current!,
-            organisationId: t.organisationId,
-            livemode: t.livemode,
-            name: `Taken over ${next()}`,
-            updatedAt: new Date(),
-          }),
-        );
-    },
-    // the id is taken: the insert fails on the primary key
-    throws: /duplicate key/,
-  },
+  'BookingTypesRepository.save': takeOver(
+    (c) => c.app.get(BookingTypesRepository).find(c.tenantA(), c.a.bookingType),
+    (c, m, row) => c.app.get(BookingTypesRepository).save(m, row),
+  ),
   'DeliveriesRepository.leaveReceived': {
     prepare: async (c) => {
       const d = await expectStatus(c.w, c.w.aTest, 'POST', '/v1/deliveries', 201, {
@@ -260,23 +273,10 @@ const CASES: Record<string, WriteCase> = {
       inTx(c, (m) => c.app.get(RollcallsRepository).close(m, t, c.a.rollcall, null, new Date())),
     refused: (r) => r === false,
   },
-  'AttendanceRepository.saveShift': {
-    prepare: async (c) => {
-      const current = await c.app.get(AttendanceRepository).findShift(c.tenantA(), c.a.shift);
-      return (t) =>
-        inTx(c, (m) =>
-          c.app.get(AttendanceRepository).saveShift(m, {
-            ...current!,
-            organisationId: t.organisationId,
-            livemode: t.livemode,
-            name: `Taken over ${next()}`,
-            updatedAt: new Date(),
-          }),
-        );
-    },
-    // the id is taken: the insert fails on the primary key
-    throws: /duplicate key/,
-  },
+  'AttendanceRepository.saveShift': takeOver(
+    (c) => c.app.get(AttendanceRepository).findShift(c.tenantA(), c.a.shift),
+    (c, m, row) => c.app.get(AttendanceRepository).saveShift(m, row),
+  ),
   'AttendanceRepository.assign': {
     // A's host onto a shift: a stranger's assignment (its own row) must not move A's host off A's shift
     prepare: async (c) => {
@@ -475,15 +475,7 @@ describe('tenancy of writes: every repository write keeps to its organisation an
     w.app = t.app;
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
-    w.a = await createOrg(t.app, 'pro', 2);
-    w.b = await createOrg(t.app, 'enterprise');
-    [w.aTest, w.aLive, w.bTest] = await Promise.all([
-      w.a.key({ mode: 'test' }),
-      w.a.key({ mode: 'live' }),
-      w.b.key({ mode: 'test' }),
-    ]);
-    [w.aSite, w.aApprovalSite] = w.a.sites.filter((s) => !s.livemode).map((s) => s.id);
-    w.bSite = w.b.sites.find((s) => !s.livemode)!.id;
+    await twoOrganisations(w);
     Object.assign(c, {
       app: t.app,
       ds: t.app.get(DataSource),
@@ -538,28 +530,7 @@ describe('tenancy of writes: every repository write keeps to its organisation an
         description: 'Parcel',
       })
     ).id;
-    const allDay = [{ start: '00:00', end: '24:00' }];
-    a.bookingType = (
-      await t.app.get(BookingTypesService).save(c.tenantA(), null, {
-        name: 'Writes tour',
-        visit_type: 'meeting',
-        site_id: a.site,
-        host_ids: [a.host],
-        duration_minutes: 30,
-        capacity: 1000,
-        requires_confirmation: false,
-        horizon_days: 366,
-        weekly_hours: {
-          mon: allDay,
-          tue: allDay,
-          wed: allDay,
-          thu: allDay,
-          fri: allDay,
-          sat: allDay,
-          sun: allDay,
-        },
-      })
-    ).id;
+    a.bookingType = await bookingType(w, 'a');
     a.bookingStart = new Date(Math.ceil(Date.now() / 1_800_000) * 1_800_000 + 2 * 86_400_000).toISOString();
     const booking = await expectStatus(w, w.aTest, 'POST', '/v1/bookings', 201, {
       booking_type_id: a.bookingType,
