@@ -46,6 +46,7 @@ interface Others extends World {
   aLiveHost: string;
   bGate: string;
   aGate: string;
+  aLiveVisit: string;
   aVisit: string;
   aBookingType: string;
 }
@@ -108,7 +109,10 @@ const PROBES: Record<string, Probe> = {
     body: (_w, id) => ({ site_ids: [id] }),
   },
   'POST /files visit_id': {
-    foreign: (w) => [["org B's visit", w.bVisit]],
+    foreign: (w) => [
+      ["org B's visit", w.bVisit],
+      ["A's live-mode visit", w.aLiveVisit],
+    ],
     own: (w) => w.aVisit,
     body: (_w, id) => ({ purpose: 'visitor_photo', content_type: 'image/png', size: 10, visit_id: id }),
   },
@@ -214,6 +218,14 @@ describe('tenancy of ids in request bodies', () => {
         host_id: w.aHost,
         type: 'meeting',
         visitor: { name: 'Ama Visit', phone: newPhone() },
+      })
+    ).id;
+    w.aLiveVisit = (
+      await expectStatus(w, w.aLive, 'POST', '/v1/visits', 201, {
+        site_id: w.aLiveSite,
+        host_id: w.aLiveHost,
+        type: 'meeting',
+        visitor: { name: 'Ama Live Visit', phone: newPhone() },
       })
     ).id;
     w.bGate = (await pg.query(`SELECT id FROM visitor.gate WHERE site_id = $1`, [w.bSite])).rows[0].id;
