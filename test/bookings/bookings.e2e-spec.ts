@@ -110,7 +110,8 @@ describe('bookings over HTTP', () => {
     const seen = await call(t.app, 'GET', '/v1/booking-types', { key: pk });
     expect(seen.json().data.map((x: Json) => x.id)).toEqual([pub.id]);
     expect(seen.json().data[0].public_form).toEqual({ version: 0, schema: expect.any(Object) });
-    expect((await call(t.app, 'GET', `/v1/booking-types/${priv.id}`, { key: pk })).statusCode).toBe(404);
+    // reading one type is not a publishable-key call (the list gives them each public type): forbidden
+    expect((await call(t.app, 'GET', `/v1/booking-types/${priv.id}`, { key: pk })).statusCode).toBe(403);
     expect(
       (await call(t.app, 'GET', `/v1/booking-types/${priv.id}/availability`, { key: pk })).statusCode,
     ).toBe(404);
@@ -437,7 +438,7 @@ describe('bookings over HTTP', () => {
     expect(ok.statusCode).toBe(201);
     expect(ok.json()).toMatchObject({ source: 'publishable_key', custom_fields: { topic: 'Tour' } });
     expect(
-      (await call(t.app, 'GET', `/v1/booking-types/${pub.id}`, { key: pk })).json().public_form.schema
+      (await call(t.app, 'GET', '/v1/booking-types', { key: pk })).json().data[0].public_form.schema
         .properties,
     ).toEqual({
       topic: expect.any(Object),

@@ -193,22 +193,20 @@ describe('contract edges (hardening round 3, item 11)', () => {
     expect(body).toBe('Your booking for 8 Jan 2030, 09:00 was declined.');
   });
 
-  it('GET /v1/openapi.json and every other /v1 route without query parameters refuse unknown ones', async () => {
-    const res = await call(t.app, 'GET', '/v1/openapi.json?bogus=1');
+  it('GET /v1/openapi.json refuses an unknown query parameter, as every other /v1 route does', async () => {
+    const res = await call(t.app, 'GET', '/v1/openapi.json?bogus=1&x=2');
     expect([res.statusCode, res.json().code]).toEqual([422, 'validation_failed']);
     expect(res.json().errors).toEqual([
-      { location: 'query.bogus', message: 'property bogus should not exist' },
+      { location: 'query.bogus', message: 'is not a parameter of this endpoint' },
+      { location: 'query.x', message: 'is not a parameter of this endpoint' },
     ]);
-    expect((await call(t.app, 'GET', '/v1/openapi.json')).statusCode).toBe(200);
-    // the same as a route with a query DTO says it
-    const listed = await call(t.app, 'GET', '/v1/visits?bogus=1', { key });
-    expect(listed.json().errors).toEqual(res.json().errors);
-    const org1 = await call(t.app, 'GET', '/v1/organisation?bogus=1&x=2', { key });
-    expect(org1.statusCode).toBe(422);
-    expect(org1.json().errors.map((e: Json) => e.location)).toEqual(['query.bogus', 'query.x']);
-    contract.expectValid(org1, 'GET', '/v1/organisation?bogus=1&x=2');
-    // after the credential chain, as the validation pipe is
-    expect((await call(t.app, 'GET', '/v1/organisation?bogus=1')).statusCode).toBe(401);
+    contract.expectValid(res, 'GET', '/v1/openapi.json?bogus=1&x=2');
+    // the same refusal as a route with a credential gives
+    expect((await call(t.app, 'GET', '/v1/organisation?bogus=1&x=2', { key })).json().errors).toEqual(
+      res.json().errors,
+    );
+    const doc = await call(t.app, 'GET', '/v1/openapi.json');
+    expect([doc.statusCode, doc.json().openapi]).toEqual([200, '3.1.0']);
   });
 
   it('an internationalised e-mail address is refused (format: email is ASCII); its xn-- form is accepted', async () => {

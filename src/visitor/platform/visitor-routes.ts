@@ -6,13 +6,7 @@ import {
   NestInterceptor,
   Type,
 } from '@nestjs/common';
-import {
-  GUARDS_METADATA,
-  INTERCEPTORS_METADATA,
-  PATH_METADATA,
-  ROUTE_ARGS_METADATA,
-} from '@nestjs/common/constants';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { GUARDS_METADATA, INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
@@ -33,29 +27,6 @@ const DENY: CanActivate = {
     throw new ApiError('forbidden', 'This endpoint is not available to any credential.');
   },
 };
-
-/**
- * The guard of a /v1 route that takes no query parameters (its handler reads no `@Query()`): any query parameter
- * is refused like an unknown one of a route that takes some (`validation_failed`, `query.<name>`, the message of
- * the validation pipe's whitelist), after the credential chain, where the pipe would refuse it.
- */
-const NO_QUERY: CanActivate = {
-  canActivate(context: ExecutionContext): boolean {
-    const query = context.switchToHttp().getRequest<FastifyRequest>().query;
-    const names = query && typeof query === 'object' ? Object.keys(query) : [];
-    if (names.length)
-      throw ApiError.validation(
-        names.map((name) => ({ location: `query.${name}`, message: `property ${name} should not exist` })),
-      );
-    return true;
-  },
-};
-
-/** Whether the handler `name` of `type` reads the query string (`@Query()`, whole or by name). */
-function readsQuery(type: Type, name: string): boolean {
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, type, name) ?? {}) as Record<string, unknown>;
-  return Object.keys(args).some((k) => k.split(':')[0] === String(RouteParamtypes.QUERY));
-}
 
 interface VisitorChain {
   guard: CanActivate;
@@ -97,8 +68,7 @@ const join = (a: string, b: string) =>
  * Attaches the /v1 guard chain to exactly the routes under /v1, before the router is built: `VisitorAuthGuard`
  * and the idempotency interceptor (it acts on POSTs) to each route that declares what it needs (`@Authorize`,
  * `@NoCredential`), and a refusal to any that declares
- * nothing, whichever module it lives in; after the chain, a refusal of every query parameter to each route that
- * takes none (`NO_QUERY`). No other surface's routes run it. Returns how many routes it guarded.
+ * nothing, whichever module it lives in. No other surface's routes run it. Returns how many routes it guarded.
  */
 export function guardVisitorRoutes(app: INestApplication): number {
   try {
@@ -132,7 +102,6 @@ export function guardVisitorRoutes(app: INestApplication): number {
           const now = (Reflect.getMetadata(key, handler) as unknown[] | undefined) ?? [];
           if (!now.includes(first)) Reflect.defineMetadata(key, [first, ...now], handler);
         };
-        if (!readsQuery(type, name)) before(GUARDS_METADATA, NO_QUERY);
         before(GUARDS_METADATA, declared ? VISITOR_GUARD : DENY);
         if (declared) before(INTERCEPTORS_METADATA, IDEMPOTENCY);
         guarded += 1;
