@@ -18,6 +18,10 @@ export const IsName = (max = 200, options: ValidationOptions = {}) =>
     MaxLength(max, options),
   );
 
+/** How the served contract describes an e-mail field (`format: email`). */
+export const EMAIL_DESCRIPTION =
+  'ASCII e-mail address (internationalised addresses are refused; write the domain as xn--…)';
+
 /** Printable ASCII only: what JSON Schema's `format: email` (RFC 5321 mailbox, no SMTPUTF8) allows. */
 const ASCII = /^[\x21-\x7e]+$/;
 

@@ -13,13 +13,13 @@ import {
 import { IsE164 } from '../../../common/validation/phone';
 import { ListQuery } from '../../platform/pagination';
 import { OptionalNotNull } from '../../platform/not-null';
-import { IsEmailAddress, IsName } from '../../../common/validation/text';
+import { EMAIL_DESCRIPTION, IsEmailAddress, IsName } from '../../../common/validation/text';
 
 export class CreatePersonBody {
   @ApiProperty()
   @IsName()
   name: string;
-  @ApiProperty({ format: 'email' })
+  @ApiProperty({ format: 'email', description: EMAIL_DESCRIPTION })
   @IsEmailAddress()
   @MaxLength(320)
   email: string;

@@ -18,7 +18,7 @@ import { OptionalNotNull } from '../../platform/not-null';
 import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 import { ListQuery } from '../../platform/pagination';
 import { VISIT_STATUSES } from '../visit-state-machine';
-import { IsEmailAddress, IsName } from '../../../common/validation/text';
+import { EMAIL_DESCRIPTION, IsEmailAddress, IsName } from '../../../common/validation/text';
 
 export const PASS_CHANNELS = ['whatsapp', 'sms', 'email'] as const;
 export const DEFAULT_PASS_CHANNELS = ['whatsapp', 'sms', 'email'];
@@ -37,7 +37,7 @@ const IsPassChannels = (description: string) =>
 export class VisitorInput {
   @ApiProperty({ example: 'Kofi Boateng' }) @IsName() name: string;
   @IsE164() phone: string;
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'email' })
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'email', description: EMAIL_DESCRIPTION })
   @IsOptional()
   @IsEmailAddress()
   @MaxLength(320)

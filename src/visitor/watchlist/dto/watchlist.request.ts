@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../../common/validation/timestamp';
 import { ListQuery } from '../../platform/pagination';
-import { IsEmailAddress, IsName } from '../../../common/validation/text';
+import { EMAIL_DESCRIPTION, IsEmailAddress, IsName } from '../../../common/validation/text';
 
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -34,7 +34,7 @@ export class CreateWatchlistEntryBody {
   @MaxLength(40)
   phone?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'email' })
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'email', description: EMAIL_DESCRIPTION })
   @IsOptional()
   @IsEmailAddress()
   @MaxLength(320)
