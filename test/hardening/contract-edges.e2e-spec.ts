@@ -4,13 +4,11 @@ import { Contract } from '../support/openapi-contract';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { controlClock } from '../support/clock';
 import { until } from '../support/until';
-import { BookingTypesService } from '../../src/visitor/booking-types/booking-types.service';
+import { postBooking, saveBookingType } from '../support/booking-fixtures';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let phoneSeq = 0;
 const newPhone = () => `+23324${String(6000000 + ++phoneSeq).padStart(7, '0')}`;
-const DAY = [{ start: '09:00', end: '12:00' }];
-const EVERY_DAY = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY };
 /** The application's clock in these tests: Monday 7 January 2030, 05:00 UTC. */
 const NOW = Date.parse('2030-01-07T05:00:00Z');
 const HOUR = 3_600_000;
@@ -28,27 +26,9 @@ describe('contract edges (hardening round 3, item 11)', () => {
 
   const tenant = () => ({ organisationId: org.id, livemode: false });
   const makeType = (over: Record<string, unknown> = {}) =>
-    t.app.get(BookingTypesService).save(tenant(), null, {
-      name: 'Site tour',
-      visit_type: 'meeting',
-      site_id: site,
-      host_ids: [host],
-      duration_minutes: 60,
-      capacity: 1,
-      horizon_days: 30,
-      weekly_hours: EVERY_DAY,
-      ...over,
-    });
+    saveBookingType(t.app, tenant(), { site, host }, { horizon_days: 30, ...over });
   const book = (typeId: string, start: string, over: Record<string, unknown> = {}, k = key) =>
-    call(t.app, 'POST', '/v1/bookings', {
-      key: k,
-      body: {
-        booking_type_id: typeId,
-        start,
-        attendee: { name: 'Abena Attendee', phone: newPhone(), email: 'abena@example.test' },
-        ...over,
-      },
-    });
+    postBooking(t.app, k, newPhone(), typeId, start, over);
   const visit = (visitor: Record<string, unknown>) =>
     call(t.app, 'POST', '/v1/visits', {
       key,
