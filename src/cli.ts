@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { DataSource } from 'typeorm';
-import { ConfigError, loadConfig } from './config/config';
+import { ConfigError, configRedactor, loadConfig, redactUrlPasswords } from './config/config';
 import { resolveDatabase, runMigrations, ResolvedDatabase } from './database/database-setup';
 import { createDataSource } from './database/data-source.factory';
 import { CliCommand, CliContext, CommandFailed, isCliCommand, UsageError } from './cli/cli-command';
@@ -52,6 +52,9 @@ function commandHelp(c: CliCommand): string {
   ].join('\n');
 }
 
+/** Hides secrets in everything the CLI prints, results included: the config's once it is loaded. */
+let redact: (text: string) => string = redactUrlPasswords;
+
 async function execute(command: CliCommand, args: string[]): Promise<void> {
   const form = formFor(command, args);
   if (!form)
@@ -66,9 +69,10 @@ async function execute(command: CliCommand, args: string[]): Promise<void> {
       `${[command.name, form.sub].filter(Boolean).join(' ')}: missing ${missing.join(', ')} (gatehouse ${command.name} --help)`,
     );
   const config = loadConfig();
+  redact = configRedactor(config);
   let db: ResolvedDatabase | null = null;
   let ds: DataSource | null = null;
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const log = (line: string) => process.stderr.write(`${redact(line)}\n`);
   const ctx: CliContext = {
     config,
     log,
@@ -84,7 +88,8 @@ async function execute(command: CliCommand, args: string[]): Promise<void> {
   };
   try {
     const result = await command.run(args, ctx);
-    process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
+    const text = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
+    process.stdout.write(`${redact(text)}\n`);
   } finally {
     await (ds as DataSource | null)?.destroy();
     await (db as ResolvedDatabase | null)?.embedded?.stop();
@@ -152,16 +157,17 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
+    const fail = (text: string) => process.stderr.write(`gatehouse: ${redact(text)}\n`);
     if (e instanceof UsageError) {
-      process.stderr.write(`gatehouse: ${e.message}\n`);
+      fail(e.message);
       process.exit(EXIT.usage);
     }
     if (e instanceof ConfigError) {
-      process.stderr.write(`gatehouse: ${e.message}\n`);
+      fail(e.message);
       process.exit(EXIT.config);
     }
-    if (e instanceof CommandFailed) process.stderr.write(`gatehouse: ${e.message}\n`);
-    else process.stderr.write(`gatehouse: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    if (e instanceof CommandFailed) fail(e.message);
+    else fail(e instanceof Error ? (e.stack ?? e.message) : String(e));
     process.exit(EXIT.failed);
   },
 );

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError, loadConfig, Config } from './config/config';
+import { ConfigError, loadConfig, Config, configRedactor, redactUrlPasswords } from './config/config';
 import { resolveDatabase, runMigrations } from './database/database-setup';
 import { runSeed } from './seed/seed-runner';
 import { createApp, nestLogLevels } from './app.factory';
@@ -16,6 +16,21 @@ function exitOnConfigError(e: unknown): never {
     process.exit(78); // EX_CONFIG
   }
   throw e;
+}
+
+/** The one line a person reads when the port is taken (before the database starts, and again should listen race). */
+function portTakenLine(config: Config): string {
+  return `Gatehouse cannot listen on ${config.host}:${config.port}: the port is taken (is Gatehouse already running?); stop that process or set PORT to a free port, e.g. PORT=${config.port + 1} npm start\n`;
+}
+
+function portFree(host: string, port: number): Promise<boolean> {
+  if (port === 0) return Promise.resolve(true);
+  return new Promise((done) => {
+    const probe = createServer()
+      .once('error', (e: NodeJS.ErrnoException) => done(e.code !== 'EADDRINUSE'))
+      .once('listening', () => probe.close(() => done(true)))
+      .listen({ port, host, exclusive: true });
+  });
 }
 
 /** `http://localhost:3000` → the same with the port the server really listens on (PORT=0 picks one). */
@@ -76,6 +91,9 @@ function installFaults(config: Config, app: NestFastifyApplication): void {
   });
 }
 
+/** Hides secrets in everything printed: the config's once it is loaded (see configRedactor). */
+let redact: (text: string) => string = redactUrlPasswords;
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -83,10 +101,16 @@ async function main(): Promise<void> {
   } catch (e) {
     exitOnConfigError(e);
   }
-  const logger = new QuietStartLogger('Gatehouse', {
-    json: config.nodeEnv === 'production',
-    logLevels: nestLogLevels(config.logLevel),
-  });
+  if (!(await portFree(config.host, config.port))) {
+    process.stderr.write(portTakenLine(config));
+    process.exit(1);
+  }
+  redact = configRedactor(config);
+  const logger = new QuietStartLogger(
+    'Gatehouse',
+    { json: config.nodeEnv === 'production', logLevels: nestLogLevels(config.logLevel) },
+    redact,
+  );
 
   const db = await resolveDatabase(config, (l) => logger.warn(l, 'EmbeddedPostgres'));
   const migrated = await runMigrations(db.url);
@@ -107,11 +131,19 @@ async function main(): Promise<void> {
 
   const app: NestFastifyApplication = await createApp(config, db.url, { logger });
   installFaults(config, app);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+    process.stderr.write(portTakenLine(config));
+    await app.close();
+    await db.embedded?.stop();
+    process.exit(1);
+  }
   const port = (app.getHttpServer().address() as AddressInfo).port;
   // One block, written as is (not as log lines) so it can be read and copied; JSON logs in production.
   if (config.nodeEnv === 'production') logger.log(`listening on port ${port}`);
-  else process.stdout.write(`\n${readyBlock(config, port, db.embedded !== null, demo)}\n\n`);
+  else process.stdout.write(`\n${redact(readyBlock(config, port, db.embedded !== null, demo))}\n\n`);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -139,7 +171,7 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   process.stderr.write(
-    `Gatehouse failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    `Gatehouse failed to start: ${redact(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`,
   );
   process.exit(1);
 });

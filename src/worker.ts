@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { ConsoleLogger } from '@nestjs/common';
-import { ConfigError, loadConfig } from './config/config';
+import { ConfigError, configRedactor, loadConfig } from './config/config';
+import { QuietStartLogger } from './common/quiet-logger';
 import { resolveDatabase } from './database/database-setup';
 import { createApp, nestLogLevels } from './app.factory';
 
@@ -19,10 +19,11 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const logger = new ConsoleLogger('Worker', {
-    json: config.nodeEnv === 'production',
-    logLevels: nestLogLevels(config.logLevel),
-  });
+  const logger = new QuietStartLogger(
+    'Worker',
+    { json: config.nodeEnv === 'production', logLevels: nestLogLevels(config.logLevel) },
+    configRedactor(config),
+  );
   const db = await resolveDatabase(config, (l) => logger.warn(l, 'EmbeddedPostgres'));
   const app = await createApp(config, db.url, { logger });
   logger.log('worker started');

@@ -1,6 +1,9 @@
 import pg from 'pg';
 
 export default async function globalTeardown() {
+  // Named by both database tiers: the first call tears down, the second finds nothing left.
+  if (globalThis.__GATEHOUSE_TEST_TORN_DOWN__) return;
+  globalThis.__GATEHOUSE_TEST_TORN_DOWN__ = true;
   const run = process.env.TEST_RUN_ID;
   const url = process.env.TEST_ADMIN_DATABASE_URL;
   if (run && url) {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import type { LoggerService, Type } from '@nestjs/common';
+import type { INestApplicationContext, LoggerService, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig, Config } from '../src/config/config';
 import { runMigrations } from '../src/database/database-setup';
-import { createApp } from '../src/app.factory';
+import { createApp, createContext } from '../src/app.factory';
 
 const RUN = process.env.TEST_RUN_ID ?? 'adhoc';
 const TEMPLATE = `gh_${RUN}_tpl`;
@@ -99,6 +99,42 @@ export async function bootTestApp(
   const db = opts.db ?? (await createTestDatabase());
   const config = testConfig(opts.env);
   const app = await createApp(config, db.url, {
+    logger: opts.logger ?? ['fatal'],
+    extraModules: opts.extraModules,
+  });
+  return {
+    app,
+    config,
+    db,
+    close: async () => {
+      await app.close();
+      if (!opts.db) await db.drop();
+    },
+  };
+}
+
+export interface ServiceContext {
+  app: INestApplicationContext;
+  config: Config;
+  db: TestDatabase;
+  close(): Promise<void>;
+}
+
+/**
+ * The service tier: the application's object graph (the server's modules, services and subscribers) on a cloned
+ * database, without HTTP. Tests call services and repositories through `app.get(...)`.
+ */
+export async function bootServiceContext(
+  opts: {
+    env?: Record<string, string>;
+    extraModules?: Type[];
+    logger?: LoggerService;
+    db?: TestDatabase;
+  } = {},
+): Promise<ServiceContext> {
+  const db = opts.db ?? (await createTestDatabase());
+  const config = testConfig(opts.env);
+  const app = await createContext(config, db.url, {
     logger: opts.logger ?? ['fatal'],
     extraModules: opts.extraModules,
   });

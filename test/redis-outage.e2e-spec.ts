@@ -40,21 +40,28 @@ describe('Redis outage', () => {
     expect(res.statusCode).toBe(503);
     expect(res.json()).toEqual({ status: 'not_ready', checks: { postgres: 'up', redis: 'down' } });
     expect((await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' })).statusCode).toBe(200);
-    await new Promise((r) => setTimeout(r, 1500)); // several reconnect attempts
-    const warnings = () =>
-      logger.lines.filter((l) => l.level === 'warn' && String(l.message).includes('is unreachable'));
-    expect(warnings()).toHaveLength(1);
+    expect((await t.app.inject({ method: 'GET', url: '/public/v1/stats' })).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500)); // several reconnect attempts; the workers' connections fail too
+    // The README's promise: one warning per outage (with the workers running), one line when Redis is back.
+    const warnings = () => logger.lines.filter((l) => l.level === 'warn');
+    const back = () => logger.lines.filter((l) => String(l.message).includes('is reachable again'));
+    expect(warnings().map((l) => l.message)).toEqual([expect.stringContaining('is unreachable')]);
 
     startRedis();
     await until(ready);
-    expect(logger.text()).toContain('is reachable again');
+    await until(async () => back().length === 1);
 
     redis!.kill('SIGKILL');
     await until(async () => !(await ready()));
+    expect((await t.app.inject({ method: 'GET', url: '/public/v1/stats' })).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500));
     expect(warnings()).toHaveLength(2);
+    expect(warnings()[1].message).toContain('is unreachable');
 
     startRedis();
     await until(ready);
+    await until(async () => back().length === 2);
+    expect(warnings()).toHaveLength(2);
   });
 });
 
@@ -63,8 +70,8 @@ describe('rate limits while Redis is down', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    // Nothing listens on port 1: Redis is unreachable from the start. A test-mode allowance of 2 a minute
-    // shows that the limiter lets requests through rather than counting them.
+    // Nothing listens on port 1: Redis is unreachable from the start. A test-mode allowance of 2 a minute and the
+    // published keyless allowance of 30 a minute must still hold, counted in this process.
     t = await bootTestApp({
       env: { REDIS_URL: 'redis://127.0.0.1:1', RUN_WORKER: 'false', TEST_MODE_RATE_PER_MINUTE: '2' },
       logger,
@@ -72,18 +79,44 @@ describe('rate limits while Redis is down', () => {
   });
   afterAll(() => t.close());
 
-  const warnings = () =>
-    logger.lines.filter(
-      (l) => l.level === 'warn' && String(l.message).includes('rate limits are not enforced'),
-    );
+  // The README promises one warning per outage: RedisService's, whatever else notices the outage.
+  const warnings = () => logger.lines.filter((l) => l.level === 'warn');
 
-  it('/v1 fails open: requests with a valid key succeed beyond the allowance, with one warning in the log', async () => {
+  it('/v1 allowances hold per process: the third request of a 2-a-minute allowance is 429', async () => {
     const key = await (await createOrg(t.app, 'free')).key();
-    for (let i = 0; i < 5; i++) {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
       const res = await call(t.app, 'GET', '/v1/organisation', { key });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['ratelimit-limit']).toBeUndefined(); // nothing was counted, so nothing is claimed
+      statuses.push(res.statusCode);
+      expect(res.headers['ratelimit-limit']).toBe('2');
+      if (res.statusCode === 429) {
+        expect(res.json()).toMatchObject({ code: 'rate_limited' });
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      }
     }
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    expect(warnings().map((l) => l.message)).toEqual([expect.stringContaining('is unreachable')]);
+  });
+
+  it('/public/v1 keyless allowance holds per process: 30 of 35 requests a minute are answered', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 35; i++) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/public/v1/stats',
+        remoteAddress: '203.0.113.35',
+      });
+      statuses.push(res.statusCode);
+      expect(res.headers['ratelimit-limit']).toBe('30');
+    }
+    expect(statuses).toEqual([...Array(30).fill(200), ...Array(5).fill(429)]);
+    // Another address has its own allowance.
+    const other = await t.app.inject({
+      method: 'GET',
+      url: '/public/v1/stats',
+      remoteAddress: '203.0.113.36',
+    });
+    expect(other.statusCode).toBe(200);
     expect(warnings()).toHaveLength(1);
   });
 

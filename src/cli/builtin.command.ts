@@ -1,4 +1,4 @@
-import { configMarkdownTable } from '../config/config';
+import { configMarkdownTable, redactedConfig } from '../config/config';
 import { revertLastMigration, runMigrations } from '../database/database-setup';
 import { runSeed } from '../seed/seed-runner';
 import { RequestLogRepository } from '../ops/request-log/request-log.repository';
@@ -59,11 +59,6 @@ export const configCommand: CliCommand = {
   summary: 'Print the effective configuration (secrets hidden), or the README table with --markdown',
   async run(args, ctx) {
     if (args.includes('--markdown')) return configMarkdownTable();
-    const { secrets: _secrets, embeddedPg, ...rest } = ctx.config;
-    return {
-      ...rest,
-      embeddedPg: { dir: embeddedPg.dir, port: embeddedPg.port },
-      databaseUrl: rest.databaseUrl ? '(set)' : null,
-    };
+    return redactedConfig(ctx.config);
   },
 };

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { ConfigError, configMarkdownTable, CONFIG_SPEC, loadConfig } from './config';
+import {
+  ConfigError,
+  configMarkdownTable,
+  configRedactor,
+  CONFIG_SPEC,
+  loadConfig,
+  redactedConfig,
+} from './config';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -168,4 +175,43 @@ describe('configuration', () => {
       expect(run.stderr).toContain('WEBHOOK_ALLOW_LOCAL_TARGETS must not be true in production');
     },
   );
+
+  it('marks every secret-looking setting secret, so no output prints it', () => {
+    const looksSecret = CONFIG_SPEC.filter((v) => /PASSWORD|SECRET(?!_OVERLAP)|TOKEN|_KEYS?$/.test(v.name));
+    expect(looksSecret.filter((v) => !v.secret).map((v) => v.name)).toEqual([]);
+    expect(looksSecret.length).toBe(7);
+  });
+
+  it('redacts secrets, their key bytes and URL passwords, in the printed config and in text', () => {
+    const c = loadConfig(
+      {
+        ...production,
+        REDIS_URL: 'rediss://user:redis-pass-123@redis.example.test:6380',
+        FILES_S3_SECRET_ACCESS_KEY: 's3-secret-access-key',
+      },
+      '/srv/app',
+    );
+    const printed = JSON.stringify(redactedConfig(c));
+    for (const secret of [
+      production.OPERATOR_TOKEN,
+      production.OAUTH_COOKIE_KEYS,
+      'redis-pass-123',
+      's3-secret',
+    ])
+      expect(printed).not.toContain(secret);
+    expect(redactedConfig(c)).toMatchObject({
+      redisUrl: 'rediss://user:[redacted]@redis.example.test:6380',
+      oauth: { signingKey: '[redacted]', cookieKeys: '[redacted]' },
+    });
+    const redact = configRedactor(c);
+    const signing = Buffer.alloc(32, 2);
+    expect(
+      redact(
+        `a ${production.SESSION_SECRET} b ${signing.toString('hex')} c ${signing.toString('base64url')} ` +
+          `d ${production.ENCRYPTION_KEY} e redis-pass-123 f postgres://u:any-pw@db/x`,
+      ),
+    ).toBe('a [redacted] b [redacted] c [redacted] d [redacted] e [redacted] f postgres://u:[redacted]@db/x');
+    // Development defaults are public (they are in the source) and are left in ordinary text.
+    expect(configRedactor(loadConfig({}, '/srv/app'))('gatehouse is ready')).toBe('gatehouse is ready');
+  });
 });

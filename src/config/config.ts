@@ -97,7 +97,12 @@ interface VarSpec {
   name: string;
   description: string;
   default?: string;
-  secret?: boolean;
+  /**
+   * Marks a secret and says where its value lives in a loaded Config: it is never printed — the CLI's `config`
+   * shows `[redacted]`, and the logs and error messages have it (and its byte encodings) replaced (see
+   * `redactedConfig`, `configRedactor`). A URL setting's password is redacted wherever any URL is printed.
+   */
+  secret?: (c: Config) => string | string[] | Buffer | null;
 }
 
 /** Every variable Gatehouse reads, in README order. */
@@ -146,7 +151,7 @@ export const CONFIG_SPEC: VarSpec[] = [
     name: 'EMBEDDED_PG_PASSWORD',
     description: 'Password of the embedded PostgreSQL superuser',
     default: 'gatehouse',
-    secret: true,
+    secret: (c) => c.embeddedPg.password,
   },
   {
     name: 'REDIS_URL',
@@ -230,32 +235,32 @@ export const CONFIG_SPEC: VarSpec[] = [
     name: 'OPERATOR_TOKEN',
     description: 'Bearer token for operator/support console endpoints (≥ 24 chars)',
     default: '(dev only)',
-    secret: true,
+    secret: (c) => c.secrets.operatorToken,
   },
   {
     name: 'SESSION_SECRET',
     description: "Key that signs list cursors, visitors' pass links and the pages' CSRF cookies (≥ 32 chars)",
     default: '(dev only)',
-    secret: true,
+    secret: (c) => c.secrets.sessionSecret,
   },
   {
     name: 'ENCRYPTION_KEY',
     description: 'Base64 of 32 bytes; encrypts secrets at rest (webhook signing secrets)',
     default: '(dev only)',
-    secret: true,
+    secret: (c) => c.secrets.encryptionKey,
   },
   {
     name: 'OAUTH_COOKIE_KEYS',
     description:
       'Comma list of keys (each ≥ 32 chars) signing the OAuth authorization cookies; the first signs, all verify',
     default: '(dev only)',
-    secret: true,
+    secret: (c) => c.oauth.cookieKeys,
   },
   {
     name: 'OAUTH_SIGNING_KEY',
     description: "Base64 of 32 bytes: seed of the OAuth server's Ed25519 signing key",
     default: '(dev only)',
-    secret: true,
+    secret: (c) => c.oauth.signingKey,
   },
   {
     name: 'OAUTH_METADATA_MAX_BYTES',
@@ -332,7 +337,11 @@ export const CONFIG_SPEC: VarSpec[] = [
     name: 'FILES_S3_ACCESS_KEY_ID',
     description: 'Access key of the `s3` driver (unset: the AWS SDK default credential chain)',
   },
-  { name: 'FILES_S3_SECRET_ACCESS_KEY', description: 'Secret key of the `s3` driver', secret: true },
+  {
+    name: 'FILES_S3_SECRET_ACCESS_KEY',
+    description: 'Secret key of the `s3` driver',
+    secret: (c) => c.files.s3.secretAccessKey,
+  },
   {
     name: 'TEST_MODE_RATE_PER_MINUTE',
     description:
@@ -418,7 +427,7 @@ class Reader {
       return name.endsWith('_URL') && ['http:', 'https:'].includes(u.protocol) ? v.replace(/\/+$/, '') : v;
     } catch {
       this.problems.push(
-        `${name} must be a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')} (got "${v}")`,
+        `${name} must be a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')} (got "${redactUrlPasswords(v)}")`,
       );
       return dflt;
     }
@@ -569,4 +578,84 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 export function configMarkdownTable(): string {
   const rows = CONFIG_SPEC.map((v) => `| \`${v.name}\` | ${v.description} | ${v.default ?? ''} |`);
   return ['| Variable | Meaning | Default |', '|---|---|---|', ...rows].join('\n');
+}
+
+export const REDACTED = '[redacted]';
+
+/** `scheme://user:password@host` → `scheme://user:[redacted]@host`, for every URL in `text`. */
+export function redactUrlPasswords(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:)[^\s/?#]*@/gi, `$1${REDACTED}@`);
+}
+
+/** Every string value of a config, nested ones included. */
+function strings(v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  if (v === null || typeof v !== 'object' || Buffer.isBuffer(v)) return [];
+  return Object.values(v).flatMap(strings);
+}
+
+/** The ways key bytes get printed: hex, base64 (padded or not), base64url, and a Buffer's JSON `data` list. */
+function byteForms(bytes: Buffer): string[] {
+  const b64 = bytes.toString('base64');
+  return [bytes.toString('hex'), b64, b64.replace(/=+$/, ''), bytes.toString('base64url'), bytes.join(',')];
+}
+
+/** A secret string as it may appear in text: itself, URL-encoded, and, when it is base64 of key bytes, those. */
+function textForms(secret: string): string[] {
+  const forms = [secret, encodeURIComponent(secret)];
+  const bytes = Buffer.from(secret, 'base64');
+  if (bytes.length >= 16 && bytes.toString('base64').replace(/=+$/, '') === secret.replace(/=+$/, ''))
+    forms.push(...byteForms(bytes));
+  return forms;
+}
+
+/**
+ * The secret values of a loaded config in every form worth searching text for: the settings CONFIG_SPEC marks
+ * secret and the password of every URL setting. The development defaults are left out (they are in the source,
+ * and short words such as the embedded password would mangle ordinary log lines), as are values under 6 characters
+ * (a URL's password is still redacted inside the URL).
+ */
+function secretTexts(config: Config): string[] {
+  const dev = new Set(Object.values(DEV_SECRETS).flatMap(textForms));
+  const values = CONFIG_SPEC.flatMap((v) => {
+    const value = v.secret?.(config);
+    if (value === null || value === undefined) return [];
+    if (Buffer.isBuffer(value)) return byteForms(value);
+    return (Array.isArray(value) ? value : [value]).flatMap(textForms);
+  });
+  const passwords = strings(config).flatMap((text) => {
+    try {
+      const { password } = new URL(text);
+      return password ? [password, decodeURIComponent(password)] : [];
+    } catch {
+      return [];
+    }
+  });
+  return [...new Set([...values, ...passwords])]
+    .filter((t) => t.length >= 6 && !dev.has(t))
+    .sort((a, b) => b.length - a.length);
+}
+
+/**
+ * A function that hides the config's secrets in any text before it is printed (log lines, error messages and
+ * stacks): URL passwords, then every secret value (and its byte encodings) wherever it occurs.
+ */
+export function configRedactor(config: Config): (text: string) => string {
+  const secrets = secretTexts(config);
+  return (text) => secrets.reduce((t, s) => t.split(s).join(REDACTED), redactUrlPasswords(text));
+}
+
+/** The config as the CLI's `config` prints it: every secret setting `[redacted]`, URLs without passwords. */
+export function redactedConfig(config: Config): unknown {
+  const secrets = new Set<unknown>(CONFIG_SPEC.map((v) => v.secret?.(config)).filter((v) => v != null));
+  const redactText = configRedactor(config);
+  const walk = (v: unknown): unknown => {
+    if (v === null || v === undefined) return v;
+    if (secrets.has(v) || Buffer.isBuffer(v)) return REDACTED;
+    if (typeof v === 'string') return redactText(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(config);
 }

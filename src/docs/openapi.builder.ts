@@ -236,10 +236,10 @@ const header = (description: string, schema: Json = { type: 'integer', minimum: 
   required,
   schema,
 });
-/** Absent only while the rate limiter fails open (Redis unreachable), so not `required`. */
+/** Not `required`: a request refused before it is counted (a malformed query string) has none. */
 const rateHeader = (description: string) =>
   header(
-    `${description}. Absent only while limits cannot be counted (the service then fails open)`,
+    `${description}. While the shared counter store (Redis) is unreachable, each server process counts on its own`,
     undefined,
     false,
   );

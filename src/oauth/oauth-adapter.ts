@@ -1,6 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
+import { errors } from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { oauthIdHash } from '../visitor/connected-apps/token-hash';
+import { badCharAt, badCharIn } from '../common/errors/validation.pipe';
 import { randomBase62 } from '../common/ids';
 import { ClientRow, ClientsRepository } from './clients/clients.repository';
 import { OAuthModelRepository, ModelPayload } from './oauth-model.repository';
@@ -77,6 +79,17 @@ function dcrRow(id: string, payload: AdapterPayload, now: Date): ClientRow {
 }
 
 /**
+ * A value the engine looks up as it is (a client id, an interaction uid; tokens are looked up by their hash): one
+ * PostgreSQL cannot hold (NUL) or UTF-8 cannot encode (a lone surrogate) names nothing stored, and is refused as
+ * the request's mistake before it reaches a query.
+ */
+function lookupValue(value: string, what: string): string {
+  const bad = badCharIn(value);
+  if (bad) throw new errors.InvalidRequest(`${what} ${bad}`);
+  return value;
+}
+
+/**
  * oidc-provider's adapter over PostgreSQL (`OAuthModelRepository`, `ClientsRepository`): one instance per model
  * name. Clients are rows of `oauth.client` (console and dynamic registration); every other model is a row of
  * `oauth.model` keyed by the hash of its id.
@@ -86,13 +99,16 @@ export function adapterFactory(deps: AdapterDeps) {
     constructor(private readonly name: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      // A request's parameters the engine keeps (an interaction's, a code's): PostgreSQL's jsonb cannot hold NUL.
+      const bad = badCharAt(payload);
+      if (bad) throw new errors.InvalidRequest(`${bad.location.split('.').pop()} ${bad.message}`);
       if (this.name === 'Client') return deps.clients.upsert(dcrRow(id, payload, deps.now()));
       await deps.models.upsert(this.name, id, payload as ModelPayload, expiresIn);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.name === 'Client') {
-        const row = await deps.clients.find(id);
+        const row = await deps.clients.find(lookupValue(id, 'client_id'));
         if (!row) return undefined;
         const basic = basicSecret(deps.currentAuthorization());
         return clientMetadata(row, basic && basic.clientId === id ? basic.secret : null);
@@ -105,15 +121,27 @@ export function adapterFactory(deps: AdapterDeps) {
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return (await deps.models.findByUid(this.name, uid)) as AdapterPayload | undefined;
+      return (await deps.models.findByUid(this.name, lookupValue(uid, 'uid'))) as AdapterPayload | undefined;
     }
 
+    /**
+     * The engine calls this after it found the code or refresh token unconsumed, so a request that loses the
+     * race here is a replay the engine could not see: as the engine does for one it sees, the grant is revoked
+     * (RFC 6749 §4.1.2, RFC 9700 §4.14.2) and the answer is `invalid_grant` (docs/decisions.md).
+     */
     async consume(id: string): Promise<void> {
-      await deps.models.consume(this.name, id);
+      const { won, grantId } = await deps.models.consume(this.name, id);
+      if (won) return;
+      if (grantId) await deps.models.revokeGrant(grantId);
+      throw new errors.InvalidGrant(
+        this.name === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
+      );
     }
 
     async destroy(id: string): Promise<void> {
-      if (this.name === 'Client') return deps.clients.delete(id, deps.now());
+      if (this.name === 'Client') return deps.clients.delete(lookupValue(id, 'client_id'), deps.now());
+      // The engine destroys a grant only to revoke it: everything issued under it goes too.
+      if (this.name === 'Grant') return deps.models.revokeGrant(id);
       await deps.models.destroy(this.name, id);
     }
 

@@ -19,11 +19,23 @@ interface ModelRow {
 const FIND = `SELECT payload, consumed_at FROM oauth.model
   WHERE kind = $1 AND id_hash = $2 AND (expires_at IS NULL OR expires_at > now())`;
 
+/** The kinds issued under a grant: once the grant is revoked, none of them may be stored for it again. */
+const GRANT_BOUND = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
+
+const UPSERT_SET = `ON CONFLICT (kind, id_hash) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
+  uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at`;
+const EXPIRES = `CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END`;
+
 /**
  * The engine's storage (oidc-provider's adapter interface) in `oauth.model`: one row per stored model, keyed by
  * the model kind and the SHA-256 of its id. A token's id is the token itself, so the row keeps only the hash and
  * drops `jti` from the payload; `find` puts it back from the value it was asked for. Grants index themselves under
  * their own id, tokens under their grant, so `revokeByGrantId` (and an admin's revocation) is one DELETE.
+ *
+ * Redemption is consume-once here, not in the engine (which checks `consumed` on the row it found, so two requests
+ * at once both pass): `consume` is a conditional UPDATE only one caller wins. A token is stored only while its
+ * grant's row exists, locked against deletion while the token is written, and `revokeGrant` deletes the grant's
+ * row before the rest: a request still issuing tokens when the grant is revoked cannot leave a working one behind.
  */
 @Injectable()
 export class OAuthModelRepository {
@@ -33,12 +45,23 @@ export class OAuthModelRepository {
     const stored = { ...payload };
     delete stored.jti;
     const grantId = kind === 'Grant' ? id : (payload.grantId ?? null);
+    const params = [kind, oauthIdHash(id), stored, grantId, payload.uid ?? null, expiresIn ?? null];
+    if (!GRANT_BOUND.has(kind) || grantId === null) {
+      await this.ds.query(
+        `INSERT INTO oauth.model (kind, id_hash, payload, grant_id, uid, expires_at)
+         VALUES ($1, $2, $3, $4, $5, ${EXPIRES}) ${UPSERT_SET}`,
+        params,
+      );
+      return;
+    }
+    // FOR KEY SHARE holds off the grant's deletion until this token is written (revokeGrant then deletes it), and
+    // a grant deleted first is not found: the token is not stored (the request issuing it raced a revocation).
     await this.ds.query(
       `INSERT INTO oauth.model (kind, id_hash, payload, grant_id, uid, expires_at)
-       VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
-       ON CONFLICT (kind, id_hash) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
-         uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at`,
-      [kind, oauthIdHash(id), stored, grantId, payload.uid ?? null, expiresIn ?? null],
+       SELECT $1, $2, $3::jsonb, $4::text, $5::text, ${EXPIRES}
+        WHERE EXISTS (SELECT 1 FROM oauth.model g WHERE g.kind = 'Grant' AND g.id_hash = $7 FOR KEY SHARE)
+       ${UPSERT_SET}`,
+      [...params, oauthIdHash(grantId)],
     );
   }
 
@@ -58,17 +81,36 @@ export class OAuthModelRepository {
     return row ? this.restore(row, (row.payload.sessionId as string | undefined) ?? undefined) : undefined;
   }
 
-  async consume(kind: string, id: string): Promise<void> {
-    await this.ds.query(
-      `UPDATE oauth.model SET consumed_at = now(),
-              payload = payload || jsonb_build_object('consumed', extract(epoch from now())::bigint)
-        WHERE kind = $1 AND id_hash = $2`,
+  /**
+   * Marks the model consumed unless it already is: of any number of calls at once, one wins (`won`). `grantId`:
+   * the grant the model was issued under (null when the row is gone).
+   */
+  async consume(kind: string, id: string): Promise<{ won: boolean; grantId: string | null }> {
+    const rows: { grant_id: string | null; won: boolean }[] = await this.ds.query(
+      `WITH won AS (
+         UPDATE oauth.model SET consumed_at = now(),
+                payload = payload || jsonb_build_object('consumed', extract(epoch from now())::bigint)
+          WHERE kind = $1 AND id_hash = $2 AND consumed_at IS NULL
+         RETURNING grant_id)
+       SELECT m.grant_id, EXISTS (SELECT 1 FROM won) AS won FROM oauth.model m WHERE m.kind = $1 AND m.id_hash = $2`,
       [kind, oauthIdHash(id)],
     );
+    return { won: rows[0]?.won ?? false, grantId: rows[0]?.grant_id ?? null };
   }
 
   async destroy(kind: string, id: string): Promise<void> {
     await this.ds.query(`DELETE FROM oauth.model WHERE kind = $1 AND id_hash = $2`, [kind, oauthIdHash(id)]);
+  }
+
+  /**
+   * Revokes a grant: its row first (waiting for any token being written under it), then, in a statement that sees
+   * those tokens, everything stored under it (codes, access and refresh tokens).
+   */
+  async revokeGrant(grantId: string): Promise<void> {
+    await this.ds.query(`DELETE FROM oauth.model WHERE kind = 'Grant' AND id_hash = $1`, [
+      oauthIdHash(grantId),
+    ]);
+    await this.ds.query(`DELETE FROM oauth.model WHERE grant_id = $1`, [grantId]);
   }
 
   async revokeByGrantId(kind: string, grantId: string): Promise<void> {

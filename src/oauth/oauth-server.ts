@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, Provider } from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { Clock } from '../common/clock';
+import { pathOf } from '../common/http/surface';
+import { badCharAt } from '../common/errors/validation.pipe';
 import { randomBase62 } from '../common/ids';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
@@ -60,6 +62,24 @@ export const OAUTH_ROUTES = {
   interaction: '/oauth/interaction',
   metadata: '/.well-known/oauth-authorization-server',
 } as const;
+
+/** The engine's own routes (each with what is under it): it answers every request there, errors included. */
+const ENGINE_PATHS = [
+  OAUTH_ROUTES.authorization,
+  OAUTH_ROUTES.token,
+  OAUTH_ROUTES.registration,
+  OAUTH_ROUTES.revocation,
+  OAUTH_ROUTES.metadata,
+];
+
+/**
+ * Whether a URL is the engine's, so the app's request-wide checks (a `%00` in the URL) leave it to the engine,
+ * which answers in the OAuth format; what it would store or look up is checked by its adapter.
+ */
+export function isEngineUrl(url: string): boolean {
+  const path = pathOf(url);
+  return ENGINE_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
+}
 
 /** The engine's Ed25519 signing key from its 32-byte seed (PKCS #8: a fixed prefix, then the seed). */
 function signingJwk(seed: Buffer) {
@@ -152,7 +172,14 @@ export class OAuthServer {
         properties: ['urn:gatehouse:redirect-uri-rule'],
         validator: (_ctx, key, _value, metadata) => {
           delete (metadata as Record<string, unknown>)[key];
-          for (const uri of (metadata.redirect_uris as unknown[] | undefined) ?? []) {
+          // What no stored string may hold (NUL, a lone surrogate), refused before the client is stored.
+          const bad = badCharAt(metadata);
+          if (bad)
+            throw new errors.InvalidClientMetadata(`${bad.location.replace(/^body\./, '')} ${bad.message}`);
+          // This hook runs before the engine's own checks: a value that is not an array is left to them
+          // (invalid_client_metadata "redirect_uris must be an array").
+          if (!Array.isArray(metadata.redirect_uris)) return;
+          for (const uri of metadata.redirect_uris as unknown[]) {
             const problem = redirectUriProblem(uri);
             if (problem) throw new errors.InvalidRedirectUri(`redirect_uris ${String(uri)} ${problem}`);
           }

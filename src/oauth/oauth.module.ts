@@ -1,6 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
 import { AuditModule } from '../visitor/audit/audit.module';
@@ -12,6 +11,7 @@ import { ClientsRepository } from './clients/clients.repository';
 import { ClientsService } from './clients/clients.service';
 import { OAuthModelRepository } from './oauth-model.repository';
 import { OAuthServer } from './oauth-server';
+import { fastifyOf } from '../common/http/http-host';
 
 /**
  * The OAuth 2.1 authorization server (token, registration, revocation and metadata endpoints on AUTH_URL; the
@@ -32,7 +32,8 @@ export class OAuthModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const fastify = this.host.httpAdapter.getInstance<FastifyInstance>();
+    const fastify = fastifyOf(this.host);
+    if (!fastify) return;
     this.server.mount(fastify);
   }
 }

@@ -1,15 +1,19 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 
+import Redis from 'ioredis';
+import { Config, redactUrlPasswords } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+
 /** How long a connection is given to be made, at start-up as on each attempt. */
 const CONNECT_TIMEOUT_MS = 2000;
-import Redis from 'ioredis';
-import type { Config } from '../config/config';
-import { InjectConfig } from '../config/config.module';
+/** How long after a component's Redis failure the shared connection's state is trusted (see warnUnlessDown). */
+const SETTLE_MS = 500;
 
 /**
  * The shared Redis connection. Redis being down never stops the HTTP API: commands fail fast (no offline
- * queue), one warning is logged when the connection is lost, one line when it comes back, and the client
- * keeps reconnecting by itself.
+ * queue), rate limits are counted per process, one warning is logged when the connection is lost (the only one
+ * of the outage: other components report their Redis failures through `warnUnlessDown`), one line when it comes
+ * back, and the client keeps reconnecting by itself.
  */
 @Injectable()
 export class RedisService implements OnModuleInit, OnApplicationShutdown {
@@ -31,7 +35,10 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       retryStrategy: (attempt) => Math.min(250 * attempt, 2000),
     });
     this.client.on('ready', () => {
-      if (this.down) this.logger.log(`Redis at ${this.safeUrl()} is reachable again`);
+      if (this.down)
+        this.logger.log(
+          `Redis at ${this.safeUrl()} is reachable again: rate limits are shared again, queued work resumes`,
+        );
       this.down = false;
       this.everReady = true;
     });
@@ -43,14 +50,25 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     if (this.down || this.closing) return;
     this.down = true;
     this.logger.warn(
-      `Redis at ${this.safeUrl()} is unreachable (${reason}); the API keeps serving, background work waits in PostgreSQL, reconnecting${this.everReady ? '' : ' (never connected yet)'}`,
+      `Redis at ${this.safeUrl()} is unreachable (${reason}); the API keeps serving with rate limits counted per process, background work waits in PostgreSQL, reconnecting${this.everReady ? '' : ' (never connected yet)'}`,
     );
   }
 
+  /**
+   * A component's own Redis failure (a queue's or worker's connection): a warning only if the shared connection
+   * is still up a moment later (Redis answers, yet refused something); while it is down the one warning above
+   * covers it, and the failure is a debug line. The moment lets every connection notice a lost server first.
+   */
+  warnUnlessDown(logger: Logger, message: string): void {
+    if (!this.isReady()) return logger.debug(message);
+    setTimeout(() => {
+      if (this.isReady() && !this.closing) logger.warn(message);
+      else logger.debug(message);
+    }, SETTLE_MS).unref();
+  }
+
   private safeUrl(): string {
-    const u = new URL(this.config.redisUrl);
-    if (u.password) u.password = '***';
-    return u.toString();
+    return redactUrlPasswords(this.config.redisUrl);
   }
 
   isReady(): boolean {
@@ -75,7 +93,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Start-up waits (at most the connect timeout) for the first connection, so the first requests are counted in
-   * Redis rather than passed uncounted while it is still being made; an unreachable Redis delays nothing further.
+   * Redis (shared) rather than per process while it is still being made; an unreachable Redis delays nothing
+   * further.
    */
   async onModuleInit(): Promise<void> {
     await this.whenReady(CONNECT_TIMEOUT_MS);

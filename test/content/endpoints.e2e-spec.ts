@@ -303,7 +303,7 @@ describe('public content API: every endpoint, table-driven', () => {
         expect(headers('401')).toEqual({ at: where('401'), names: ['Svc-Request-Id'] });
       }
       const headers = app.contract.doc.components!.headers as Record<string, { required: boolean }>;
-      // RateLimit-* are absent only while the limiter fails open (Redis unreachable); the rest always come
+      // RateLimit-* are absent only on a request refused before it is counted; the rest always come
       expect(Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, h.required]))).toEqual({
         'RateLimit-Limit': false,
         'RateLimit-Remaining': false,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { bootTestApp, TestApp } from '../harness';
+import { createPerson, registerApp } from '../support/oauth-fixtures';
 import { call, createOrg } from '../support/platform-fixtures';
 import { createEndpoint } from '../support/webhook-fixtures';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -14,6 +15,11 @@ import { PublicKeysService } from '../../src/content/platform/public-keys.servic
  * malformed percent-escapes, numbers that are not decimal, deep or malformed JSON, invalid UTF-8, wrong content
  * types, unknown parameters, real and made-up ids, good and bad credentials, other methods). No answer may be a 5xx,
  * and no body may show a stack trace, SQL or a file path.
+ *
+ * The OAuth endpoints (`/oauth/token`, `/oauth/revoke`, `/oauth/register`, `/oauth/authorize`; issue "Hardening,
+ * third round" item 13) are in no OpenAPI document and parse their own forms and JSON: they are fuzzed in their own
+ * formats (form fields, Basic credentials, client metadata, authorization query strings), and every JSON answer
+ * that is not a success must be an OAuth error (`error`).
  *
  * Bounded by the number of runs (FUZZ_RUNS per operation, default 60), not by time, so a loaded machine is slower,
  * never flakier. A failure prints fast-check's seed and the shrunk request; FUZZ_SEED replays a run.
@@ -202,6 +208,15 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
     'https://[::1]/',
     'https://127.0.0.1/',
   );
+  /** Content types of a JSON body: mostly right, sometimes wrong or missing. */
+  const jsonContentType = () =>
+    fc.constantFrom(
+      'application/json',
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      null,
+    );
   /** Escapes sent as they are: malformed, NUL, a surrogate's bytes, encoded slashes and dots. */
   const rawEscape = fc.constantFrom('%FF', '%ED%A0%80', '%00', '%', '%zz', '%2F', '..', '%20', '%2e%2e', '+');
   const text = () =>
@@ -293,13 +308,7 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
       params: fc.array(pathValue, { minLength: op.pathParams.length, maxLength: op.pathParams.length }),
       query: fc.array(queryPair, { maxLength: 4 }),
       payload: fc.option(payload, { freq: 4 }),
-      contentType: fc.constantFrom(
-        'application/json',
-        'application/json',
-        'application/json; charset=utf-8',
-        'text/plain',
-        null,
-      ),
+      contentType: jsonContentType(),
       credential,
       idempotencyKey: fc.oneof(
         fc.uuid(),
@@ -349,4 +358,364 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
     expect(failures).toEqual([]);
     expect(stats.statuses[500] ?? 0).toBe(0);
   }, 600_000);
+
+  describe('the OAuth endpoints', () => {
+    const redirectUri = 'https://app.example.com/cb';
+    const clients: { client_id: string; client_secret: string | null }[] = [];
+    const oauthStats = { requests: 0, statuses: {} as Record<number, number> };
+
+    beforeAll(async () => {
+      const org = await createOrg(t.app, 'pro');
+      const owner = await createPerson(t, org, 'owner');
+      clients.push(await registerApp(t, owner, 'confidential', redirectUri));
+      clients.push(await registerApp(t, owner, 'public', redirectUri));
+      known.push(...clients.map((c) => c.client_id), redirectUri);
+    }, 60_000);
+
+    afterAll(() =>
+      console.log(
+        `oauth fuzz: ${oauthStats.requests} requests; statuses ${JSON.stringify(oauthStats.statuses)}`,
+      ),
+    );
+
+    interface OAuthRequest {
+      method: string;
+      url: string;
+      headers: Record<string, string>;
+      payload?: string | Buffer;
+    }
+
+    /** Sends one request; a problem is a 5xx, a leak, or a JSON error answer without an OAuth `error`. */
+    async function send(r: OAuthRequest): Promise<string | null> {
+      const res = await t.app.inject({
+        method: r.method as 'GET',
+        url: r.url,
+        headers: r.headers,
+        ...(r.payload !== undefined ? { payload: r.payload } : {}),
+      });
+      oauthStats.requests++;
+      oauthStats.statuses[res.statusCode] = (oauthStats.statuses[res.statusCode] ?? 0) + 1;
+      const problems: string[] = [];
+      if (res.statusCode >= 500) problems.push(`status ${res.statusCode}`);
+      for (const [what, re] of LEAKS) if (re.test(res.body)) problems.push(`body shows ${what}`);
+      if (res.statusCode >= 400 && /^application\/json/.test(String(res.headers['content-type']))) {
+        const body = JSON.parse(res.body) as Json;
+        if (typeof body.error !== 'string') problems.push('a JSON error without `error`');
+      }
+      if (!problems.length) return null;
+      const shown = `${r.method} ${r.url.slice(0, 200)} ${String(r.payload ?? '').slice(0, 200)}`;
+      return `${problems.join(', ')}: ${shown} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+    }
+
+    /** A form field: percent-encoded (a lone surrogate as its raw escape pieces), or a raw escape as it is. */
+    const formValue = () =>
+      fc.oneof(
+        { weight: 4, arbitrary: text().map(enc) },
+        { weight: 2, arbitrary: fc.constantFrom('%00', 'x%00y', '%ED%A0%80', '%FF') },
+        { weight: 1, arbitrary: rawEscape },
+      );
+    const form = (names: string[], fixed: fc.Arbitrary<Record<string, string>>) =>
+      fc
+        .tuple(
+          fixed,
+          fc.array(
+            fc.tuple(
+              fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: text() }),
+              formValue(),
+            ),
+            { maxLength: 6 },
+          ),
+        )
+        .map(([base, pairs]) =>
+          [
+            ...Object.entries(base).map(([k, v]) => `${k}=${enc(v)}`),
+            ...pairs.map(([k, v]) => `${enc(k)}=${v}`),
+          ].join('&'),
+        );
+    const clientIds = () =>
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...clients.map((c) => c.client_id)) },
+        { weight: 2, arbitrary: text() },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom('\u0000', `${clients[0].client_id}\u0000`, '\ud800', 'https://x/\u0000'),
+        },
+      );
+    const basic = () =>
+      fc.oneof(
+        { weight: 2, arbitrary: fc.constant({}) },
+        {
+          weight: 2,
+          arbitrary: fc.constant({
+            authorization: `Basic ${Buffer.from(`${clients[0].client_id}:${clients[0].client_secret}`).toString('base64')}`,
+          }),
+        },
+        {
+          weight: 2,
+          arbitrary: fc.tuple(clientIds(), text()).map(([id, secret]) => ({
+            authorization: `Basic ${Buffer.from(`${enc(id)}:${enc(secret)}`).toString('base64')}`,
+          })),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(clientIds(), text()).map(([id, secret]) => ({
+            authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+          })),
+        },
+        {
+          weight: 1,
+          arbitrary: text().map((s) => ({ authorization: `Basic ${s.replace(/[^\x21-\x7e]/g, '')}` })),
+        },
+      );
+    const formContentType = () =>
+      fc.constantFrom(
+        'application/x-www-form-urlencoded',
+        'application/x-www-form-urlencoded',
+        'application/x-www-form-urlencoded; charset=utf-8',
+        'application/json',
+        'text/plain',
+        null,
+      );
+    const post = (
+      url: string,
+      names: string[],
+      fixed: fc.Arbitrary<Record<string, string>>,
+    ): fc.Arbitrary<OAuthRequest> =>
+      fc
+        .record({
+          method: fc.oneof(
+            { weight: 8, arbitrary: fc.constant('POST') },
+            { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'OPTIONS') },
+          ),
+          body: fc.oneof(
+            { weight: 6, arbitrary: form(names, fixed) },
+            { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
+            { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }) },
+          ),
+          contentType: formContentType(),
+          auth: basic(),
+        })
+        .map(({ method, body, contentType, auth }) => ({
+          method,
+          url,
+          headers: { ...auth, ...(contentType ? { 'content-type': contentType } : {}) },
+          ...(method === 'GET' ? {} : { payload: body }),
+        }));
+
+    const tokenRequest = () =>
+      post(
+        '/oauth/token',
+        [
+          'grant_type',
+          'code',
+          'refresh_token',
+          'redirect_uri',
+          'code_verifier',
+          'client_id',
+          'client_secret',
+          'scope',
+          'resource',
+        ],
+        fc.record({
+          grant_type: fc.constantFrom(
+            'authorization_code',
+            'refresh_token',
+            'client_credentials',
+            'password',
+            '',
+          ),
+          client_id: clientIds(),
+        }),
+      );
+    const revokeRequest = () =>
+      post(
+        '/oauth/revoke',
+        ['token', 'token_type_hint', 'client_id', 'client_secret'],
+        fc.record({
+          token: fc.oneof(text(), fc.constantFrom('svc_at_x', 'svc_rt_x', 'svc_ac_x')),
+          client_id: clientIds(),
+        }),
+      );
+    const uris = () =>
+      fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom(redirectUri, 'http://localhost:7777/cb', 'http://app.example.com/cb'),
+        },
+        { weight: 2, arbitrary: text() },
+      );
+    /** Client metadata: the fields a client sends, of every JSON type, and the cases the outside fuzz found. */
+    const registerRequest = (): fc.Arbitrary<OAuthRequest> =>
+      fc
+        .record({
+          metadata: fc.dictionary(
+            fc.oneof(
+              {
+                weight: 5,
+                arbitrary: fc.constantFrom(
+                  'redirect_uris',
+                  'client_name',
+                  'token_endpoint_auth_method',
+                  'grant_types',
+                  'response_types',
+                  'client_uri',
+                  'logo_uri',
+                  'scope',
+                  'contacts',
+                  'jwks',
+                  'software_id',
+                ),
+              },
+              { weight: 1, arbitrary: text() },
+            ),
+            fc.oneof(value(), fc.array(uris(), { maxLength: 3 })),
+            { maxKeys: 6 },
+          ),
+          redirect_uris: fc.oneof(
+            fc.array(uris(), { maxLength: 3 }),
+            fc.constantFrom<unknown>(true, 123, {}, 'https://app.example.com/cb', null, [null], [{}], [123]),
+          ),
+          client_name: fc.oneof(text(), fc.constantFrom('\ud800', 'x\udc00y', 'a\u0000b')),
+          shape: fc.constantFrom('metadata', 'with-uris', 'with-uris', 'raw'),
+          raw: fc.oneof(fc.json({ maxDepth: 3 }), fc.string({ unit: 'binary', maxLength: 60 })),
+          contentType: jsonContentType(),
+        })
+        .map((r) => ({
+          method: 'POST',
+          url: '/oauth/register',
+          headers: r.contentType ? { 'content-type': r.contentType } : ({} as Record<string, string>),
+          payload:
+            r.shape === 'raw'
+              ? r.raw
+              : JSON.stringify(
+                  r.shape === 'metadata'
+                    ? r.metadata
+                    : { ...r.metadata, redirect_uris: r.redirect_uris, client_name: r.client_name },
+                ),
+        }));
+    const authorizeRequest = (): fc.Arbitrary<OAuthRequest> =>
+      fc
+        .record({
+          method: fc.constantFrom('GET', 'GET', 'GET', 'POST'),
+          base: fc.record({
+            client_id: clientIds(),
+            redirect_uri: uris(),
+            response_type: fc.oneof(fc.constantFrom('code', 'token', 'code id_token'), text()),
+            scope: fc.oneof(fc.constantFrom('visits:read', 'organisation:read people:read'), text()),
+            code_challenge: fc.oneof(fc.constant('a'.repeat(43)), text()),
+            code_challenge_method: fc.constantFrom('S256', 'plain', ''),
+          }),
+          query: form(
+            [
+              'state',
+              'resource',
+              'prompt',
+              'response_mode',
+              'request',
+              'request_uri',
+              'nonce',
+              'max_age',
+              'ui_locales',
+            ],
+            fc.constant({}),
+          ),
+        })
+        .map(({ method, base, query }): OAuthRequest => {
+          const qs = [...Object.entries(base).map(([k, v]) => `${k}=${enc(v)}`), query]
+            .filter(Boolean)
+            .join('&');
+          return method === 'GET'
+            ? { method, url: `/oauth/authorize?${qs}`, headers: {} }
+            : {
+                method,
+                url: '/oauth/authorize',
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                payload: qs,
+              };
+        });
+
+    it('answers the cases an outside fuzz found with the OAuth error, never a 500', async () => {
+      const [confidential] = clients;
+      const formPost = (url: string, body: string, headers: Record<string, string> = {}) =>
+        t.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          payload: body,
+        });
+      const nulBasic = `Basic ${Buffer.from(`a%00b:secret`).toString('base64')}`;
+      for (const res of [
+        await formPost('/oauth/token', 'grant_type=authorization_code&code=x&redirect_uri=x&client_id=%00'),
+        await formPost('/oauth/token', `grant_type=refresh_token&refresh_token=x&client_id=a%00b`),
+        await formPost('/oauth/token', 'grant_type=refresh_token&refresh_token=x', {
+          authorization: nulBasic,
+        }),
+        await formPost('/oauth/revoke', 'token=x&client_id=%00'),
+      ]) {
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ error: 'invalid_request' });
+      }
+      const authorize = await t.app.inject({
+        method: 'GET',
+        url: `/oauth/authorize?response_type=code&client_id=%00&redirect_uri=${enc(redirectUri)}&scope=visits:read`,
+      });
+      expect(authorize.statusCode).toBe(400);
+      expect(authorize.body).toContain('invalid_request');
+      // a NUL in a parameter the engine keeps with the authorization (PostgreSQL's jsonb cannot hold it): the
+      // error goes to the app's redirect URI
+      const kept = await t.app.inject({
+        method: 'GET',
+        url: `/oauth/authorize?response_type=code&client_id=${clients[1].client_id}&redirect_uri=${enc(redirectUri)}&scope=visits:read&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256&state=a%00b`,
+      });
+      expect(kept.statusCode).toBe(303);
+      expect(new URL(kept.headers.location as string).searchParams.get('error')).toBe('invalid_request');
+      const register = (metadata: Json) =>
+        t.app.inject({ method: 'POST', url: '/oauth/register', payload: metadata });
+      for (const redirect_uris of [true, 123, {}, 'https://app.example.com/cb', null, [null], [123]]) {
+        const res = await register({ redirect_uris, client_name: 'Fuzz' });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({
+          error: expect.stringMatching(/^invalid_(client_metadata|redirect_uri)$/),
+        });
+      }
+      for (const client_name of ['\ud800', 'x\udc00y', 'a\u0000b']) {
+        const res = await register({ redirect_uris: [redirectUri], client_name });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ error: 'invalid_client_metadata' });
+      }
+      const nulUri = await register({ redirect_uris: [`${redirectUri}\u0000`] });
+      expect(nulUri.statusCode).toBe(400);
+      expect(nulUri.json()).toHaveProperty('error');
+      // a client registered with good metadata still works after all that
+      const ok = await register({
+        redirect_uris: [redirectUri],
+        client_name: 'Fuzz app',
+        token_endpoint_auth_method: 'none',
+      });
+      expect(ok.statusCode).toBe(201);
+      expect(confidential.client_id).toBeDefined();
+    });
+
+    it('answers every generated OAuth request without a 5xx, a stack, SQL or a file path', async () => {
+      const failures: string[] = [];
+      for (const [name, arbitrary] of [
+        ['token', tokenRequest()],
+        ['revoke', revokeRequest()],
+        ['register', registerRequest()],
+        ['authorize', authorizeRequest()],
+      ] as const) {
+        await fc
+          .assert(
+            fc.asyncProperty(arbitrary, async (r) => {
+              const problem = await send(r);
+              if (problem) failures.push(`${name}: ${problem}`);
+              return problem === null;
+            }),
+            { numRuns: RUNS * 3, seed: SEED, endOnFailure: true },
+          )
+          .catch(() => undefined);
+      }
+      expect(failures).toEqual([]);
+    }, 600_000);
+  });
 });

@@ -1,18 +1,18 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { chromium, Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../support/browser';
 import { bootTestApp, TestApp } from '../harness';
 import { until } from '../support/until';
 import { call, createOrg } from '../support/platform-fixtures';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Where the screenshots are kept after the run (test artefacts; .ci/run installs chromium). */
+/** Where the screenshots are kept after the run (test artefacts). */
 const ARTEFACTS = join(__dirname, '../../test-artifacts/screenshots');
 
 /**
- * A real browser (Debian's chromium, driven by playwright-core) opens the visitor API reference and a pass page:
+ * A real browser (the packaged headless Chromium of test/support/browser.ts, driven by playwright-core) opens the visitor API reference and a pass page:
  * both render, request nothing from another origin (offline), break no CSP rule, and are saved as screenshots.
  */
 describe('pages in a headless browser', () => {
@@ -21,13 +21,11 @@ describe('pages in a headless browser', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
     mkdirSync(ARTEFACTS, { recursive: true });
     t = await bootTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../support/browser';
 import type { TestApp } from '../harness';
 import {
   bootOAuthApp,
@@ -15,10 +16,9 @@ import {
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
 
 const ARTEFACTS = join(__dirname, '../../test-artifacts/oauth');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
- * In a real browser (Debian's Chromium, headless, driven by playwright-core), without any test-only shortcut in
+ * In a real browser (headless Chromium from test/support/browser.ts, driven by playwright-core), without any test-only shortcut in
  * the pages: a member signs in on the authorization page and is told to wait for an admin; the admin approves the
  * app in the console; the member checks again, unticks one scope and allows; the app receives a code. One
  * screenshot of each page is saved under test-artifacts/oauth.
@@ -45,7 +45,7 @@ describe('authorization pages in a real browser', () => {
     const org = await createOrg(t.app, 'pro');
     admin = await createPerson(t, org, 'admin');
     member = await createPerson(t, org, 'member');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();

@@ -85,5 +85,37 @@ export async function pkce() {
   return { verifier, challenge: await oauth.calculatePKCECodeChallenge(verifier) };
 }
 
+/**
+ * An access token for a public client: the person signs in and consents on the authorization page, the code is
+ * exchanged with PKCE. The app must already be approved for the organisation (e.g. an admin connected first).
+ */
+export async function publicClientToken(
+  baseUrl: string,
+  as: oauth.AuthorizationServer,
+  o: {
+    person: { email: string };
+    clientId: string;
+    redirectUri: string;
+    scope: string;
+    mode: 'live' | 'test';
+  },
+): Promise<oauth.TokenEndpointResponse> {
+  const client = { client_id: o.clientId, token_endpoint_auth_method: 'none' };
+  const { verifier, challenge } = await pkce();
+  const done = await authorize(baseUrl, { ...o, state: 's', codeChallenge: challenge });
+  if (!done.callback) throw new Error(`the authorization page stopped: ${done.page.slice(0, 200)}`);
+  const params = oauth.validateAuthResponse(as, client, done.callback, 's');
+  const res = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.None(),
+    params,
+    o.redirectUri,
+    verifier,
+    insecure,
+  );
+  return oauth.processAuthorizationCodeResponse(as, client, res);
+}
+
 export { authorize, createOrg, FormBrowser, PASSWORD };
 export type { AuthorizeOptions };

@@ -64,6 +64,15 @@ export class Contract {
     return new Contract(res.json() as Doc);
   }
 
+  /** Whether the document has an operation for this method and URL (under its server's prefix). */
+  documents(method: string, url: string): boolean {
+    const path = new URL(url, 'http://x').pathname;
+    if (!path.startsWith(`${this.prefix}/`)) return false;
+    const rel = path.slice(this.prefix.length);
+    const match = this.templates.find((t) => t.re.test(rel));
+    return !!match && !!this.doc.paths[match.template][method.toLowerCase()];
+  }
+
   /** Throws with the schema errors when the response does not match its documented schema. */
   expectValid(res: ResponseLike, method: string, url: string): void {
     const path = new URL(url, 'http://x').pathname;

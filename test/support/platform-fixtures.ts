@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
 import { ApiKeysService } from '../../src/visitor/api-keys/api-keys.service';
 import { SCOPES } from '../../src/visitor/platform/scopes';
+import { Contract } from './openapi-contract';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 let n = 0;
@@ -59,8 +60,30 @@ export interface CallOpts {
   remoteAddress?: string;
 }
 
-/** One /v1 request through the whole app; POSTs get a fresh Idempotency-Key unless one is given (or null). */
-export function call(
+/** The served /v1 document of each app, fetched once. */
+const contracts = new WeakMap<NestFastifyApplication, Promise<Contract>>();
+
+/**
+ * One /v1 request through the whole app; POSTs get a fresh Idempotency-Key unless one is given (or null). Every
+ * answer to a documented operation is checked against the app's served document (status, headers, body), so a
+ * test cannot pass on a response the contract does not allow.
+ */
+export async function call(
+  app: NestFastifyApplication,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  o: CallOpts = {},
+) {
+  const res = await send(app, method, url, o);
+  if (!url.startsWith('/v1/')) return res;
+  let contract = contracts.get(app);
+  if (!contract) contracts.set(app, (contract = Contract.fetch(app, '/v1/openapi.json')));
+  const c = await contract;
+  if (c.documents(method, url)) c.expectValid(res, method, url);
+  return res;
+}
+
+function send(
   app: NestFastifyApplication,
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   url: string,

@@ -10,7 +10,8 @@ export interface Received {
 
 /**
  * A real HTTP receiver on 127.0.0.1. Paths choose the behaviour: `/ok` 204, `/fail` 500, `/slow` answers after
- * 2 s, `/redirect` 302 to /ok, `/hang-once` never answers the first request and 204s the rest.
+ * 2 s, `/redirect` 302 to /ok, `/hang-once` never answers the first request and 204s the rest, `/echo` answers
+ * 200 with the payload it was sent (a receiver whose stored answer holds the payload's personal data).
  */
 export class WebhookReceiver {
   readonly received: Received[] = [];
@@ -26,6 +27,8 @@ export class WebhookReceiver {
         const path = req.url ?? '/';
         this.received.push({ path, headers: req.headers, body, at: Date.now() });
         if (path.startsWith('/ok')) return void res.writeHead(204).end();
+        if (path.startsWith('/echo'))
+          return void res.writeHead(200, { 'content-type': 'application/json' }).end(body);
         if (path.startsWith('/fail'))
           return void res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver exploded');
         if (path.startsWith('/slow'))

@@ -621,8 +621,6 @@ describe('visits over HTTP', () => {
       });
       const phone = newPhone();
       const { live, v } = await liveVisit('Yaw Live', phone);
-      await until(async () => sent.length === 1);
-      expect(sent).toEqual([`sms:${phone}`]);
       const rows = async () =>
         (
           await pg.query(
@@ -630,15 +628,22 @@ describe('visits over HTTP', () => {
             [v.id],
           )
         ).rows;
-      expect((await rows()).map((r) => [r.channel, r.status])).toEqual([
+      // The message row is written after the provider's call returns: wait on the stored row, not on the call.
+      const sentRows = (n: number) =>
+        until(async () => {
+          const r = await rows();
+          return r.filter((m) => m.status === 'sent').length === n && r;
+        }, 30_000);
+      expect((await sentRows(1)).map((r) => [r.channel, r.status])).toEqual([
         ['whatsapp', 'failed'],
         ['sms', 'sent'],
       ]);
+      expect(sent).toEqual([`sms:${phone}`]);
       const firstToken = /passes\/(\S+)/.exec((await rows())[1].body)![1];
       const resent = await call(t.app, 'POST', `/v1/visits/${v.id}/resend-pass`, { key: live, body: {} });
       expect(resent.statusCode).toBe(202);
-      await until(async () => sent.length === 2);
-      const all = await rows();
+      const all = await sentRows(2);
+      expect(sent).toHaveLength(2);
       const secondToken = /passes\/(\S+)/.exec(all[all.length - 1].body)![1];
       expect(secondToken).not.toBe(firstToken);
       const old = await call(t.app, 'POST', `/v1/visits/${v.id}/check-in`, {

@@ -28,7 +28,7 @@ function flatten(errors: ValidationError[], prefix: string): FieldError[] {
 const BAD_KEY = Symbol('a key holding NUL or a lone surrogate');
 
 /** What no stored string may hold: the NUL character (PostgreSQL text cannot) or a lone UTF-16 surrogate. */
-function badCharIn(s: string): string | null {
+export function badCharIn(s: string): string | null {
   if (s.includes('\0')) return NUL_MESSAGE;
   return s.isWellFormed() ? null : LONE_SURROGATE_MESSAGE;
 }
@@ -38,7 +38,7 @@ function badCharIn(s: string): string | null {
  * `__proto__` key is, and why: the first such place in document order. A loop over an explicit stack rather than recursion, so no body (however
  * deep) can overflow the call stack; bodies are depth-limited at parse time too (JSON_MAX_DEPTH).
  */
-function badCharAt(body: unknown): FieldError | null {
+export function badCharAt(body: unknown): FieldError | null {
   const stack: [unknown, string, string?][] = [[body, 'body']];
   for (let next = stack.pop(); next; next = stack.pop()) {
     const [value, at, why] = next;

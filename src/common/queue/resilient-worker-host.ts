@@ -3,9 +3,10 @@ import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { RedisService } from '../../redis/redis.service';
 
 /**
- * A BullMQ processor for work whose truth lives in PostgreSQL (a sweeper re-enqueues what Redis loses): it warns
- * once while Redis is unreachable, and closes forcibly on shutdown without Redis, where a graceful close waits
- * forever for its blocking connection (the job in flight keeps its PostgreSQL claim and is retried).
+ * A BullMQ processor for work whose truth lives in PostgreSQL (a sweeper re-enqueues what Redis loses): it reports
+ * its lost connection once (a warning only if the shared connection is up, see RedisService.warnUnlessDown), and
+ * closes forcibly on shutdown without Redis, where a graceful close waits forever for its blocking connection (the
+ * job in flight keeps its PostgreSQL claim and is retried).
  */
 export abstract class ResilientWorkerHost extends WorkerHost implements BeforeApplicationShutdown {
   protected abstract readonly logger: Logger;
@@ -24,7 +25,10 @@ export abstract class ResilientWorkerHost extends WorkerHost implements BeforeAp
   @OnWorkerEvent('error')
   onError(e: Error): void {
     if (!this.warned)
-      this.logger.warn(`worker cannot reach Redis (${e.message}); ${this.waiting} wait in PostgreSQL`);
+      this.redis.warnUnlessDown(
+        this.logger,
+        `worker cannot reach Redis (${e.message}); ${this.waiting} wait in PostgreSQL`,
+      );
     this.warned = true;
   }
 

@@ -1,9 +1,9 @@
 import type { ThrottlerStorageRecord } from './redis-throttler.storage';
 
 /**
- * A fixed-window counter in this process's memory: the fallback for limits that must hold even while Redis is
- * down (console sign-in limits and failed-password counts). Each instance counts on its own, so N instances allow N times the limit; that is
- * still a limit, where failing open would be none.
+ * A fixed-window counter in this process's memory: the fallback of every rate limit (RateLimitGuard) and of the
+ * failed-password counts while Redis is down. Each instance counts on its own, so N instances allow N times the
+ * limit; that is still a limit, where failing open would be none.
  */
 export class LocalWindowCounter {
   private readonly windows = new Map<string, { hits: number; resetAt: number }>();

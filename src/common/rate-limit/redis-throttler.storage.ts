@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { RedisService } from '../../redis/redis.service';
 
-/** Redis said nothing usable: the caller decides (the guard fails open). */
+/** Redis said nothing usable: the caller counts in its process instead (see RateLimitGuard). */
 export class RateLimitStoreUnavailable extends Error {}
 
 // Fixed window: one counter per bucket and window, created with its expiry in the same atomic step. ARGV[2]
@@ -51,11 +52,18 @@ export interface ThrottlerStorageRecord {
 export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly leases = new Map<string, Lease>();
   private nextSweep = 0;
+  private readonly log = new Logger('RateLimit');
+  private warned = false;
 
   constructor(
     private readonly redis: RedisService,
     private readonly prefix: string,
   ) {}
+
+  /** Whether counting in Redis can be tried now (false while the connection is down: count locally). */
+  available(): boolean {
+    return this.redis.isReady();
+  }
 
   /**
    * The request counted from a unit this instance already holds for the bucket, without a trip to Redis; null
@@ -87,6 +95,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
           )
         : 1;
     const [hits, pttl] = await this.take(key, ttlMs, take);
+    this.warned = false;
     const granted = Math.min(take, limit - (hits - take));
     // Requests that missed the lease together each made a trip: their units join one lease (the same window:
     // this trip did not start the counter) instead of the last trip's lease replacing the others'.
@@ -134,6 +143,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
             : Promise.reject(e),
         )) as [number, number];
     } catch (e) {
+      // Losing the connection is logged once by RedisService; a refusal while Redis answers would go unnoticed.
+      if (!this.warned && this.redis.isReady()) {
+        this.log.warn(`Redis refused a rate-limit count (${(e as Error).message}); counting in this process`);
+        this.warned = true;
+      }
       throw new RateLimitStoreUnavailable((e as Error).message);
     }
   }

@@ -138,7 +138,7 @@ export class PublicPipeline implements OnModuleInit {
           windowMs: 60_000,
         };
       }
-      counted = this.rateLimit.count(reply, req.ctx.rateLimit, 'open');
+      counted = this.rateLimit.count(reply, req.ctx.rateLimit);
     } catch (e) {
       return done(e as Error);
     }

@@ -76,8 +76,27 @@ export class AccountsRepository {
     return rows[0] ?? null;
   }
 
-  async setPasswordHash(m: EntityManager, id: string, passwordHash: string): Promise<void> {
+  /**
+   * A new password hash, and every open session of the account ended with it (on `m`: the same transaction):
+   * console sessions are revoked, except `keepTokenHash` (the one that made the change, if any), and the OAuth
+   * engine's sign-in sessions (the authorization page's) are deleted. Returns the console sessions ended.
+   */
+  async changePassword(
+    m: EntityManager,
+    id: string,
+    passwordHash: string,
+    at: Date,
+    keepTokenHash: string | null = null,
+  ): Promise<number> {
     await m.query(`UPDATE visitor.console_account SET password_hash = $2 WHERE id = $1`, [id, passwordHash]);
+    const ended: unknown[] = await m.query(
+      `UPDATE visitor.console_session SET revoked_at = $2
+        WHERE account_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND token_hash IS DISTINCT FROM $3
+        RETURNING 1`,
+      [id, at, keepTokenHash],
+    );
+    await m.query(`DELETE FROM oauth.model WHERE kind = 'Session' AND payload->>'accountId' = $1`, [id]);
+    return ended.length;
   }
 
   async markSignedIn(m: EntityManager, id: string, at: Date): Promise<void> {

@@ -44,13 +44,28 @@ export class AccountsService {
     private readonly clock: Clock,
   ) {}
 
-  /** Sets a new password (operator action: the demo command); audited, open sessions stay open. */
-  async resetPassword(account: AccountRow, password: string, actor: Actor): Promise<void> {
+  /**
+   * Sets a new password (operator action: the demo command); audited. The person's other sessions end in the same
+   * transaction (all of them, unless `keepSessionToken` names the session making the change), so a session
+   * opened with the old password does not outlive it.
+   */
+  async resetPassword(
+    account: AccountRow,
+    password: string,
+    actor: Actor,
+    keepSessionToken: string | null = null,
+  ): Promise<void> {
     if (password.length < 12)
       throw ApiError.validation([{ location: 'body.password', message: 'must be at least 12 characters' }]);
     const passwordHash = await hash(password, ARGON2);
     await this.tx.run(async (uow) => {
-      await this.repo.setPasswordHash(uow.manager, account.id, passwordHash);
+      const ended = await this.repo.changePassword(
+        uow.manager,
+        account.id,
+        passwordHash,
+        this.clock.now(),
+        keepSessionToken && hashToken(keepSessionToken),
+      );
       await this.audit.record(
         {
           organisationId: account.organisation_id,
@@ -58,7 +73,7 @@ export class AccountsService {
           action: 'console_account.password_reset',
           actor,
           target: { type: 'console_account', id: account.id },
-          data: {},
+          data: { sessions_ended: ended },
         },
         uow.manager,
       );

@@ -20,11 +20,7 @@ export class SignInLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
-    await this.limiter.enforce(
-      context,
-      { bucket: `signin-ip:${req.ip}`, limit: 20, windowMs: 60_000 },
-      'local',
-    );
+    await this.limiter.enforce(context, { bucket: `signin-ip:${req.ip}`, limit: 20, windowMs: 60_000 });
     const email = (req.body as { email?: unknown } | undefined)?.email;
     if (typeof email === 'string') await this.attempts.admit(email, req.ip);
     return true;

@@ -29,7 +29,7 @@ import { BookingsService } from './bookings.service';
   ],
   controllers: [BookingsController],
   providers: [BookingsRepository, BookingsService, BookingExpiryJob],
-  exports: [BookingsService],
+  exports: [BookingsService, BookingsRepository],
 })
 export class BookingsModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

@@ -5,7 +5,14 @@ import type { UnitOfWork } from '../../database/unit-of-work';
 import { takePlaceSql } from '../booking-types/booking-types.repository';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
-import { Erasure, HoldsVisitorData, VisitorDataHolder, readableJsonbSql } from '../platform/visitor-data';
+import {
+  aboutRecordsSql,
+  Erasure,
+  erasedBookingSql,
+  HoldsVisitorData,
+  readableJsonbSql,
+  VisitorDataHolder,
+} from '../platform/visitor-data';
 import type { BookingStatus } from './booking-state-machine';
 import { BookingEntity } from './booking.entity';
 
@@ -25,7 +32,10 @@ const INSERT_TAKING_PLACE = `
   SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19 FROM place
   RETURNING id`;
 
-/** Bookings: tenant-scoped SQL. Attendees are personal data: erased with the visitor they became or share a phone with. */
+/**
+ * Bookings: tenant-scoped SQL. Attendees are personal data: erased with the visitor they became or share a phone
+ * with, or on their own (DELETE /v1/bookings/{id}/attendee).
+ */
 @Injectable()
 @HoldsVisitorData(5)
 export class BookingsRepository implements VisitorDataHolder {
@@ -116,10 +126,10 @@ export class BookingsRepository implements VisitorDataHolder {
   }
 
   /**
-   * Erasure: the bookings of the visitor (whose visit they became, or whose phone they give) lose the attendee's
-   * details, answers and the decline reason; their ids join the erasure so messages about them are erased too.
-   * Events carrying those bookings lose the same fields (the events domain scrubs only visit objects). Runs before
-   * the visits' holder, while the visitor's phone is still on record.
+   * Erasure: the person's bookings (whose visit they became, made with their phone, or the booking an attendee
+   * erasure starts from) lose the attendee's details, answers and the decline and cancel reasons; their ids join
+   * the erasure so messages, stored responses and webhook answers about them are erased too. Events carrying
+   * those bookings lose the same fields (the events domain scrubs only visit objects).
    */
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, erasure: Erasure): Promise<void> {
     assertTenant(tenant);
@@ -130,26 +140,22 @@ export class BookingsRepository implements VisitorDataHolder {
               custom_fields = '{}', decline_reason = NULL, cancel_reason = NULL
         WHERE b.organisation_id = $2 AND b.livemode = $3
           AND (b.visit_id IN (SELECT id FROM visitor.visit WHERE visitor_id = $1 AND organisation_id = $2 AND livemode = $3)
-               OR b.attendee_phone = (SELECT phone FROM visitor.visitor WHERE id = $1 AND organisation_id = $2 AND livemode = $3))
+               OR b.attendee_phone = $4 OR b.id = ANY($5::text[]))
         RETURNING b.id`,
-      [erasure.visitorId, tenant.organisationId, tenant.livemode],
+      [erasure.visitorId, tenant.organisationId, tenant.livemode, erasure.phone, erasure.relatedIds],
     )) as [{ id: string }[], number];
-    const ids = rows.map((r) => r.id);
-    if (!ids.length) return;
+    const ids = rows.map((r) => r.id).filter((id) => !erasure.relatedIds.includes(id));
     erasure.relatedIds.push(...ids);
+    const all = rows.map((r) => r.id);
+    if (!all.length) return;
     // Only bodies that mention one of the bookings are read as jsonb, with lone-surrogate escapes mended, so one
     // unreadable body elsewhere in the organisation cannot block the erasure (as aboutVisitorSql does for visits).
-    const readable = readableJsonbSql('body');
     await uow.manager.query(
       `UPDATE visitor.event
-          SET body = jsonb_set(jsonb_set(jsonb_set(jsonb_set(${readable}, '{data,object,attendee}',
-                       jsonb_build_object('name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
-                     '{data,object,custom_fields}', '{}'::jsonb), '{data,object,decline_reason}', 'null'),
-                   '{data,object,cancel_reason}', 'null')::text
+          SET body = (${erasedBookingSql(readableJsonbSql('body'), '{data,object}')})::text
         WHERE organisation_id = $2 AND livemode = $3 AND type LIKE 'booking.%'
-          AND CASE WHEN EXISTS (SELECT 1 FROM unnest($1::text[]) i WHERE strpos(body, i) > 0)
-                   THEN ${readable} #>> '{data,object,id}' END = ANY($1)`,
-      [ids, tenant.organisationId, tenant.livemode],
+          AND ${aboutRecordsSql('body', '{data,object}', '$1')}`,
+      [all, tenant.organisationId, tenant.livemode],
     );
   }
 }

@@ -1,47 +1,74 @@
+import type { Scope } from '../platform/scopes';
+
 /**
- * The event catalogue (32 types). The spec names 18; the other 14 complete the state machines and resources
- * the API exposes (docs/decisions.md). New types may appear at any time; `["*"]` subscriptions receive them,
- * except the types in EXPLICIT_ONLY_EVENT_TYPES.
+ * The event catalogue (32 types), the one place a type is registered: each type with the read scope of its
+ * object's own endpoint (`visit.*` and `pass.sent` carry a Visit → `visits:read`, `watchlist.matched` a match →
+ * `watchlist:read`, `webhook_endpoint.disabled` an endpoint → `webhooks:manage`, …). A credential sees an event
+ * of a type on GET /v1/events, GET /v1/events/{id} and redelivery only when it may use that scope too (it holds
+ * it, and the person acting, if any, may use it), so `events:read` never reads more than the other scopes do.
+ * The spec names 18 types; the other 14 complete the state machines and resources the API exposes
+ * (docs/decisions.md). New types may appear at any time; `["*"]` subscriptions receive them, except the types in
+ * EXPLICIT_ONLY_EVENT_TYPES.
  */
-export const EVENT_TYPES = [
-  'visit.created',
-  'visit.updated',
-  'visit.approval_requested',
-  'visit.approved',
-  'visit.denied',
-  'visit.checked_in',
-  'visit.checked_out',
-  'visit.cancelled',
-  'visit.no_show',
-  'pass.sent',
-  'visitor.erased',
-  'person.created',
-  'person.updated',
-  'person.deactivated',
-  'person.reactivated',
-  'delivery.received',
-  'delivery.collected',
-  'delivery.returned',
-  'booking.created',
-  'booking.confirmed',
-  'booking.declined',
-  'booking.expired',
-  'booking.cancelled',
-  'booking.rescheduled',
-  'attendance.clocked_in',
-  'attendance.clocked_out',
-  'attendance.late',
-  'rollcall.started',
-  'rollcall.person_marked',
-  'rollcall.closed',
-  'watchlist.matched',
-  'webhook_endpoint.disabled',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export const EVENT_CATALOGUE = {
+  'visit.created': 'visits:read',
+  'visit.updated': 'visits:read',
+  'visit.approval_requested': 'visits:read',
+  'visit.approved': 'visits:read',
+  'visit.denied': 'visits:read',
+  'visit.checked_in': 'visits:read',
+  'visit.checked_out': 'visits:read',
+  'visit.cancelled': 'visits:read',
+  'visit.no_show': 'visits:read',
+  'pass.sent': 'visits:read',
+  'visitor.erased': 'visitors:read',
+  'person.created': 'people:read',
+  'person.updated': 'people:read',
+  'person.deactivated': 'people:read',
+  'person.reactivated': 'people:read',
+  'delivery.received': 'deliveries:read',
+  'delivery.collected': 'deliveries:read',
+  'delivery.returned': 'deliveries:read',
+  'booking.created': 'bookings:read',
+  'booking.confirmed': 'bookings:read',
+  'booking.declined': 'bookings:read',
+  'booking.expired': 'bookings:read',
+  'booking.cancelled': 'bookings:read',
+  'booking.rescheduled': 'bookings:read',
+  'attendance.clocked_in': 'attendance:read',
+  'attendance.clocked_out': 'attendance:read',
+  'attendance.late': 'attendance:read',
+  'rollcall.started': 'rollcalls:read',
+  'rollcall.person_marked': 'rollcalls:read',
+  'rollcall.closed': 'rollcalls:read',
+  'watchlist.matched': 'watchlist:read',
+  'webhook_endpoint.disabled': 'webhooks:manage',
+} as const satisfies Record<string, Scope>;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as readonly EventType[];
 
 /** Types delivered only to endpoints that list them: `["*"]` does not cover these (the spec: watchlist.matched). */
 export const EXPLICIT_ONLY_EVENT_TYPES: readonly EventType[] = ['watchlist.matched'];
 
 export function isEventType(v: string): v is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(v);
+  return Object.hasOwn(EVENT_CATALOGUE, v);
+}
+
+/** The scope a credential needs, besides the route's own, to see events of `type`. */
+export function eventReadScope(type: EventType): Scope {
+  return EVENT_CATALOGUE[type];
+}
+
+/** The types whose events a credential that may use `scopes` sees (each type needs its read scope). */
+export function readableEventTypes(scopes: ReadonlySet<Scope>): EventType[] {
+  return EVENT_TYPES.filter((t) => scopes.has(EVENT_CATALOGUE[t]));
+}
+
+/** For the reference: which scope each type needs, e.g. `visits:read` (visit.created, …, pass.sent); …. */
+export function eventReadScopesText(): string {
+  const byScope = new Map<Scope, EventType[]>();
+  for (const t of EVENT_TYPES)
+    byScope.set(EVENT_CATALOGUE[t], [...(byScope.get(EVENT_CATALOGUE[t]) ?? []), t]);
+  return [...byScope].map(([scope, types]) => `\`${scope}\` (${types.join(', ')})`).join('; ');
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, MoreThanOrEqual } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { CreatedAfter } from '../platform/pagination';
 import {
@@ -14,6 +14,8 @@ import { assertTenant, Tenant } from '../platform/tenant';
 import { EventRow } from './event.entity';
 
 export interface EventFilter {
+  /** The types the reader may see (`readableEventTypes`): events of other types are not there for it. */
+  readable: readonly string[];
   type?: string;
   createdAfter?: Date;
   createdBefore?: Date;
@@ -35,7 +37,8 @@ export class EventsRepository implements VisitorDataHolder {
 
   /**
    * Events of the tenant created at or after `since` (the retention window: older events are gone for every
-   * reader even before the hourly purge deletes them), newest first, with the filters of GET /v1/events.
+   * reader even before the hourly purge deletes them) of the types the reader may see, newest first, with the
+   * filters of GET /v1/events. Both limits are in the statement, so pages and cursors see only those events.
    */
   list(
     tenant: Tenant,
@@ -52,7 +55,8 @@ export class EventsRepository implements VisitorDataHolder {
         org: tenant.organisationId,
         live: tenant.livemode,
         since,
-      });
+      })
+      .andWhere('e.type = ANY(:readable)', { readable: f.readable });
     if (f.type) q.andWhere('e.type = :type', { type: f.type });
     if (f.createdAfter) q.andWhere('e.createdAt > :ca', { ca: f.createdAfter });
     if (f.createdBefore) q.andWhere('e.createdAt < :cb', { cb: f.createdBefore });
@@ -61,17 +65,20 @@ export class EventsRepository implements VisitorDataHolder {
     return q.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(limit).getMany();
   }
 
-  /** The tenant's event, if it was created at or after `since` (the retention window). */
-  find(tenant: Tenant, id: string, since: Date): Promise<EventRow | null> {
+  /** The tenant's event, if it was created at or after `since` (the retention window) and is of a `readable` type. */
+  find(tenant: Tenant, id: string, since: Date, readable: readonly string[]): Promise<EventRow | null> {
     assertTenant(tenant);
-    return this.ds.getRepository(EventRow).findOne({
-      where: {
+    return this.ds
+      .getRepository(EventRow)
+      .createQueryBuilder('e')
+      .where('e.id = :id AND e.organisationId = :org AND e.livemode = :live AND e.createdAt >= :since', {
         id,
-        organisationId: tenant.organisationId,
-        livemode: tenant.livemode,
-        createdAt: MoreThanOrEqual(since),
-      },
-    });
+        org: tenant.organisationId,
+        live: tenant.livemode,
+        since,
+      })
+      .andWhere('e.type = ANY(:readable)', { readable })
+      .getOne();
   }
 
   /** Deletes events created before `before` (their deliveries and attempts go with them); returns how many. */

@@ -5,10 +5,12 @@ import type { UnitOfWork } from '../../database/unit-of-work';
 import { ApiError } from '../../common/errors/api-error';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
+import type { Scope } from '../platform/scopes';
 import type { Tenant } from '../platform/tenant';
 import { EventResponse, toEventResponse } from './dto/event.response';
 import type { EventsQuery } from './dto/events.query';
 import type { EventRow } from './event.entity';
+import { readableEventTypes } from './event-types';
 import { EventsRepository } from './events.repository';
 import { EVENT_RETENTION_DAYS } from './events-retention';
 import { queryRange } from '../../common/validation/timestamp';
@@ -99,10 +101,18 @@ export class EventsService {
     return envelope;
   }
 
-  /** Events of the last 30 days, newest first (GET /v1/events). */
-  list(tenant: Tenant, q: EventsQuery): Promise<Page<EventResponse>> {
+  /**
+   * Events of the last 30 days, newest first (GET /v1/events), of the types the caller may read with `scopes`
+   * (the scopes it may use: `CurrentScopes`); a `type` it may not read gives an empty list.
+   */
+  list(tenant: Tenant, scopes: ReadonlySet<Scope>, q: EventsQuery): Promise<Page<EventResponse>> {
     const range = queryRange(q, 'created_after', 'created_before');
-    const filter = { type: q.type, createdAfter: range.from, createdBefore: range.to };
+    const filter = {
+      readable: readableEventTypes(scopes),
+      type: q.type,
+      createdAfter: range.from,
+      createdBefore: range.to,
+    };
     return this.cursors.codec.createdPage(
       'events',
       tenant,
@@ -112,9 +122,12 @@ export class EventsService {
     );
   }
 
-  /** The tenant's event, or `not_found`. */
-  async find(tenant: Tenant, id: string): Promise<EventRow> {
-    const row = await this.repo.find(tenant, id, this.retainedSince());
+  /**
+   * The tenant's event, or `not_found`, also when the caller may not read its type with `scopes` (an object the
+   * credential cannot see is not there for it). Redelivery finds its event here too.
+   */
+  async find(tenant: Tenant, scopes: ReadonlySet<Scope>, id: string): Promise<EventRow> {
+    const row = await this.repo.find(tenant, id, this.retainedSince(), readableEventTypes(scopes));
     if (!row) throw ApiError.notFound(`Event ${id}`);
     return row;
   }

@@ -1,9 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorRenderer } from '../../common/errors/error-renderer';
 import { MAX_FILE_BYTES } from './file-purposes';
 import { FilesService } from './files.service';
+import { fastifyOf } from '../../common/http/http-host';
 
 type LinkRequest = FastifyRequest<{ Params: { token: string } }>;
 
@@ -23,7 +24,8 @@ export class FileTransferRoutes implements OnModuleInit {
 
   onModuleInit(): void {
     if (!this.files.storage.uploadsThroughService) return;
-    const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
+    const fastify = fastifyOf(this.adapter);
+    if (!fastify) return;
     void fastify.register(async (scope) => {
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES }, (_req, body, done) =>

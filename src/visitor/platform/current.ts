@@ -2,7 +2,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Credential } from './credential';
 import { historyCutoff, HistoryKind } from './plans';
-import { roleAllows } from './scopes';
+import { roleAllows, Scope, SCOPES } from './scopes';
 import type { Tenant } from './tenant';
 
 function credentialOf(context: ExecutionContext): Credential {
@@ -21,6 +21,22 @@ export const CurrentTenant = createParamDecorator((_: unknown, context: Executio
 /** The request's credential (kind, scopes, publishable, organisation facts). */
 export const CurrentCredential = createParamDecorator((_: unknown, context: ExecutionContext) =>
   credentialOf(context),
+);
+
+/**
+ * Whether the credential may use `scope` beyond the route's own: it holds it, and the person acting, if any (OAuth
+ * tokens), has a role that allows it — the guard chain's scope and role steps, as one answer.
+ */
+export function credentialAllows(c: Credential, scope: Scope): boolean {
+  return c.scopes.has(scope) && (c.actingRole === null || roleAllows(c.actingRole, scope));
+}
+
+/** The scopes the request's credential may use (`credentialAllows`): `@CurrentScopes() scopes: ReadonlySet<Scope>`. */
+export const CurrentScopes = createParamDecorator(
+  (_: unknown, context: ExecutionContext): ReadonlySet<Scope> => {
+    const c = credentialOf(context);
+    return new Set(SCOPES.filter((s) => credentialAllows(c, s)));
+  },
 );
 
 /** Who calls a /v1 route: the tenant, whether with a publishable key, and what the plan shows of history. */
@@ -48,9 +64,6 @@ export const CurrentCaller = createParamDecorator((kind: HistoryKind, context: E
     tenant: { organisationId: c.organisation.id, livemode: c.livemode },
     publishable: c.publishable,
     hiddenBefore: historyCutoff(kind, plan, c.livemode, overrides, req.ctx.receivedAt),
-    seesWatchlist:
-      !c.publishable &&
-      c.scopes.has('watchlist:read') &&
-      (c.actingRole === null || roleAllows(c.actingRole, 'watchlist:read')),
+    seesWatchlist: !c.publishable && credentialAllows(c, 'watchlist:read'),
   };
 });

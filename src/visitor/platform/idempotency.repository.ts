@@ -4,8 +4,10 @@ import { preparedQuery } from '../../database/prepared';
 import { assertTenant, Tenant } from './tenant';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import {
+  aboutRecordsSql,
   aboutVisitorSql,
   Erasure,
+  erasedBookingSql,
   erasedVisitSql,
   readableJsonbSql,
   HoldsVisitorData,
@@ -130,25 +132,32 @@ export class IdempotencyRepository implements VisitorDataHolder {
   }
 
   /**
-   * Erasure: a stored visit response about the visitor is kept with the personal data scrubbed (as the visit
-   * reads after erasure), so a retry with the same key and body replays it instead of creating the visitor again
-   * and sending another pass; any other stored response that names the visitor, or a record of theirs other holders
-   * found (`relatedIds`: their bookings, whose responses carry the attendee), is forgotten.
+   * Erasure: a stored response that is one of the person's records (a visit of the visitor, or one of their
+   * bookings: `relatedIds` from earlier holders) is kept with the personal data scrubbed, as the record reads after
+   * erasure, so a retry with the same key and body replays it instead of creating the visitor or the booking again
+   * and sending another pass; any other stored response that names the visitor or one of those records is
+   * forgotten.
    */
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId, relatedIds }: Erasure): Promise<void> {
     assertTenant(tenant);
-    const params = [visitorId, tenant.organisationId, tenant.livemode];
+    const bookings = relatedIds.filter((id) => id.startsWith('booking_'));
+    const params = [visitorId, tenant.organisationId, tenant.livemode, bookings];
+    const aboutVisitor = `coalesce(${aboutVisitorSql('response_body', '{}')}, false)`;
+    const aboutBooking = `coalesce(${aboutRecordsSql('response_body', '{}', '$4')}, false)`;
+    const readable = readableJsonbSql('response_body');
     await uow.manager.query(
-      `UPDATE visitor.idempotency_key SET response_body = (${erasedVisitSql(readableJsonbSql('response_body'), '{}')})::text
-        WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitorSql('response_body', '{}')}`,
+      `UPDATE visitor.idempotency_key
+          SET response_body = (CASE WHEN ${aboutVisitor} THEN ${erasedVisitSql(readable, '{}')}
+                                    ELSE ${erasedBookingSql(readable, '{}')} END)::text
+        WHERE organisation_id = $2 AND livemode = $3 AND (${aboutVisitor} OR ${aboutBooking})`,
       params,
     );
     await uow.manager.query(
       `DELETE FROM visitor.idempotency_key
         WHERE organisation_id = $2 AND livemode = $3
           AND (strpos(response_body, $1) > 0
-               OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS r(id) WHERE strpos(response_body, r.id) > 0))
-          AND NOT coalesce(${aboutVisitorSql('response_body', '{}')}, false)`,
+               OR EXISTS (SELECT 1 FROM unnest($5::text[]) AS r(id) WHERE strpos(response_body, r.id) > 0))
+          AND NOT ${aboutVisitor} AND NOT ${aboutBooking}`,
       [...params, relatedIds],
     );
   }

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -22,6 +22,7 @@ import { PeriodicTask } from '../../common/periodic-task';
 import { RunOptions, Transactions } from '../../database/unit-of-work';
 import { IdempotencyRepository } from './idempotency.repository';
 import type { Tenant } from './tenant';
+import { fastifyOf } from '../../common/http/http-host';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /**
@@ -157,7 +158,8 @@ export class IdempotencyClaims implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
+    const fastify = fastifyOf(this.adapter);
+    if (!fastify) return;
     fastify.addHook('onSend', (req, reply, payload, done) => {
       const claim = this.claims.get(req);
       if (!claim) return done(null, payload);

@@ -22,7 +22,7 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'rollcalls:read': 'See roll calls',
   'rollcalls:write': 'Start and close roll calls',
   'webhooks:manage': 'Manage webhook endpoints, rotate secrets, send test events, redeliver',
-  'events:read': 'See events',
+  'events:read': 'See events about what the other scopes let it see',
   'audit:read': 'See the audit trail',
   'forms:read': 'See visit types, forms and custom field schemas',
   'files:read': 'See files and get short-lived download links',

@@ -4,11 +4,20 @@ import type { Tenant } from './tenant';
 
 export const VISITOR_DATA = 'gatehouse:visitor-data';
 
-/** What one visitor's erasure has found so far, passed from holder to holder in `order`. */
+/**
+ * What one person's erasure has found so far, passed from holder to holder in `order`. The person is a visitor
+ * (DELETE /v1/visitors/{id}), or a booking's attendee who never became one (DELETE /v1/bookings/{id}/attendee):
+ * then `visitorId` is null, so holders keyed by the visitor match nothing, and the booking seeds `relatedIds`.
+ */
 export interface Erasure {
-  visitorId: string;
+  visitorId: string | null;
+  /** The person's phone number: bookings made with it are theirs (the rule by which visits match visitors). */
+  phone: string | null;
   now: Date;
-  /** Ids of the visitor's own records found by earlier holders (their visits), for rows that refer to those. */
+  /**
+   * Ids of the person's own records: the booking an attendee erasure starts from, then those earlier holders
+   * found (their bookings, their visits), for rows that refer to those.
+   */
   relatedIds: string[];
 }
 
@@ -39,6 +48,18 @@ export function erasedVisitSql(json: string, path: string): string {
 }
 
 /**
+ * SQL: the jsonb booking `json` (a booking object at `path`, as `erasedVisitSql`) with what erasure removes: the
+ * attendee's details, answers and the reasons given on decline and on cancel. Used for the events carrying a
+ * booking and for stored responses of booking requests, so a replay answers with the booking as it now reads.
+ */
+export function erasedBookingSql(json: string, path: string): string {
+  const at = (field: string) => `'{${[path.slice(1, -1), field].filter(Boolean).join(',')}}'`;
+  return `jsonb_set(jsonb_set(jsonb_set(jsonb_set(${json}, ${at('attendee')},
+      jsonb_build_object('name', NULL, 'phone', NULL, 'email', NULL, 'company', NULL)),
+    ${at('custom_fields')}, '{}'::jsonb), ${at('decline_reason')}, 'null'), ${at('cancel_reason')}, 'null')`;
+}
+
+/**
  * SQL: the JSON text in `column` as jsonb, with every escape `\uD800` to `\uDFFF` read as U+FFFD. JSON.stringify writes
  * a lone UTF-16 surrogate as such an escape (a pair it writes as the character itself), and PostgreSQL's jsonb
  * refuses it; rows stored before lone surrogates were refused at the edge may hold one. An escaped backslash
@@ -57,4 +78,14 @@ export function readableJsonbSql(column: string): string {
 export function aboutVisitorSql(column: string, path: string): string {
   const at = `'{${[path.slice(1, -1), 'visitor,id'].filter(Boolean).join(',')}}'`;
   return `CASE WHEN strpos(${column}, $1) > 0 THEN ${readableJsonbSql(column)} #>> ${at} END = $1`;
+}
+
+/**
+ * SQL: whether the JSON text in `column` holds an object at `path` whose id is one of the text array `ids` (a
+ * parameter such as `$4`). As `aboutVisitorSql`, only texts that mention one of the ids are read as jsonb.
+ */
+export function aboutRecordsSql(column: string, path: string, ids: string): string {
+  const at = `'{${[path.slice(1, -1), 'id'].filter(Boolean).join(',')}}'`;
+  return `CASE WHEN EXISTS (SELECT 1 FROM unnest(${ids}::text[]) AS r(id) WHERE strpos(${column}, r.id) > 0)
+               THEN ${readableJsonbSql(column)} #>> ${at} END = ANY(${ids}::text[])`;
 }

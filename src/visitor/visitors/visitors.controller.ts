@@ -36,3 +36,29 @@ export class VisitorsController {
     return this.erasure.erase(tenant, id);
   }
 }
+
+/** Erasure of a booking's attendee: DELETE /v1/bookings/{id}/attendee (the bookings domain sits below erasure). */
+@ApiTags('Bookings')
+@Controller('v1/bookings')
+export class AttendeeErasureController {
+  constructor(private readonly erasure: VisitorErasure) {}
+
+  @Delete(':booking_id/attendee')
+  @HttpCode(204)
+  @Authorize({ scope: 'visitors:delete' })
+  @ApiOperation({
+    summary: "Permanently erase a booking's attendee everywhere; nothing is created or sent",
+    description:
+      "Erases the attendee's name, phone, e-mail, company, answers and the decline and cancel reasons from this " +
+      "booking and from every booking made with the same phone, and from every copy: the bookings' events, the " +
+      'messages about them, stored idempotent responses (a retry replays the booking redacted) and webhook ' +
+      "receivers' stored answers. No visit, message or event is created. An attendee whose phone belongs to a " +
+      'visitor record is that visitor: they are erased as `DELETE /visitors/{visitor_id}` does, with ' +
+      '`visitor.erased`. Repeating the request answers 204 again.',
+    operationId: 'eraseBookingAttendee',
+  })
+  @ApiNoContentResponse()
+  erase(@CurrentTenant() tenant: Tenant, @Param('booking_id') id: string): Promise<void> {
+    return this.erasure.eraseAttendee(tenant, id);
+  }
+}

@@ -51,7 +51,7 @@ export class PassQueue implements OnModuleDestroy {
   async enqueue(passIds: string[]): Promise<void> {
     if (passIds.length === 0) return;
     if (!this.redis.isReady()) {
-      this.logger.warn('Redis is not connected; the pass sweeper will send pending passes');
+      this.logger.debug('Redis is not connected; the pass sweeper will send pending passes');
       return;
     }
     await this.queue.addBulk(

@@ -362,10 +362,17 @@ export class VisitsRepository implements VisitorDataHolder {
     return preparedQuery<VisitListRow>(this.ds, name, text, params, LIST_TYPES);
   }
 
-  async findVisitor(tenant: Tenant, id: string, m?: EntityManager): Promise<VisitorRow | null> {
+  /** The visitor (not erased) with this id, or with this phone number (visits match visitors by phone). */
+  async findVisitor(
+    tenant: Tenant,
+    id: string,
+    m?: EntityManager,
+    by: 'id' | 'phone' = 'id',
+  ): Promise<VisitorRow | null> {
     assertTenant(tenant);
     const rows: VisitorRow[] = await this.m(m).query(
-      `SELECT * FROM visitor.visitor WHERE id = $1 AND organisation_id = $2 AND livemode = $3 AND erased_at IS NULL`,
+      `SELECT * FROM visitor.visitor
+        WHERE ${by === 'phone' ? 'phone' : 'id'} = $1 AND organisation_id = $2 AND livemode = $3 AND erased_at IS NULL`,
       [id, tenant.organisationId, tenant.livemode],
     );
     return rows[0] ?? null;

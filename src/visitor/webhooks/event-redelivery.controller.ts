@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
-import { CurrentTenant } from '../platform/current';
+import { CurrentScopes, CurrentTenant } from '../platform/current';
+import type { Scope } from '../platform/scopes';
 import type { Tenant } from '../platform/tenant';
 import { RedeliverBody } from './dto/redeliver.request';
 import { RedeliverResponse } from './dto/redeliver.response';
@@ -20,14 +21,17 @@ export class EventRedeliveryController {
   @ApiOperation({
     summary:
       'Replay a stored event (same webhook-id and body) to every enabled endpoint subscribed to its type, or to one endpoint',
+    description:
+      'A named endpoint must be subscribed to the event\'s type as for the first delivery (`["*"]` does not cover `watchlist.matched`): otherwise `validation_failed` at `body.endpoint_id`. An event whose type needs a read scope the credential lacks (see listEvents) is `not_found`.',
     operationId: 'redeliverEvent',
   })
   @ApiAcceptedResponse({ type: RedeliverResponse })
   redeliver(
     @CurrentTenant() tenant: Tenant,
+    @CurrentScopes() scopes: ReadonlySet<Scope>,
     @Param('evt_id') id: string,
     @Body() body: RedeliverBody,
   ): Promise<RedeliverResponse> {
-    return this.fanOut.redeliver(tenant, id, body.endpoint_id);
+    return this.fanOut.redeliver(tenant, scopes, id, body.endpoint_id);
   }
 }

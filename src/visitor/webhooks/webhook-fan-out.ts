@@ -4,6 +4,7 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventSubscriber, EventsService, RecordedEvent } from '../events/events.service';
+import type { Scope } from '../platform/scopes';
 import type { Tenant } from '../platform/tenant';
 import { WebhookQueue } from './delivery/webhook-queue';
 import type { RedeliverResponse } from './dto/redeliver.response';
@@ -39,11 +40,18 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
   }
 
   /**
-   * Replays a stored event (same body, and so the same `webhook-id`) to one enabled endpoint, or to every enabled
-   * endpoint subscribed to its type now: one new pending delivery each, enqueued after commit.
+   * Replays a stored event (same body, and so the same `webhook-id`) to one enabled endpoint subscribed to its
+   * type, or to every enabled endpoint subscribed to it now: one new pending delivery each, enqueued after commit.
+   * Subscribed means what it means for the first delivery (`subscribedEndpoints`): `["*"]` does not cover
+   * watchlist.matched. An event whose type the caller may not read with `scopes` is `not_found`, as on GET.
    */
-  async redeliver(tenant: Tenant, eventId: string, endpointId?: string): Promise<RedeliverResponse> {
-    const event = await this.events.find(tenant, eventId);
+  async redeliver(
+    tenant: Tenant,
+    scopes: ReadonlySet<Scope>,
+    eventId: string,
+    endpointId?: string,
+  ): Promise<RedeliverResponse> {
+    const event = await this.events.find(tenant, scopes, eventId);
     return this.tx.run(async (uow) => {
       let endpointIds: string[];
       if (endpointId) {
@@ -57,7 +65,20 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
             'invalid_state',
             `Webhook endpoint ${endpoint.id} is disabled; enable it first.`,
           );
-        endpointIds = [endpoint.id];
+        endpointIds = (await this.repo.subscribedEndpoints(uow.manager, tenant, event.type, endpoint.id)).map(
+          (e) => e.id,
+        );
+        if (!endpointIds.length)
+          throw ApiError.validation([
+            {
+              location: 'body.endpoint_id',
+              message: `webhook endpoint ${endpoint.id} is not subscribed to ${event.type}${
+                endpoint.enabledEvents.includes('*')
+                  ? ' (["*"] does not cover it; list it to receive it)'
+                  : ''
+              }`,
+            },
+          ]);
       } else {
         endpointIds = (await this.repo.subscribedEndpoints(uow.manager, tenant, event.type)).map((e) => e.id);
       }

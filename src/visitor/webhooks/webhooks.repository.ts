@@ -7,7 +7,7 @@ import { EXPLICIT_ONLY_EVENT_TYPES } from '../events/event-types';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { PLAN_RULES, PLANS } from '../platform/plans';
 import type { UnitOfWork } from '../../database/unit-of-work';
-import { aboutVisitorSql, Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 
 export type { Tenant };
 
@@ -20,6 +20,14 @@ const WEBHOOK_PLANS = PLANS.filter((p) => PLAN_RULES[p].live.includes('webhooks'
  */
 const lapsed = (livemode: string, plan: string, plans: string) =>
   `COALESCE(${livemode} AND NOT (${plan} = ANY(${plans}::text[])), false)`;
+
+/**
+ * SQL: the subscription rule, the one place it is written. The endpoint row `e` gets events of the type `type` (a
+ * text parameter) when it lists the type, or lists `*` and the type is not in `explicitOnly` (a text[] parameter
+ * holding EXPLICIT_ONLY_EVENT_TYPES). Fan-out and redelivery (to every subscriber or to one named endpoint) use it.
+ */
+const subscribed = (type: string, explicitOnly: string) =>
+  `(${type} = ANY(e.enabled_events) OR ('*' = ANY(e.enabled_events) AND ${type} <> ALL(${explicitOnly}::text[])))`;
 
 export interface DueDelivery {
   id: string;
@@ -94,7 +102,7 @@ export class WebhooksRepository implements VisitorDataHolder {
   /**
    * One pending delivery of a just-recorded event per enabled endpoint of its mode subscribed to its type, in one
    * statement (every change of the API records events, so this is a hot path); returns the delivery ids.
-   * `*` covers every type but EXPLICIT_ONLY_EVENT_TYPES (watchlist.matched). Delivery ids are `dlv_` + 122 random bits (base64url-like).
+   * The subscription rule is `subscribed`: `*` covers every type but EXPLICIT_ONLY_EVENT_TYPES (watchlist.matched). Delivery ids are `dlv_` + 122 random bits (base64url-like).
    * `dueAt` (the wall clock, not the event's ticked `created_at`, which may run a few ms ahead of it) is when
    * the first attempt is due, so the job enqueued after commit finds the delivery due when it runs.
    */
@@ -112,7 +120,7 @@ export class WebhooksRepository implements VisitorDataHolder {
               $2, $3, $1, e.id, 'pending', 0, $6, $5, $5
          FROM visitor.webhook_endpoint e
         WHERE e.organisation_id = $2 AND e.livemode = $3 AND e.status = 'enabled' AND e.deleted_at IS NULL
-          AND ($4 = ANY(e.enabled_events) OR ('*' = ANY(e.enabled_events) AND $4 <> ALL($7::text[])))
+          AND ${subscribed('$4', '$7')}
        RETURNING id`,
       [
         event.id,
@@ -127,27 +135,24 @@ export class WebhooksRepository implements VisitorDataHolder {
     return rows.map((r) => r.id);
   }
 
-  /** Enabled endpoints of the tenant subscribed to `type`; `*` covers every type but the explicit-only ones. */
+  /**
+   * Enabled endpoints of the tenant subscribed to `type` by the fan-out's rule (`*` covers every type but the
+   * explicit-only ones), or only `endpointId` if it is one of them.
+   */
   subscribedEndpoints(
     m: EntityManager,
     tenant: Tenant,
     type: string,
+    endpointId?: string,
   ): Promise<Pick<WebhookEndpointRow, 'id'>[]> {
     assertTenant(tenant);
-    return m
-      .getRepository(WebhookEndpointRow)
-      .createQueryBuilder('e')
-      .select(['e.id'])
-      .where('e.organisationId = :org AND e.livemode = :live', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      })
-      .andWhere(`e.status = 'enabled' AND e.deletedAt IS NULL`)
-      .andWhere(
-        `(:type = ANY(e.enabledEvents) OR ('*' = ANY(e.enabledEvents) AND :type <> ALL(:explicitOnly)))`,
-        { type, explicitOnly: EXPLICIT_ONLY_EVENT_TYPES },
-      )
-      .getMany();
+    return m.query(
+      `SELECT e.id FROM visitor.webhook_endpoint e
+        WHERE e.organisation_id = $1 AND e.livemode = $2 AND e.status = 'enabled' AND e.deleted_at IS NULL
+          AND ${subscribed('$3', '$4')} AND ($5::text IS NULL OR e.id = $5)
+        ORDER BY e.created_at, e.id`,
+      [tenant.organisationId, tenant.livemode, type, EXPLICIT_ONLY_EVENT_TYPES, endpointId ?? null],
+    );
   }
 
   insertDeliveries(m: EntityManager, rows: WebhookDeliveryRow[]): Promise<unknown> {
@@ -430,15 +435,21 @@ export class WebhooksRepository implements VisitorDataHolder {
       .find({ where: { deliveryId }, order: { attemptNumber: 'ASC' } });
   }
 
-  /** Erasure: the receivers' answers to events about the visitor (they may echo the payload). */
-  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
+  /**
+   * Erasure: a receiver's answer may echo the payload it was sent, so the excerpt of every attempt to deliver an
+   * event that names the person or one of their records (the visitor's id, `relatedIds`: their visits and
+   * bookings) is dropped, whatever the event's type. Only the organisation's events are searched.
+   */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId, relatedIds }: Erasure): Promise<void> {
     assertTenant(tenant);
     await uow.manager.query(
       `UPDATE visitor.webhook_attempt a SET response_excerpt = NULL
          FROM visitor.webhook_delivery d JOIN visitor.event e ON e.id = d.event_id
         WHERE a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
-          AND e.organisation_id = $2 AND e.livemode = $3 AND ${aboutVisitorSql('e.body', '{data,object}')}`,
-      [visitorId, tenant.organisationId, tenant.livemode],
+          AND e.organisation_id = $2 AND e.livemode = $3
+          AND (strpos(e.body, $1) > 0
+               OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS r(id) WHERE strpos(e.body, r.id) > 0))`,
+      [visitorId, tenant.organisationId, tenant.livemode, relatedIds],
     );
   }
 }

@@ -27,7 +27,10 @@ export class WebhookQueue {
 
   private warnOnce(message: string): void {
     if (!this.warned)
-      this.logger.warn(`webhook queue unavailable (${message}); the sweeper will enqueue from PostgreSQL`);
+      this.redis.warnUnlessDown(
+        this.logger,
+        `webhook queue unavailable (${message}); the sweeper will enqueue from PostgreSQL`,
+      );
     this.warned = true;
   }
 

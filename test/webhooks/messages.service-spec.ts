@@ -1,12 +1,12 @@
 import { Client } from 'pg';
-import { bootTestApp, TestApp } from '../harness';
+import { bootServiceContext, ServiceContext } from '../harness';
 import { MessagesService, MessageProvider } from '../../src/visitor/messages/messages.service';
 
 describe('messages: channel fallback and the test outbox', () => {
-  let t: TestApp;
+  let t: ServiceContext;
   let pg: Client;
   beforeAll(async () => {
-    t = await bootTestApp();
+    t = await bootServiceContext();
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
   });

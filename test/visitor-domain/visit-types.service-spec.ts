@@ -1,13 +1,13 @@
-import { bootTestApp, TestApp } from '../harness';
+import { bootServiceContext, ServiceContext } from '../harness';
 import { VisitTypesService } from '../../src/visitor/visit-types/visit-types.service';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 import { ApiError } from '../../src/common/errors/api-error';
 
 describe('visit types', () => {
-  let t: TestApp;
+  let t: ServiceContext;
   const tenant = { organisationId: 'org_types', livemode: false };
   beforeAll(async () => {
-    t = await bootTestApp({ env: { RUN_WORKER: 'false' } });
+    t = await bootServiceContext({ env: { RUN_WORKER: 'false' } });
     await t.app.get(FormsService).publish(tenant, 'visit', {
       type: 'object',
       properties: {

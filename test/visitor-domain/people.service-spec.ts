@@ -1,16 +1,16 @@
 import { Client } from 'pg';
-import { bootTestApp, TestApp } from '../harness';
+import { bootServiceContext, ServiceContext } from '../harness';
 import { PeopleService } from '../../src/visitor/people/people.service';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 import { ApiError } from '../../src/common/errors/api-error';
 
 describe('people', () => {
-  let t: TestApp;
+  let t: ServiceContext;
   let pg: Client;
   const tenant = { organisationId: 'org_people', livemode: true };
 
   beforeAll(async () => {
-    t = await bootTestApp({ env: { RUN_WORKER: 'false' } });
+    t = await bootServiceContext({ env: { RUN_WORKER: 'false' } });
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
     await t.app.get(FormsService).publish(tenant, 'person', {

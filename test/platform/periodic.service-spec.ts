@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../harness';
+import { bootServiceContext, createTestDatabase, ServiceContext, TestDatabase } from '../harness';
 import { until } from '../support/until';
 import {
   PeriodicProbe,
@@ -20,7 +20,7 @@ describe('periodic tasks across a fleet', () => {
   let db: TestDatabase;
   let pg: Client;
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const apps: TestApp[] = [];
+  const apps: ServiceContext[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -37,8 +37,8 @@ describe('periodic tasks across a fleet', () => {
     redis.disconnect();
   });
 
-  async function boot(env: Record<string, string>): Promise<{ app: TestApp; instance: string }> {
-    const app = await bootTestApp({
+  async function boot(env: Record<string, string>): Promise<{ app: ServiceContext; instance: string }> {
+    const app = await bootServiceContext({
       db,
       env: { SURFACES: 'docs', ...env },
       extraModules: [PeriodicProbeModule],
