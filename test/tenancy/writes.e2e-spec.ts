@@ -744,6 +744,7 @@ describe('tenancy of writes: every repository write keeps to its organisation an
         inTx(c, (m) =>
           holder.eraseVisitor(new UnitOfWork(m), tenant, {
             visitorId: c.a.visitor,
+            phone: c.a.visitorPhone,
             now: new Date(),
             relatedIds: [...related],
           }),
@@ -758,7 +759,12 @@ describe('tenancy of writes: every repository write keeps to its organisation an
     // have seen a stranger's erasure reach them)
     const order = t.app.get(VisitorErasure).names();
     expect([...holders.keys()].sort()).toEqual([...order].sort());
-    const erasure = { visitorId: c.a.visitor, now: new Date(), relatedIds: [] as string[] };
+    const erasure = {
+      visitorId: c.a.visitor,
+      phone: c.a.visitorPhone,
+      now: new Date(),
+      relatedIds: [] as string[],
+    };
     for (const name of order) {
       const before = await snapshot();
       await inTx(c, (m) => holders.get(name)!.eraseVisitor(new UnitOfWork(m), c.tenantA(), erasure));
