@@ -407,7 +407,7 @@ const IDEMPOTENCY =
 /** Write methods this test does not call, each with the reason. */
 const EXEMPT: Record<string, string> = {
   'AccountsRepository.insert': ORGANISATION,
-  'AccountsRepository.setPasswordHash': ORGANISATION,
+  'AccountsRepository.changePassword': ORGANISATION,
   'AccountsRepository.markSignedIn': ORGANISATION,
   'AccountsRepository.insertSession': ORGANISATION,
   'AccountsRepository.revokeSession': ORGANISATION,
