@@ -21,6 +21,7 @@ import { ErrorRenderer, MAX_PARAM_LENGTH } from './common/errors/error-renderer'
 import { ApiValidationPipe } from './common/errors/validation.pipe';
 import { RequestLogService } from './ops/request-log/request-log.service';
 import { guardVisitorRoutes } from './visitor/platform/visitor-routes';
+import { guardConsoleRoutes } from './console/console-access';
 import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
 import { ResponseSchemas } from './docs/response-schemas';
@@ -171,6 +172,7 @@ export async function createApp(
     },
   );
   guardVisitorRoutes(app);
+  guardConsoleRoutes(app);
   const errors = app.get(ErrorRenderer);
   renderer = errors;
   app.useGlobalFilters(new AllErrorsFilter(errors));

@@ -35,7 +35,10 @@ const PROBLEM_SCHEMA: Json = {
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    instance: { type: 'string', description: 'The request path' },
+    instance: {
+      type: 'string',
+      description: 'The request path (its first 512 characters and …, when longer)',
+    },
     code: { type: 'string', enum: [...new Set(ERROR_CODES.map(visitorCode))] },
     request_id: { type: 'string', pattern: '^req_' },
     errors: {

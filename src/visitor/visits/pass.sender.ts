@@ -8,6 +8,7 @@ import { MessagesService } from '../messages/messages.service';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { VisitsService } from './visits.service';
 import { VisitsRepository } from './visits.repository';
+import { localWhen } from '../messages/local-time';
 
 export type PassOutcome = 'sent' | 'failed' | 'skipped';
 
@@ -46,9 +47,7 @@ export class PassSender {
       }
       const org = await this.orgs.findOrganisation(tenant.organisationId, uow.manager);
       const site = await this.orgs.findSite(tenant, visit.site_id, uow.manager);
-      const when = visit.expected_at
-        ? ` on ${visit.expected_at.toLocaleString('en-GB', { timeZone: site?.time_zone ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' })}`
-        : '';
+      const when = visit.expected_at ? ` on ${localWhen(visit.expected_at, site?.time_zone ?? 'UTC')}` : '';
       const link = this.visits.tokens.link(this.config.siteUrl, passId);
       const outcome = await this.messages.send(
         tenant,

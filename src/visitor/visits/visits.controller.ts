@@ -128,7 +128,11 @@ export class VisitsController {
   @Post(':visit_id/cancel')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
-  @ApiOperation({ summary: 'Cancel an expected visit, with an optional reason', operationId: 'cancelVisit' })
+  @ApiOperation({
+    summary:
+      "Cancel an expected visit, with an optional reason (a booking's visit: cancel its booking instead, invalid_state)",
+    operationId: 'cancelVisit',
+  })
   @ApiOkResponse({ type: VisitResponse })
   cancel(
     @CurrentCaller('visits') caller: Caller,

@@ -508,6 +508,12 @@ export class VisitsService {
       const t = transition(row.status, action, {
         siteRequiresApproval: (site?.requires_host_approval ?? false) || held,
       });
+      // A booking's visit is cancelled with its booking (which gives the slot back), never on its own.
+      if (action === 'cancel' && row.booking_id)
+        throw new ApiError(
+          'invalid_state',
+          `Visit ${id} is the visit of booking ${row.booking_id}: cancel the booking (POST /v1/bookings/${row.booking_id}/cancel), which cancels this visit too and gives its slot back.`,
+        );
       const now = this.clock.now();
       const changes: VisitColumns = { status: t.to, updated_at: now };
       for (const col of t.sets) changes[col] = now;
