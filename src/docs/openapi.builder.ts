@@ -5,6 +5,7 @@ import { PREFIX } from '../common/http/surface';
 import { ERROR_CODES, PUBLIC_CODES, visitorCode } from '../common/errors/error-codes';
 import type { OpenApiDocument } from './openapi.registry';
 import { SCOPE_WORDS } from '../visitor/platform/scope-words';
+import { IDEMPOTENCY_KEY_PARAMETER } from '../visitor/platform/idempotency';
 
 type Json = Record<string, unknown>;
 
@@ -123,6 +124,9 @@ export function buildOpenApiDocuments(
       typeof op['x-required-scope'] === 'string'
         ? [{ bearer: [] }, { oauth2: [op['x-required-scope']] }]
         : undefined,
+    // IdempotencyInterceptor covers every POST that takes a credential (all but the document itself).
+    operationParameters: (method, op) =>
+      method === 'post' && typeof op['x-required-scope'] === 'string' ? [IDEMPOTENCY_KEY_PARAMETER] : [],
     errorName: 'Problem',
     errorSchema: PROBLEM_SCHEMA,
     errorMediaType: 'application/problem+json',
@@ -140,6 +144,8 @@ interface SplitOptions {
   errorMediaType: string;
   /** The security requirements of an operation, when they differ from what its decorators say. */
   operationSecurity?: (op: Json) => Json[] | undefined;
+  /** Parameters the surface's own mechanisms add to an operation, after those its decorators declare. */
+  operationParameters?: (method: string, op: Json) => Json[];
   /** Error statuses documented explicitly on an operation (beside `default`). */
   errorStatuses?: (path: string, op: Json) => string[];
 }
@@ -167,7 +173,9 @@ function split(all: OpenApiDocument, prefix: string, o: SplitOptions): OpenApiDo
         responses[status] ??= errorResponse(ERROR_DESCRIPTIONS[status] ?? 'Error');
       responses.default = errorResponse('Error');
       const security = path === `${prefix}/openapi.json` ? [] : o.operationSecurity?.(op);
-      ops[method] = { ...op, responses, ...(security ? { security } : {}) };
+      const added = o.operationParameters?.(method, op) ?? [];
+      const parameters = added.length ? { parameters: [...((op.parameters as Json[]) ?? []), ...added] } : {};
+      ops[method] = { ...op, ...parameters, responses, ...(security ? { security } : {}) };
     }
     paths[path.slice(prefix.length) || '/'] = ops;
   }

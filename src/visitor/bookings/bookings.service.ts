@@ -7,6 +7,7 @@ import type { Slot } from '../booking-types/availability';
 import type { UsableType } from '../booking-types/booking-types.service';
 import { BookingTypesRepository } from '../booking-types/booking-types.repository';
 import { BookingTypesService } from '../booking-types/booking-types.service';
+import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
 import { publicForm, type Form } from '../forms/custom-fields.validator';
 import { FormsService } from '../forms/forms.service';
@@ -97,7 +98,7 @@ export class BookingsService {
     tenant: Tenant,
     form: Form,
     b: BookingEntity,
-    types: string[],
+    types: readonly EventTypeOf<'booking'>[],
   ): Promise<void> {
     for (const type of types) await this.events.record(uow, tenant, type, this.view(form, b));
   }

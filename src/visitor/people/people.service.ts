@@ -3,6 +3,7 @@ import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
+import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
 import { FormsService } from '../forms/forms.service';
 import type { Form } from '../forms/custom-fields.validator';
@@ -95,7 +96,7 @@ export class PeopleService {
   private async record(
     uow: UnitOfWork,
     tenant: Tenant,
-    type: string,
+    type: EventTypeOf<'person'>,
     form: Form,
     row: PersonRow,
   ): Promise<void> {

@@ -5,6 +5,7 @@ import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
+import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
 import type { Caller } from '../platform/current';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
@@ -142,7 +143,12 @@ export class VisitsService {
   }
 
   /** Records `types` for the visit as it is now (re-read in the transaction), integration view. */
-  async recordEvents(uow: UnitOfWork, tenant: Tenant, id: string, types: string[]): Promise<VisitRow> {
+  async recordEvents(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    id: string,
+    types: readonly EventTypeOf<'visit' | 'pass'>[],
+  ): Promise<VisitRow> {
     const row = (await this.repo.find(tenant, id, uow.manager))!;
     const form = await this.forms.current(tenant, 'visit', uow.manager);
     for (const type of types) await this.events.record(uow, tenant, type, this.view(form, row));
