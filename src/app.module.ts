@@ -13,6 +13,7 @@ import { ConsoleModule } from './console/console.module';
 import { DocsModule, OpenApiModule } from './docs/docs.module';
 import { VisitorWorkerModule } from './visitor/visitor-worker.module';
 import { PagesModule } from './pages/pages.module';
+import { assertJobsHandled } from './common/queue/job-worker';
 
 @Module({})
 class RouteTableModule {
@@ -48,7 +49,7 @@ export class AppModule {
     // content API and neither visitor surface: a public-only node loads no visitor code at all.
     const servesVisitor = config.surfaces.some((s) => s === 'visitor' || s === 'console');
     const visitorWork = config.runWorker && (servesVisitor || !config.surfaces.includes('public'));
-    return {
+    const app: DynamicModule = {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
@@ -65,5 +66,8 @@ export class AppModule {
         ...extraModules,
       ],
     };
+    // A worker whose domains add a job that nothing handles refuses to start, before anything connects.
+    if (config.runWorker) assertJobsHandled(app);
+    return app;
   }
 }

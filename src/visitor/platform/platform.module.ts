@@ -5,7 +5,8 @@ import { PassportModule } from '@nestjs/passport';
 import { BearerCredentialGuard, BearerCredentialStrategy } from './bearer.strategy';
 import { CredentialRegistry } from './credential.registry';
 import { CursorCodecProvider } from './cursor-codec.provider';
-import { IdempotencyClaims, IdempotencyInterceptor, IdempotencyPurge } from './idempotency';
+import { IdempotencyClaims, IdempotencyInterceptor } from './idempotency';
+import { IdempotencyJobs } from './idempotency.jobs';
 import { IdempotencyRepository } from './idempotency.repository';
 import { VisitorAuthGuard } from './visitor-auth.guard';
 
@@ -27,7 +28,7 @@ const SHARED = [
  */
 @Module({
   imports: [RateLimitModule, OpenApiModule, PassportModule],
-  providers: [...SHARED, IdempotencyPurge],
+  providers: [...SHARED, IdempotencyJobs],
   exports: [...SHARED, RateLimitModule],
 })
 export class PlatformModule {}

@@ -4,6 +4,7 @@ import { InjectConfig } from '../../config/config.module';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
+import { JobQueue } from '../../common/queue/job-queue';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
@@ -19,7 +20,6 @@ import { typeProblems } from '../visit-types/visit-types.service';
 import { ScreeningTrigger, WatchlistService } from '../watchlist/watchlist.service';
 import { DEFAULT_PASS_CHANNELS, VisitsQuery } from './dto/visit.request';
 import { toVisitorResponse, toVisitResponse, VisitorResponse, VisitResponse } from './dto/visit.response';
-import { PassQueue } from './pass.queue';
 import { PassTokens } from './pass-token';
 import { transition, VisitAction } from './visit-state-machine';
 import {
@@ -90,7 +90,7 @@ export class VisitsService {
     private readonly people: PeopleRepository,
     private readonly forms: FormsService,
     private readonly events: EventsService,
-    private readonly passes: PassQueue,
+    private readonly jobs: JobQueue,
     private readonly watchlist: WatchlistService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
@@ -252,7 +252,7 @@ export class VisitsService {
    */
   private newPass(uow: UnitOfWork, channels: string[]): { id: string; channels: string[]; created_at: Date } {
     const id = newId('pass');
-    uow.afterCommit(() => this.passes.enqueueSoon(id));
+    uow.afterCommit(() => this.jobs.addSoon('visits.send-pass', { passId: id }));
     return { id, channels, created_at: this.clock.now() };
   }
 
