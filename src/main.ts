@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, Config, configRedactor, redactUrlPasswords } f
 import { resolveDatabase, runMigrations } from './database/database-setup';
 import { runSeed } from './seed/seed-runner';
 import { createApp, nestLogLevels } from './app.factory';
-import { cliLogger, createCliContext } from './cli/cli.module';
+import { createCliContext } from './cli/cli.module';
 import { Transactions } from './database/unit-of-work';
 import { inIdempotentRequest } from './visitor/platform/idempotency';
 import { QuietStartLogger } from './common/quiet-logger';
@@ -124,13 +124,7 @@ async function main(): Promise<void> {
   let demo: DemoAccess | null = null;
   if (config.seedOnFirstStart) {
     // In this process's object graph; one that does not serve the visitor API (SURFACES) seeds in the CLI's.
-    const graph = config.surfaces.includes('visitor')
-      ? app
-      : await createCliContext(
-          config,
-          db.url,
-          cliLogger((l) => logger.warn(l, 'Seed')),
-        );
+    const graph = config.surfaces.includes('visitor') ? app : await createCliContext(config, db.url, logger);
     try {
       const seed = await runSeed(graph, {
         scale: 1,
