@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import { newId } from '../../src/common/ids';
 import { bootTestApp, TestApp } from '../harness';
@@ -87,6 +88,18 @@ describe('CLI commands run in the server object graph', () => {
       [org.id],
     );
     expect(deliveries).toEqual([{ event_id: events[0].id, endpoint_id: endpoint.id, status: 'pending' }]);
+    // Enqueued after commit through the graph's queue, and still waiting: the CLI ran no delivery worker.
+    const redis = new Redis(t.config.redisUrl);
+    try {
+      const { rows } = await pg.query(`SELECT id FROM visitor.webhook_delivery WHERE organisation_id = $1`, [
+        org.id,
+      ]);
+      const queue = `${t.config.redisKeyPrefix}:bull:webhook-delivery`;
+      expect(await redis.zscore(`${queue}:delayed`, `${rows[0].id}-1`)).toBeNull();
+      expect(await redis.lrange(`${queue}:wait`, 0, -1)).toEqual([`${rows[0].id}-1`]);
+    } finally {
+      redis.disconnect();
+    }
   }, 60_000);
 
   it('refuses a bad body with the fields named (exit code 2) and records nothing', async () => {
