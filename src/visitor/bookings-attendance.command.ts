@@ -21,9 +21,9 @@ import {
 } from './attendance/dto/attendance.request';
 import { SaveBookingTypeBody } from './booking-types/dto/booking-type.request';
 import { BookingTypesService } from './booking-types/booking-types.service';
-import { OrganisationsRepository } from './organisations/organisations.repository';
 import { StaffImport } from './people/staff-import';
 import type { Tenant } from './platform/tenant';
+import { organisationId } from './visitor.command';
 
 /** The booking and attendance services of the application's object graph. */
 export function bookingAttendanceServices(app: Pick<INestApplicationContext, 'get'>) {
@@ -37,12 +37,10 @@ export function bookingAttendanceServices(app: Pick<INestApplicationContext, 'ge
 
 /** `--org <org_…|slug> [--mode live|test]` → the tenant. */
 async function tenantFrom(ctx: CliContext, args: string[]): Promise<Tenant> {
-  const ref = requiredFlag(args, '--org');
-  const org = await (await ctx.get(OrganisationsRepository)).findOrganisationBySlugOrId(ref);
-  if (!org) throw new UsageError(`no organisation ${ref} (give its org_… id or slug)`);
+  const id = await organisationId(ctx, requiredFlag(args, '--org'));
   const mode = flag(args, '--mode') ?? 'live';
   if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
-  return { organisationId: org.id, livemode: mode === 'live' };
+  return { organisationId: id, livemode: mode === 'live' };
 }
 
 /** Domain errors become usage errors naming the fields (their JSON locations: the input is `--json`). */

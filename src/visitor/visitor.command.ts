@@ -36,7 +36,8 @@ const list = (v: string | undefined) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-async function organisationId(ctx: CliContext, ref: string): Promise<string> {
+/** `org_…` or a slug → the organisation's id; a usage error naming the reference when there is none. */
+export async function organisationId(ctx: CliContext, ref: string): Promise<string> {
   const org = await (await ctx.get(OrganisationsRepository)).findOrganisationBySlugOrId(ref);
   if (!org) throw new UsageError(`no organisation ${ref} (give its org_… id or slug)`);
   return org.id;

@@ -33,6 +33,9 @@ describe('CLI commands run in the server object graph', () => {
       },
     });
 
+  const clock = (body: object) =>
+    cli('attendance', 'clock', '--org', org.id, '--mode', 'test', '--json', JSON.stringify(body));
+
   beforeAll(async () => {
     t = await bootTestApp({ env: { RUN_WORKER: 'false' } });
     pg = new Client({ connectionString: t.db.url });
@@ -65,16 +68,7 @@ describe('CLI commands run in the server object graph', () => {
       occurred_at: new Date().toISOString(),
       method: 'pin',
     };
-    const { stdout } = await cli(
-      'attendance',
-      'clock',
-      '--org',
-      org.id,
-      '--mode',
-      'test',
-      '--json',
-      JSON.stringify(body),
-    );
+    const { stdout } = await clock(body);
     const event = JSON.parse(stdout) as { id: string };
     expect(event).toMatchObject({ person_id: person, direction: 'in' });
 
@@ -107,16 +101,12 @@ describe('CLI commands run in the server object graph', () => {
       (await pg.query(`SELECT count(*)::int AS n FROM visitor.event WHERE organisation_id = $1`, [org.id]))
         .rows[0].n as number;
     const before = await count();
-    const failed = await cli(
-      'attendance',
-      'clock',
-      '--org',
-      org.id,
-      '--mode',
-      'test',
-      '--json',
-      JSON.stringify({ person_id: 'person_nope', site_id: site(), direction: 'in', method: 'pin' }),
-    ).then(
+    const failed = await clock({
+      person_id: 'person_nope',
+      site_id: site(),
+      direction: 'in',
+      method: 'pin',
+    }).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
     );
