@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { cliLogger, createCliContext } from '../../src/cli/cli.module';
 import { newId } from '../../src/common/ids';
+import { EventsService } from '../../src/visitor/events/events.service';
 import { bootTestApp, TestApp } from '../harness';
 import { createOrg, TestOrg } from '../support/platform-fixtures';
 import { createEndpoint } from '../support/webhook-fixtures';
@@ -114,4 +116,21 @@ describe('CLI commands run in the server object graph', () => {
     expect(failed?.stderr).toContain('occurred_at');
     expect(await count()).toBe(before);
   }, 60_000);
+
+  it("the CLI's graph has every event subscriber the server's has", async () => {
+    const subscribers = (events: EventsService) =>
+      (events as unknown as { subscribers: object[] }).subscribers.map((x) => x.constructor.name).sort();
+    const graph = await createCliContext(
+      t.config,
+      t.db.url,
+      cliLogger((line) => console.error(line)),
+    );
+    try {
+      const server = subscribers(t.app.get(EventsService));
+      expect(server.length).toBeGreaterThan(0);
+      expect(subscribers(graph.get(EventsService))).toEqual(server);
+    } finally {
+      await graph.close();
+    }
+  });
 });
