@@ -3,7 +3,7 @@ import type { Config } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { CommonModule } from './common/common.module';
-import { RouteTable } from './common/http/route-table';
+import { RouteTable, RouteTableModule } from './common/http/route-table';
 import { RedisModule } from './redis/redis.module';
 import { OpsModule } from './ops/ops.module';
 import { HealthModule } from './health/health.module';
@@ -14,18 +14,6 @@ import { DocsModule, OpenApiModule } from './docs/docs.module';
 import { VisitorWorkerModule } from './visitor/visitor-worker.module';
 import { PagesModule } from './pages/pages.module';
 import { assertJobsHandled } from './common/queue/job-worker';
-
-@Module({})
-class RouteTableModule {
-  static forRoot(table: RouteTable): DynamicModule {
-    return {
-      module: RouteTableModule,
-      global: true,
-      providers: [{ provide: RouteTable, useValue: table }],
-      exports: [RouteTable],
-    };
-  }
-}
 
 /**
  * The whole service: infrastructure (config, database, Redis, clock, request context, request log, health) and
