@@ -6,6 +6,7 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { Severity } from './dto/watchlist.request';
+import { matchNames, nameKeys, words } from './name-match';
 
 export interface WatchlistEntryRow {
   id: string;
@@ -46,26 +47,58 @@ export interface Screened {
   email: string | null;
 }
 
-/** Name similarity (pg_trgm, over the normalised names) at or above which a name matches. */
-export const NAME_SIMILARITY = 0.6;
-/** Edit distance (fuzzystrmatch, over the normalised names) at or below which a name of 5+ letters matches. */
-export const NAME_EDIT_DISTANCE = 1;
-
 const ACTIVE = `(e.expires_at IS NULL OR e.expires_at > $8)`;
 const NEW_ID = `'wlm_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', '')`;
 
 /**
- * Screening, in one statement (explanations quote the entry's names, never a value that is also the visitor's): the active entries of the tenant whose phone (E.164) or e-mail (case ignored)
- * equals the visitor's, and whose name or an alias is near the visitor's name. Names are compared after
- * `visitor.watch_norm` (lower case, accents removed, words sorted), so case, accents and word order do not
- * count; a candidate comes from the trigram index (`visitor.watch_name_candidates`: `%` at similarity ≥ 0.5)
- * and matches when its similarity is at
- * least NAME_SIMILARITY or its edit distance at most NAME_EDIT_DISTANCE (names of 5 letters or more). The best
- * name or alias of each entry is kept. New matches are inserted (one per visit, entry and field) and returned.
+ * Name candidates: the names and aliases of the tenant's active entries that share an index key with the visitor's
+ * name (`nameKeys`, GIN index on `watchlist_name.keys`); `matchNames` then decides and explains.
+ */
+export const NAME_CANDIDATES_SQL = `
+  SELECT n.entry_id, n.kind, n.value
+    FROM visitor.watchlist_name n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
+   WHERE n.keys && $3::text[] AND n.organisation_id = $1 AND n.livemode = $2
+     AND e.organisation_id = $1 AND e.livemode = $2 AND (e.expires_at IS NULL OR e.expires_at > $4)`;
+
+/** A name or alias of an entry that matched the visitor's name, decided in `bestNameMatches`. */
+export interface NameHit {
+  entry_id: string;
+  value: string;
+  score: number;
+  explanation: string;
+}
+
+/** The best name or alias of each candidate entry that matches the visitor's name (name before alias on a tie). */
+export function bestNameMatches(
+  visitor: string,
+  candidates: { entry_id: string; kind: string; value: string }[],
+): NameHit[] {
+  const v = words(visitor);
+  const best = new Map<string, NameHit & { kind: string }>();
+  for (const c of candidates) {
+    const m = matchNames(v, c.value);
+    if (!m) continue;
+    const had = best.get(c.entry_id);
+    if (had && (had.score > m.score || (had.score === m.score && had.kind === 'name'))) continue;
+    best.set(c.entry_id, {
+      entry_id: c.entry_id,
+      kind: c.kind,
+      value: c.value,
+      score: m.score,
+      explanation: `name matches ${c.kind} '${c.value}': ${m.explanation}`,
+    });
+  }
+  return [...best.values()].map(({ kind: _kind, ...h }) => h);
+}
+
+/**
+ * Screening, in one statement (explanations quote the entry's names, never a value that is also the visitor's):
+ * the active entries of the tenant whose phone (E.164) or e-mail (case ignored) equals the visitor's, and the name
+ * matches decided before (`bestNameMatches`, passed as arrays $10–$13). New matches are inserted (one per visit,
+ * entry and field) and returned.
  */
 export const SCREEN_SQL = `
-  WITH q AS (SELECT visitor.watch_norm($5) AS norm),
-  cand AS (
+  WITH cand AS (
     SELECT e.id AS entry_id, e.severity, 'phone' AS field, e.phone AS entry_value, $6::text AS matched_value,
            1::real AS score, 'phone equals the entry''s phone (E.164)' AS explanation
       FROM visitor.watchlist_entry e
@@ -77,18 +110,10 @@ export const SCREEN_SQL = `
      WHERE $7::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND lower(e.email) = lower($7)
        AND ${ACTIVE}
     UNION ALL
-    SELECT * FROM (
-      SELECT DISTINCT ON (n.entry_id) n.entry_id, e.severity, 'name', n.value, $5::text,
-             round(similarity(n.norm, q.norm)::numeric, 2)::real,
-             format('name similarity %s to %s ''%s'' (edit distance %s; case, accents and word order ignored)',
-                    to_char(similarity(n.norm, q.norm), 'FM0.00'), n.kind, n.value,
-                    levenshtein(left(n.norm, 255), left(q.norm, 255)))
-        FROM q, visitor.watch_name_candidates($1, $2, q.norm) n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
-       WHERE q.norm <> '' AND ${ACTIVE}
-         AND (similarity(n.norm, q.norm) >= ${NAME_SIMILARITY}
-              OR (length(q.norm) >= 5 AND levenshtein(left(n.norm, 255), left(q.norm, 255)) <= ${NAME_EDIT_DISTANCE}))
-       ORDER BY n.entry_id, similarity(n.norm, q.norm) DESC, n.kind DESC
-    ) names
+    SELECT e.id, e.severity, 'name', c.value, $5::text, c.score, c.explanation
+      FROM unnest($10::text[], $11::text[], $12::real[], $13::text[]) AS c(entry_id, value, score, explanation)
+      JOIN visitor.watchlist_entry e ON e.id = c.entry_id
+     WHERE e.organisation_id = $1 AND e.livemode = $2 AND ${ACTIVE}
   ), ins AS (
     INSERT INTO visitor.watchlist_match (id, organisation_id, livemode, entry_id, visit_id, visitor_id, field,
                                          entry_value, matched_value, score, explanation, severity, trigger, created_at)
@@ -124,6 +149,7 @@ export class WatchlistRepository implements VisitorDataHolder {
   /** The entry and one normalised row per name and alias, in the caller's transaction. */
   async insert(m: EntityManager, e: WatchlistEntryRow): Promise<void> {
     assertTenant({ organisationId: e.organisation_id, livemode: e.livemode });
+    const names = [e.name, ...e.aliases];
     await m.query(
       `INSERT INTO visitor.watchlist_entry (id, organisation_id, livemode, name, aliases, phone, email, company, reason,
                                             severity, expires_at, created_by, created_at, updated_at)
@@ -145,10 +171,17 @@ export class WatchlistRepository implements VisitorDataHolder {
       ],
     );
     await m.query(
-      `INSERT INTO visitor.watchlist_name (entry_id, organisation_id, livemode, kind, value, norm)
-       SELECT $1, $2, $3, kind, value, visitor.watch_norm(value)
-         FROM (SELECT 'name' AS kind, $4::text AS value UNION ALL SELECT 'alias', unnest($5::text[])) n`,
-      [e.id, e.organisation_id, e.livemode, e.name, e.aliases],
+      `INSERT INTO visitor.watchlist_name (entry_id, organisation_id, livemode, kind, value, norm, keys)
+       SELECT $1, $2, $3, n.kind, n.value, visitor.watch_norm(n.value), ARRAY(SELECT jsonb_array_elements_text(n.keys))
+         FROM unnest($4::text[], $5::text[], $6::jsonb[]) AS n(kind, value, keys)`,
+      [
+        e.id,
+        e.organisation_id,
+        e.livemode,
+        names.map(() => 'alias').fill('name', 0, 1),
+        names,
+        names.map((n) => JSON.stringify(nameKeys(n))),
+      ],
     );
   }
 
@@ -187,8 +220,11 @@ export class WatchlistRepository implements VisitorDataHolder {
     );
   }
 
-  /** Screens the visit's visitor (see SCREEN); returns the new matches, already stored. */
-  screen(
+  /**
+   * Screens the visit's visitor: name candidates from the key index, decided by `matchNames`, then one statement
+   * (SCREEN_SQL) that adds phone and e-mail matches and stores the new ones; returns them.
+   */
+  async screen(
     m: EntityManager,
     tenant: Tenant,
     s: Screened,
@@ -196,6 +232,7 @@ export class WatchlistRepository implements VisitorDataHolder {
     now: Date,
   ): Promise<WatchlistMatchRow[]> {
     assertTenant(tenant);
+    const names = s.name?.trim() ? await this.nameMatches(m, tenant, s.name, now) : [];
     return preparedQuery<WatchlistMatchRow>(m, 'watchlist_screen', SCREEN_SQL, [
       tenant.organisationId,
       tenant.livemode,
@@ -206,7 +243,25 @@ export class WatchlistRepository implements VisitorDataHolder {
       s.email,
       now,
       trigger,
+      names.map((n) => n.entry_id),
+      names.map((n) => n.value),
+      names.map((n) => n.score),
+      names.map((n) => n.explanation),
     ]);
+  }
+
+  /** The tenant's active entries whose name or an alias matches `name`, best one each, explained. */
+  async nameMatches(m: EntityManager, tenant: Tenant, name: string, now: Date): Promise<NameHit[]> {
+    assertTenant(tenant);
+    const keys = nameKeys(name);
+    if (keys.length === 0) return [];
+    const rows = await preparedQuery<{ entry_id: string; kind: string; value: string }>(
+      m,
+      'watchlist_name_candidates',
+      NAME_CANDIDATES_SQL,
+      [tenant.organisationId, tenant.livemode, keys, now],
+    );
+    return bestNameMatches(name, rows);
   }
 
   /** Rebuilds and stores the visit's flag from all its matches; returns it. */
