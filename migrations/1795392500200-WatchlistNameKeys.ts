@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { nameKeys } from '../src/visitor/watchlist/name-match';
+import { fillNameKeys } from '../src/visitor/watchlist/name-keys.fill';
 
 /**
  * Watchlist names matched by rules that know names (src/visitor/watchlist/name-match.ts): transliteration,
@@ -13,15 +13,7 @@ export class WatchlistNameKeys1795392500200 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE visitor.watchlist_name ADD COLUMN keys text[] NOT NULL DEFAULT '{}'`);
-    const rows: { value: string }[] = await q.query(`SELECT DISTINCT value FROM visitor.watchlist_name`);
-    for (let i = 0; i < rows.length; i += 1000) {
-      const chunk = rows.slice(i, i + 1000);
-      await q.query(
-        `UPDATE visitor.watchlist_name n SET keys = ARRAY(SELECT jsonb_array_elements_text(k.keys))
-           FROM unnest($1::text[], $2::jsonb[]) AS k(value, keys) WHERE n.value = k.value`,
-        [chunk.map((r) => r.value), chunk.map((r) => JSON.stringify(nameKeys(r.value)))],
-      );
-    }
+    await fillNameKeys((sql, params) => q.query(sql, params));
     await q.query(`CREATE INDEX watchlist_name_keys_idx ON visitor.watchlist_name USING gin (keys)`);
     await q.query(`DROP FUNCTION visitor.watch_name_candidates(text, boolean, text)`);
     await q.query(`DROP INDEX visitor.watchlist_name_norm_trgm_idx`);

@@ -1,4 +1,4 @@
-import { namePairs, score } from '../../../test/support/name-pairs';
+import { namePairs, score } from '../../../bench/name-pairs';
 import { matchNames, nameKeys } from './name-match';
 
 describe('watchlist name matching over the labelled pairs', () => {

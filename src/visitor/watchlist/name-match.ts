@@ -270,8 +270,9 @@ export function matchNames(visitor: string | Word[], entry: string | Word[]): Na
 
 /**
  * Index keys of a name, so that two names that can match share one: for every two non-overlapping units (words, or
- * two adjacent words joined), a key of one code of each (consonants, Double Metaphone key, or `~` and the first
- * letter for initials; not two initials). A name of one word has keys `1|<code>`.
+ * two adjacent words joined), a key of one code of each (the consonants of a word of 4 letters or more, the word
+ * itself when shorter, or `~` and the first letter, for initials and one-letter changes; not two initials). A name
+ * of one word has keys `1|<code>`.
  */
 export function nameKeys(name: string | Word[]): string[] {
   const ws = typeof name === 'string' ? words(name) : name;
@@ -287,9 +288,11 @@ export function nameKeys(name: string | Word[]): string[] {
         out.add(`~${f}`);
         continue;
       }
-      out.add(`c:${consonants(f)}`);
-      if (!w.abjad) out.add(`m:${doubleMetaphone(f)[0]}`);
       if (initials) out.add(`~${f[0]}`);
+      // words under 4 letters match only as written or transliterated; longer ones by their consonants too
+      const c = f.length < 4 ? '' : consonants(f);
+      out.add(c === '' ? `f:${f}` : `c:${c}`);
+      if (c !== '') out.add(`c:${consonants(f, true)}`);
     }
     return [...out];
   };

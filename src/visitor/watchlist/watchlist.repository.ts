@@ -6,7 +6,7 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { Severity } from './dto/watchlist.request';
-import { matchNames, nameKeys, words } from './name-match';
+import { matchNames, nameKeys, Word, words } from './name-match';
 
 export interface WatchlistEntryRow {
   id: string;
@@ -52,13 +52,16 @@ const NEW_ID = `'wlm_' || translate(encode(decode(replace(gen_random_uuid()::tex
 
 /**
  * Name candidates: the names and aliases of the tenant's active entries that share an index key with the visitor's
- * name (`nameKeys`, GIN index on `watchlist_name.keys`); `matchNames` then decides and explains.
+ * name (`nameKeys`, GIN index on `watchlist_name.keys`); `matchNames` then decides and explains. Run unprepared, so
+ * each run is planned with its keys (a generic plan may read the tenant's 100,000 entries instead of the index).
  */
 export const NAME_CANDIDATES_SQL = `
+  WITH n AS MATERIALIZED (
+    SELECT entry_id, kind, value FROM visitor.watchlist_name
+     WHERE keys && $3::text[] AND organisation_id = $1 AND livemode = $2)
   SELECT n.entry_id, n.kind, n.value
-    FROM visitor.watchlist_name n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
-   WHERE n.keys && $3::text[] AND n.organisation_id = $1 AND n.livemode = $2
-     AND e.organisation_id = $1 AND e.livemode = $2 AND (e.expires_at IS NULL OR e.expires_at > $4)`;
+    FROM n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
+   WHERE e.organisation_id = $1 AND e.livemode = $2 AND (e.expires_at IS NULL OR e.expires_at > $4)`;
 
 /** A name or alias of an entry that matched the visitor's name, decided in `bestNameMatches`. */
 export interface NameHit {
@@ -66,6 +69,17 @@ export interface NameHit {
   value: string;
   score: number;
   explanation: string;
+}
+
+/** Words of entries' names, kept (up to 50,000 names) since the same entries are compared again and again. */
+const WORDS = new Map<string, Word[]>();
+function entryWords(name: string): Word[] {
+  let w = WORDS.get(name);
+  if (!w) {
+    if (WORDS.size >= 50_000) WORDS.clear();
+    WORDS.set(name, (w = words(name)));
+  }
+  return w;
 }
 
 /** The best name or alias of each candidate entry that matches the visitor's name (name before alias on a tie). */
@@ -76,7 +90,7 @@ export function bestNameMatches(
   const v = words(visitor);
   const best = new Map<string, NameHit & { kind: string }>();
   for (const c of candidates) {
-    const m = matchNames(v, c.value);
+    const m = matchNames(v, entryWords(c.value));
     if (!m) continue;
     const had = best.get(c.entry_id);
     if (had && (had.score > m.score || (had.score === m.score && had.kind === 'name'))) continue;
@@ -255,12 +269,12 @@ export class WatchlistRepository implements VisitorDataHolder {
     assertTenant(tenant);
     const keys = nameKeys(name);
     if (keys.length === 0) return [];
-    const rows = await preparedQuery<{ entry_id: string; kind: string; value: string }>(
-      m,
-      'watchlist_name_candidates',
-      NAME_CANDIDATES_SQL,
-      [tenant.organisationId, tenant.livemode, keys, now],
-    );
+    const rows: { entry_id: string; kind: string; value: string }[] = await m.query(NAME_CANDIDATES_SQL, [
+      tenant.organisationId,
+      tenant.livemode,
+      keys,
+      now,
+    ]);
     return bestNameMatches(name, rows);
   }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** A labelled pair of test/fixtures/watchlist-names.tsv: the visitor's name, the entry's, whether they match. */
+/** A labelled pair of bench/fixtures/watchlist-names.tsv: the visitor's name, the entry's, whether they match. */
 export interface NamePair {
   visitor: string;
   entry: string;
@@ -10,8 +10,8 @@ export interface NamePair {
 }
 
 /** The labelled name pairs (shared by the watchlist tests and `npm run bench -- watchlist`). */
-export function namePairs(root = join(__dirname, '..', '..')): NamePair[] {
-  const text = readFileSync(join(root, 'test/fixtures/watchlist-names.tsv'), 'utf8');
+export function namePairs(root = process.cwd()): NamePair[] {
+  const text = readFileSync(join(root, 'bench/fixtures/watchlist-names.tsv'), 'utf8');
   return text
     .split('\n')
     .filter((l) => l.trim() !== '' && !l.startsWith('#'))
