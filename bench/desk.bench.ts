@@ -4,8 +4,8 @@
  *    with 100,000 (BENCH_WATCHLIST), alternating in one run (two rounds each), so the ratio holds on a noisy machine.
  *    Names are made of syllables (1,600 first names, 64,000 last names), entries three words, visitors two, so
  *    names repeat and resemble each other as real ones do; some visitors match.
- * 2. Screening as visit creation runs it (name candidates from the key index, `matchNames`, the screening
- *    statement) over the 100,000 entries, one connection,
+ * 2. Screening as visit creation runs it (`screenVisitor`: candidates, `matchNames`, the screening statement when
+ *    anything matched) over the 100,000 entries, one connection,
  *    1,000 times inside rolled-back transactions: p50/p99, for non-matching and matching names.
  * Writes bench/results/desk.{json,md}.
  */
@@ -19,11 +19,7 @@ import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
 import { fillNameKeys } from '../src/visitor/watchlist/name-keys.fill';
 import { nameKeys } from '../src/visitor/watchlist/name-match';
-import {
-  bestNameMatches,
-  NAME_CANDIDATES_SQL,
-  SCREEN_SQL,
-} from '../src/visitor/watchlist/watchlist.repository';
+import { CANDIDATES_SQL, screenVisitor } from '../src/visitor/watchlist/watchlist.repository';
 import {
   benchProOrg,
   benchDatabase,
@@ -208,30 +204,22 @@ export async function main(): Promise<void> {
       for (let i = 0; i < 1000; i++) {
         await pg.query('BEGIN');
         const started = performance.now();
-        const now = new Date();
-        const cand = await pg.query(NAME_CANDIDATES_SQL, [listed.id, false, nameKeys(name(i)), now]);
-        const hits = bestNameMatches(name(i), cand.rows);
-        const res = await pg.query({
-          name: 'bench_screen',
-          text: SCREEN_SQL,
-          values: [
-            listed.id,
-            false,
-            newId('visit'),
-            newId('visitor'),
-            name(i),
-            phone(i),
-            null,
-            now,
-            'visit.created',
-            hits.map((h) => h.entry_id),
-            hits.map((h) => h.value),
-            hits.map((h) => h.score),
-            hits.map((h) => h.explanation),
-          ],
-        });
+        const matches = await screenVisitor(
+          async (text, values, prepareAs) =>
+            (await pg.query(prepareAs ? { name: prepareAs, text, values } : { text, values })).rows,
+          { organisationId: listed.id, livemode: false },
+          {
+            visitId: newId('visit'),
+            visitorId: newId('visitor'),
+            name: name(i),
+            phone: phone(i),
+            email: null,
+          },
+          'visit.created',
+          new Date(),
+        );
         times.push(performance.now() - started);
-        found += res.rows.length;
+        found += matches.length;
         await pg.query('ROLLBACK');
       }
       times.sort((a, b) => a - b);
@@ -256,11 +244,13 @@ export async function main(): Promise<void> {
     );
     await pg.query('BEGIN');
     const plan = (
-      await pg.query(`EXPLAIN (ANALYZE, COSTS OFF) ${NAME_CANDIDATES_SQL}`, [
+      await pg.query(`EXPLAIN (ANALYZE, COSTS OFF) ${CANDIDATES_SQL}`, [
         listed.id,
         false,
         nameKeys(visitorName()),
         new Date(),
+        null,
+        null,
       ])
     ).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']);
     await pg.query('ROLLBACK');

@@ -113,7 +113,7 @@ describe('watchlist over HTTP', () => {
             /^name matches alias 'Yaw Boakye': Yaw exact; Boakye variant \(same consonants and Double Metaphone key PK\)$/,
         },
       ],
-      ['near miss', { name: 'Kofi Mensah' }, null],
+      ['near miss: another given name', { name: 'Ama Mensah' }, null],
       ['expired entry', { name: 'Ekow Tetteh Brightwater' }, null],
     ];
     for (const [label, visitor, expected] of table) {

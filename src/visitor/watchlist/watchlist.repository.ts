@@ -51,17 +51,75 @@ const ACTIVE = `(e.expires_at IS NULL OR e.expires_at > $8)`;
 const NEW_ID = `'wlm_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', '')`;
 
 /**
- * Name candidates: the names and aliases of the tenant's active entries that share an index key with the visitor's
- * name (`nameKeys`, GIN index on `watchlist_name.keys`); `matchNames` then decides and explains. Run unprepared, so
- * each run is planned with its keys (a generic plan may read the tenant's 100,000 entries instead of the index).
+ * Candidates of a screening: the names and aliases of the tenant's active entries that share an index key with the
+ * visitor's name (`nameKeys`, GIN index on `watchlist_name.keys`; `matchNames` then decides and explains), and the
+ * entries whose phone or e-mail equals the visitor's. Most visitors have none, and screening ends here. Run
+ * unprepared, so each run is planned with its keys (a generic plan may read the tenant's entries instead of the index).
  */
-export const NAME_CANDIDATES_SQL = `
+export const CANDIDATES_SQL = `
   WITH n AS MATERIALIZED (
     SELECT entry_id, kind, value FROM visitor.watchlist_name
      WHERE keys && $3::text[] AND organisation_id = $1 AND livemode = $2)
   SELECT n.entry_id, n.kind, n.value
     FROM n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
-   WHERE e.organisation_id = $1 AND e.livemode = $2 AND (e.expires_at IS NULL OR e.expires_at > $4)`;
+   WHERE e.organisation_id = $1 AND e.livemode = $2 AND (e.expires_at IS NULL OR e.expires_at > $4)
+  UNION ALL
+  SELECT e.id, 'phone', NULL FROM visitor.watchlist_entry e
+   WHERE $5::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND e.phone = $5
+     AND (e.expires_at IS NULL OR e.expires_at > $4)
+  UNION ALL
+  SELECT e.id, 'email', NULL FROM visitor.watchlist_entry e
+   WHERE $6::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND lower(e.email) = lower($6)
+     AND (e.expires_at IS NULL OR e.expires_at > $4)`;
+
+/** Runs a statement (prepared under `prepareAs` when given) and returns its rows. */
+export type RunQuery = (sql: string, params: unknown[], prepareAs?: string) => Promise<unknown[]>;
+
+/**
+ * Screens a visit's visitor: candidates (CANDIDATES_SQL); when any, names decided by `matchNames`, then one
+ * statement (SCREEN_SQL) that stores the new name, phone and e-mail matches. Returns the new matches.
+ */
+export async function screenVisitor(
+  run: RunQuery,
+  tenant: Tenant,
+  s: Screened,
+  trigger: string,
+  now: Date,
+): Promise<WatchlistMatchRow[]> {
+  const name = s.name?.trim() ?? '';
+  const cand = (await run(CANDIDATES_SQL, [
+    tenant.organisationId,
+    tenant.livemode,
+    name ? nameKeys(name) : [],
+    now,
+    s.phone,
+    s.email,
+  ])) as { entry_id: string; kind: string; value: string | null }[];
+  const names = bestNameMatches(
+    name,
+    cand.filter((c): c is { entry_id: string; kind: string; value: string } => c.value !== null),
+  );
+  if (names.length === 0 && cand.every((c) => c.value !== null)) return [];
+  return (await run(
+    SCREEN_SQL,
+    [
+      tenant.organisationId,
+      tenant.livemode,
+      s.visitId,
+      s.visitorId,
+      s.name,
+      s.phone,
+      s.email,
+      now,
+      trigger,
+      names.map((n) => n.entry_id),
+      names.map((n) => n.value),
+      names.map((n) => n.score),
+      names.map((n) => n.explanation),
+    ],
+    'watchlist_screen',
+  )) as WatchlistMatchRow[];
+}
 
 /** A name or alias of an entry that matched the visitor's name, decided in `bestNameMatches`. */
 export interface NameHit {
@@ -234,11 +292,8 @@ export class WatchlistRepository implements VisitorDataHolder {
     );
   }
 
-  /**
-   * Screens the visit's visitor: name candidates from the key index, decided by `matchNames`, then one statement
-   * (SCREEN_SQL) that adds phone and e-mail matches and stores the new ones; returns them.
-   */
-  async screen(
+  /** Screens the visit's visitor (`screenVisitor`) in the caller's transaction; returns the new matches. */
+  screen(
     m: EntityManager,
     tenant: Tenant,
     s: Screened,
@@ -246,36 +301,14 @@ export class WatchlistRepository implements VisitorDataHolder {
     now: Date,
   ): Promise<WatchlistMatchRow[]> {
     assertTenant(tenant);
-    const names = s.name?.trim() ? await this.nameMatches(m, tenant, s.name, now) : [];
-    return preparedQuery<WatchlistMatchRow>(m, 'watchlist_screen', SCREEN_SQL, [
-      tenant.organisationId,
-      tenant.livemode,
-      s.visitId,
-      s.visitorId,
-      s.name,
-      s.phone,
-      s.email,
-      now,
+    return screenVisitor(
+      (sql, params, prepareAs) =>
+        prepareAs ? preparedQuery(m, prepareAs, sql, params) : (m.query(sql, params) as Promise<unknown[]>),
+      tenant,
+      s,
       trigger,
-      names.map((n) => n.entry_id),
-      names.map((n) => n.value),
-      names.map((n) => n.score),
-      names.map((n) => n.explanation),
-    ]);
-  }
-
-  /** The tenant's active entries whose name or an alias matches `name`, best one each, explained. */
-  async nameMatches(m: EntityManager, tenant: Tenant, name: string, now: Date): Promise<NameHit[]> {
-    assertTenant(tenant);
-    const keys = nameKeys(name);
-    if (keys.length === 0) return [];
-    const rows: { entry_id: string; kind: string; value: string }[] = await m.query(NAME_CANDIDATES_SQL, [
-      tenant.organisationId,
-      tenant.livemode,
-      keys,
       now,
-    ]);
-    return bestNameMatches(name, rows);
+    );
   }
 
   /** Rebuilds and stores the visit's flag from all its matches; returns it. */
