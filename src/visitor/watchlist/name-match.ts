@@ -74,6 +74,8 @@ export interface Word {
   /** written in a script that leaves vowels out (Arabic, Hebrew, Indic) */
   abjad: boolean;
   particle: boolean;
+  /** two words of the name taken as one, to match one word of the other name */
+  joined?: boolean;
 }
 
 const ascii = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -188,11 +190,8 @@ export function compareWords(v: Word, e: Word): WordMatch | null {
   return null;
 }
 
-/** A unit of a name: a word, or two adjacent words written together. */
-interface Unit {
-  words: Word[];
-  word: Word;
-}
+/** Rules by which two words are one word written two ways (not an initial, not a misspelling). */
+const SAME_WORD: WordRule[] = ['exact', 'transliteration', 'variant'];
 const join = (a: Word, b: Word): Word => ({
   raw: `${a.raw} ${b.raw}`,
   forms: [...new Set(a.forms.flatMap((x) => b.forms.map((y) => x + y)))],
@@ -219,8 +218,12 @@ export function matchNames(visitor: string | Word[], entry: string | Word[]): Na
   const merge = (two: Word[], one: Word[]): Word[] => {
     for (let i = 0; i + 1 < two.length; i++) {
       const j = join(two[i], two[i + 1]);
-      if (one.some((w) => !w.particle && (compareWords(w, j)?.rule ?? 'x').match(/exact|translit|variant/)))
-        return [...two.slice(0, i), { ...j, raw: `${two[i].raw}+${two[i + 1].raw}` }, ...two.slice(i + 2)];
+      if (one.some((w) => !w.particle && SAME_WORD.includes(compareWords(w, j)?.rule ?? 'initial')))
+        return [
+          ...two.slice(0, i),
+          { ...j, raw: `${two[i].raw}+${two[i + 1].raw}`, joined: true },
+          ...two.slice(i + 2),
+        ];
     }
     return two;
   };
@@ -236,7 +239,13 @@ export function matchNames(visitor: string | Word[], entry: string | Word[]): Na
   for (let i = 0; i < v.length; i++)
     for (let j = 0; j < e.length; j++) {
       const m = compareWords(v[i], e[j]);
-      if (m) pairs.push({ i, j, m });
+      if (!m) continue;
+      const joined = v[i].joined || e[j].joined;
+      pairs.push({
+        i,
+        j,
+        m: joined ? { rule: 'joined', detail: m.rule === 'exact' ? undefined : m.rule } : m,
+      });
     }
   pairs.sort((x, y) => WEIGHT[y.m.rule] - WEIGHT[x.m.rule]);
   const usedV = new Set<number>();
@@ -250,7 +259,7 @@ export function matchNames(visitor: string | Word[], entry: string | Word[]): Na
   const need = Math.min(v.length, e.length);
   if (matched.length < need) return null;
   if (single) {
-    if (!['exact', 'transliteration', 'variant'].includes(matched[0].rule)) return null;
+    if (!SAME_WORD.includes(matched[0].rule)) return null;
   } else {
     if (matched.length < 2) return null;
     if (matched.every((m) => m.rule === 'initial')) return null;
@@ -312,6 +321,3 @@ export function nameKeys(name: string | Word[]): string[] {
     }
   return [...keys];
 }
-
-/** Unit type kept for callers that want the words of a name and its keys in one pass. */
-export type { Unit };
