@@ -10,8 +10,8 @@ import { doubleMetaphone } from 'double-metaphone';
  * - `transliteration`: the same after transliteration from another script (`any-ascii`: Дмитрий = Dmitriy,
  *   张伟 = Zhang Wei, one word per Han character) or the German/Scandinavian spelling (`@sindresorhus/transliterate`:
  *   Jürgen = Juergen, Søren = Soeren, Straße = Strasse);
- * - `variant`: the same consonants (vowels and doubled letters aside; c/k, x/ks, ph/f, sh/s, kh/k … alike) and the
- *   same Double Metaphone key (`double-metaphone`: Muhammad = Mohammed, Hasan = Hassan, Dmitri = Dmitry), unless
+ * - `variant`: the same consonants (vowels and doubled letters aside; c/k, x/ks, ph/f, sh/s, kh/k … alike; in words
+ *   of 4 letters one vowel at most) and the same Double Metaphone key (`double-metaphone`: Muhammad = Mohammed, Hasan = Hassan, Dmitri = Dmitry), unless
  *   only a final vowel differs (María and Mario are two names); a word written in a script without written vowels
  *   (Arabic, Hebrew, Indic) needs the same consonants only (محمد = Mohammed);
  * - `spelling`: one letter added, dropped, changed or two swapped, in words of 5 letters or more, with the same first
@@ -178,6 +178,9 @@ export function compareWords(v: Word, e: Word): WordMatch | null {
       if (Math.min(x.length, y.length) < 4 || endingDiffers(x, y)) continue;
       const cx = consonants(x, abjad);
       if (cx === '' || cx !== consonants(y, abjad)) continue;
+      // a word of 4 letters may change one vowel (Omar / Umar), not all (Meti / Mitu)
+      const vowels = (w: string) => w.replace(/[^aeiouy]/g, '');
+      if (!abjad && Math.min(x.length, y.length) < 5 && editDistanceUpTo1(vowels(x), vowels(y)) > 1) continue;
       if (abjad) return { rule: 'variant', detail: `same consonants '${cx}'` };
       const key = metaphones(x).find((k) => metaphones(y).includes(k));
       if (key) return { rule: 'variant', detail: `same consonants and Double Metaphone key ${key}` };
