@@ -111,6 +111,15 @@ export function words(name: string): Word[] {
  * final h dropped, doubled letters once, like-sounding spellings alike (x/ks, ph/f, q/k, c/k, z/s, sh/s, kh/k, th/t …).
  */
 export function consonants(form: string, loose = false): string {
+  const key = loose ? `${form}/` : form;
+  let c = CONSONANTS.get(key);
+  if (c === undefined) {
+    if (CONSONANTS.size >= MEMO) CONSONANTS.clear();
+    CONSONANTS.set(key, (c = consonantsOf(form, loose)));
+  }
+  return c;
+}
+function consonantsOf(form: string, loose: boolean): string {
   return form
     .replace(/([aeiouy])h$/, '$1')
     .replace(/x/g, 'ks')
@@ -123,9 +132,18 @@ export function consonants(form: string, loose = false): string {
     .replace(/(.)\1+/g, '$1');
 }
 
+/** Codes of words seen lately (screening compares the same entries' words again and again). */
+const MEMO = 100_000;
+const CONSONANTS = new Map<string, string>();
+const METAPHONES = new Map<string, string[]>();
 const metaphones = (form: string) => {
-  const [a, b] = doubleMetaphone(form);
-  return a === b ? [a] : [a, b];
+  let m = METAPHONES.get(form);
+  if (!m) {
+    const [a, b] = doubleMetaphone(form);
+    if (METAPHONES.size >= MEMO) METAPHONES.clear();
+    METAPHONES.set(form, (m = a === b ? [a] : [a, b]));
+  }
+  return m;
 };
 
 /**
