@@ -32,17 +32,6 @@ describe('watchlist name matching over the labelled pairs', () => {
 
   it('reaches recall ≥ 0.95 and precision ≥ 0.90 on the labelled set, and every match shares an index key', () => {
     const s = score(pairs, (p) => matchNames(p.visitor, p.entry) !== null);
-    // eslint-disable-next-line no-console
-    if (process.env.NAMES_DEBUG)
-      console.log(
-        s.precision,
-        s.recall,
-        s.wrong
-          .map(
-            (w) => `${w.visitor} | ${w.entry} | ${w.match} ${JSON.stringify(matchNames(w.visitor, w.entry))}`,
-          )
-          .join('\n'),
-      );
     const wrong = s.wrong.map((w) => `${w.visitor} / ${w.entry} (labelled ${w.match ? 'match' : 'no'})`);
     expect(s.pairs).toBeGreaterThanOrEqual(200);
     expect({ recall: s.recall >= 0.95, precision: s.precision >= 0.9, wrong }).toEqual({
