@@ -252,7 +252,7 @@ export async function main(): Promise<void> {
       await pg.query(`EXPLAIN (ANALYZE, COSTS OFF) ${CANDIDATES_SQL}`, [
         listed.id,
         false,
-        nameKeys(visitorName()),
+        nameKeys(visitorName(), 'query'),
         new Date(),
         null,
         null,

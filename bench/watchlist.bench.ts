@@ -204,7 +204,7 @@ export async function main(): Promise<void> {
       await pg.query(`EXPLAIN (ANALYZE, COSTS OFF) ${CANDIDATES_SQL}`, [
         org,
         false,
-        nameKeys('Kwame Mensah'),
+        nameKeys('Kwame Mensah', 'query'),
         new Date(),
         null,
         null,

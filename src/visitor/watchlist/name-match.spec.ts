@@ -41,8 +41,8 @@ describe('watchlist name matching over the labelled pairs', () => {
     });
     const unreachable = pairs.filter((p) => {
       if (!matchNames(p.visitor, p.entry)) return false;
-      const keys = new Set(nameKeys(p.entry));
-      return !nameKeys(p.visitor).some((k) => keys.has(k));
+      const keys = new Set(nameKeys(p.entry, 'index'));
+      return !nameKeys(p.visitor, 'query').some((k) => keys.has(k));
     });
     expect(unreachable).toEqual([]);
   });

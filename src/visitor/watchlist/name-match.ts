@@ -299,12 +299,15 @@ export function matchNames(visitor: string | Word[], entry: string | Word[]): Na
 }
 
 /**
- * Index keys of a name, so that two names that can match share one: for every two non-overlapping units (words, or
- * two adjacent words joined), a key of one code of each (the consonants of a word of 4 letters or more, the word
- * itself when shorter, or `~` and the first letter, for initials and one-letter changes; not two initials). A name
- * of one word has keys `1|<code>`.
+ * Keys of a name, so that two names that can match share one: for every two non-overlapping units (words, or two
+ * adjacent words joined), a key of one code of each: the consonants of a word of 4 letters or more, the word itself
+ * when shorter, its first 3 letters when it has 5 or more (for one-letter changes), and for initials `i~` and the
+ * letter (a one-letter word) or `~` and the first letter (a longer word). The index holds a name's words' `~` codes
+ * and its initials' `i~` codes; a screened name asks for the opposite (`side = 'query'`), so a full word's first
+ * letter meets only initials, never every word that starts with it. Two initials make no key. A name of one word has
+ * keys `1|<code>`.
  */
-export function nameKeys(name: string | Word[]): string[] {
+export function nameKeys(name: string | Word[], side: 'index' | 'query' = 'index'): string[] {
   const ws = typeof name === 'string' ? words(name) : name;
   const units: { from: number; to: number; w: Word }[] = [];
   ws.forEach((w, i) => {
@@ -315,17 +318,21 @@ export function nameKeys(name: string | Word[]): string[] {
     const out = new Set<string>();
     for (const f of w.forms) {
       if (f.length === 1) {
-        out.add(`~${f}`);
+        if (side === 'query') out.add(`~${f}`);
+        out.add(`i~${f}`);
         continue;
       }
-      if (initials) out.add(`~${f[0]}`);
+      if (initials) out.add(side === 'index' ? `~${f[0]}` : `i~${f[0]}`);
       // words under 4 letters match only as written or transliterated; longer ones by their consonants too
       const c = f.length < 4 ? '' : consonants(f);
       out.add(c === '' ? `f:${f}` : `c:${c}`);
       if (c !== '') out.add(`c:${consonants(f, true)}`);
+      // the last consonant dropped, from 4 on (Agyemang / Agyeman: an added or dropped ending still shares a code)
+      if (c.length >= 4) out.add(`c:${c.slice(0, -1)}`);
     }
     return [...out];
   };
+  const initial = (c: string) => c.startsWith('~') || c.startsWith('i~');
   const keys = new Set<string>();
   const solo = ws.filter((w) => !w.particle);
   if (solo.length === 1) for (const c of codes(solo[0], false)) keys.add(`1|${c}`);
@@ -336,7 +343,7 @@ export function nameKeys(name: string | Word[]): string[] {
       if (y.from <= x.to) continue;
       for (const cx of codes(x.w, true))
         for (const cy of codes(y.w, true)) {
-          if (cx.startsWith('~') && cy.startsWith('~')) continue;
+          if (initial(cx) && initial(cy)) continue;
           keys.add(cx < cy ? `${cx}|${cy}` : `${cy}|${cx}`);
         }
     }

@@ -90,7 +90,7 @@ export async function screenVisitor(
   const cand = (await run(CANDIDATES_SQL, [
     tenant.organisationId,
     tenant.livemode,
-    name ? nameKeys(name) : [],
+    name ? nameKeys(name, 'query') : [],
     now,
     s.phone,
     s.email,
