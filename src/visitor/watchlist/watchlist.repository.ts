@@ -60,15 +60,15 @@ export const CANDIDATES_SQL = `
   WITH n AS MATERIALIZED (
     SELECT entry_id, kind, value FROM visitor.watchlist_name
      WHERE keys && $3::text[] AND organisation_id = $1 AND livemode = $2)
-  SELECT n.entry_id, n.kind, n.value
+  SELECT n.entry_id, n.kind, n.value, e.severity
     FROM n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
    WHERE e.organisation_id = $1 AND e.livemode = $2 AND (e.expires_at IS NULL OR e.expires_at > $4)
   UNION ALL
-  SELECT e.id, 'phone', NULL FROM visitor.watchlist_entry e
+  SELECT e.id, 'phone', NULL, e.severity FROM visitor.watchlist_entry e
    WHERE $5::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND e.phone = $5
      AND (e.expires_at IS NULL OR e.expires_at > $4)
   UNION ALL
-  SELECT e.id, 'email', NULL FROM visitor.watchlist_entry e
+  SELECT e.id, 'email', NULL, e.severity FROM visitor.watchlist_entry e
    WHERE $6::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND lower(e.email) = lower($6)
      AND (e.expires_at IS NULL OR e.expires_at > $4)`;
 
@@ -94,10 +94,10 @@ export async function screenVisitor(
     now,
     s.phone,
     s.email,
-  ])) as { entry_id: string; kind: string; value: string | null }[];
+  ])) as { entry_id: string; kind: string; value: string | null; severity: string }[];
   const names = bestNameMatches(
     name,
-    cand.filter((c): c is { entry_id: string; kind: string; value: string } => c.value !== null),
+    cand.filter((c): c is (typeof cand)[number] & { value: string } => c.value !== null),
   );
   if (names.length === 0 && cand.every((c) => c.value !== null)) return [];
   return (await run(
@@ -116,6 +116,7 @@ export async function screenVisitor(
       names.map((n) => n.value),
       names.map((n) => n.score),
       names.map((n) => n.explanation),
+      names.map((n) => n.severity),
     ],
     'watchlist_screen',
   )) as WatchlistMatchRow[];
@@ -124,6 +125,7 @@ export async function screenVisitor(
 /** A name or alias of an entry that matched the visitor's name, decided in `bestNameMatches`. */
 export interface NameHit {
   entry_id: string;
+  severity: string;
   value: string;
   score: number;
   explanation: string;
@@ -143,7 +145,7 @@ function entryWords(name: string): Word[] {
 /** The best name or alias of each candidate entry that matches the visitor's name (name before alias on a tie). */
 export function bestNameMatches(
   visitor: string,
-  candidates: { entry_id: string; kind: string; value: string }[],
+  candidates: { entry_id: string; kind: string; value: string; severity: string }[],
 ): NameHit[] {
   const v = words(visitor);
   const best = new Map<string, NameHit & { kind: string }>();
@@ -155,6 +157,7 @@ export function bestNameMatches(
     best.set(c.entry_id, {
       entry_id: c.entry_id,
       kind: c.kind,
+      severity: c.severity,
       value: c.value,
       score: m.score,
       explanation: `name matches ${c.kind} '${c.value}': ${m.explanation}`,
@@ -166,7 +169,8 @@ export function bestNameMatches(
 /**
  * Screening, in one statement (explanations quote the entry's names, never a value that is also the visitor's):
  * the active entries of the tenant whose phone (E.164) or e-mail (case ignored) equals the visitor's, and the name
- * matches decided before (`bestNameMatches`, passed as arrays $10–$13). New matches are inserted (one per visit,
+ * matches decided before (`bestNameMatches`, passed as arrays $10–$14, with the entry's severity read by the candidates
+ * statement in the same transaction, so no join to the entries: a generic plan may read them all). New matches are inserted (one per visit,
  * entry and field) and returned.
  */
 export const SCREEN_SQL = `
@@ -182,10 +186,9 @@ export const SCREEN_SQL = `
      WHERE $7::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND lower(e.email) = lower($7)
        AND ${ACTIVE}
     UNION ALL
-    SELECT e.id, e.severity, 'name', c.value, $5::text, c.score, c.explanation
-      FROM unnest($10::text[], $11::text[], $12::real[], $13::text[]) AS c(entry_id, value, score, explanation)
-      JOIN visitor.watchlist_entry e ON e.id = c.entry_id
-     WHERE e.organisation_id = $1 AND e.livemode = $2 AND ${ACTIVE}
+    SELECT c.entry_id, c.severity, 'name', c.value, $5::text, c.score, c.explanation
+      FROM unnest($10::text[], $11::text[], $12::real[], $13::text[], $14::text[])
+           AS c(entry_id, value, score, explanation, severity)
   ), ins AS (
     INSERT INTO visitor.watchlist_match (id, organisation_id, livemode, entry_id, visit_id, visitor_id, field,
                                          entry_value, matched_value, score, explanation, severity, trigger, created_at)
