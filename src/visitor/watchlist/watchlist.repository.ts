@@ -100,26 +100,22 @@ export async function screenVisitor(
     cand.filter((c): c is (typeof cand)[number] & { value: string } => c.value !== null),
   );
   if (names.length === 0 && cand.every((c) => c.value !== null)) return [];
-  return (await run(
-    SCREEN_SQL,
-    [
-      tenant.organisationId,
-      tenant.livemode,
-      s.visitId,
-      s.visitorId,
-      s.name,
-      s.phone,
-      s.email,
-      now,
-      trigger,
-      names.map((n) => n.entry_id),
-      names.map((n) => n.value),
-      names.map((n) => n.score),
-      names.map((n) => n.explanation),
-      names.map((n) => n.severity),
-    ],
-    'watchlist_screen',
-  )) as WatchlistMatchRow[];
+  return (await run(SCREEN_SQL, [
+    tenant.organisationId,
+    tenant.livemode,
+    s.visitId,
+    s.visitorId,
+    s.name,
+    s.phone,
+    s.email,
+    now,
+    trigger,
+    names.map((n) => n.entry_id),
+    names.map((n) => n.value),
+    names.map((n) => n.score),
+    names.map((n) => n.explanation),
+    names.map((n) => n.severity),
+  ])) as WatchlistMatchRow[];
 }
 
 /** A name or alias of an entry that matched the visitor's name, decided in `bestNameMatches`. */
