@@ -95,7 +95,7 @@ export async function main(): Promise<void> {
     { email: 'owner@bench.test', name: 'Bench Owner', role: 'owner', password: PASSWORD },
     operator,
   );
-  const client = await new ClientsService(new ClientsRepository(ds), s.orgRepo, s.audit, s.clock).register(
+  const client = await new ClientsService(new ClientsRepository(ds), s.orgs, s.audit, s.clock).register(
     owner,
     {
       name: 'Bench app',

@@ -20,38 +20,43 @@ import { FormsRepository } from './forms/forms.repository';
 import { FormsService } from './forms/forms.service';
 import { OrganisationsRepository } from './organisations/organisations.repository';
 import { PeopleRepository } from './people/people.repository';
+import { PeopleService } from './people/people.service';
+import { AuditRepository } from './audit/audit.repository';
+import { AuditService } from './audit/audit.service';
+import { OrganisationsService } from './organisations/organisations.service';
 import { StaffImport } from './people/staff-import';
 import { CursorCodecProvider } from './platform/cursor-codec.provider';
 import type { Tenant } from './platform/tenant';
 import { VisitTypesRepository } from './visit-types/visit-types.repository';
+import { VisitTypesService } from './visit-types/visit-types.service';
 
 /** The booking and attendance services wired by hand on the CLI's DataSource (no Nest container in the CLI). */
 export function bookingAttendanceServices(ds: DataSource, config: Config) {
   const clock = new Clock();
   const tx = new Transactions(ds);
   const cursors = new CursorCodecProvider(config);
-  const orgs = new OrganisationsRepository(ds);
-  const people = new PeopleRepository(ds);
-  const attendanceRepo = new AttendanceRepository(ds);
-  const attendance = new AttendanceService(
-    attendanceRepo,
-    people,
-    orgs,
-    new EventsService(new EventsRepository(ds), clock, cursors),
+  const orgs = new OrganisationsService(
+    new OrganisationsRepository(ds),
     tx,
+    new AuditService(new AuditRepository(ds), clock),
     clock,
-    cursors,
   );
+  const events = new EventsService(new EventsRepository(ds), clock, cursors);
+  const forms = new FormsService(new FormsRepository(ds), clock, tx);
+  const peopleRepo = new PeopleRepository(ds);
+  const people = new PeopleService(peopleRepo, forms, orgs, events, tx, clock, cursors);
+  const attendanceRepo = new AttendanceRepository(ds);
+  const attendance = new AttendanceService(attendanceRepo, people, orgs, events, tx, clock, cursors);
   return {
     attendance,
     timesheets: new TimesheetExport(attendanceRepo, attendance),
-    staff: new StaffImport(people, orgs, tx, clock),
+    staff: new StaffImport(peopleRepo, orgs, tx, clock),
     bookingTypes: new BookingTypesService(
       new BookingTypesRepository(ds),
       orgs,
       people,
-      new VisitTypesRepository(ds),
-      new FormsService(new FormsRepository(ds), clock, tx),
+      new VisitTypesService(new VisitTypesRepository(ds), forms, clock, tx, cursors),
+      forms,
       tx,
       clock,
       cursors,

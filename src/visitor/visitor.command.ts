@@ -21,14 +21,15 @@ export function platformServices(ds: DataSource) {
   const audit = new AuditService(new AuditRepository(ds), clock);
   const orgRepo = new OrganisationsRepository(ds);
   const keyRepo = new ApiKeysRepository(ds);
+  const orgs = new OrganisationsService(orgRepo, tx, audit, clock);
   return {
     orgRepo,
     keyRepo,
     audit,
     tx,
     clock,
-    orgs: new OrganisationsService(orgRepo, tx, audit, clock),
-    keys: new ApiKeysService(keyRepo, orgRepo, audit, tx, clock),
+    orgs,
+    keys: new ApiKeysService(keyRepo, orgs, audit, tx, clock),
   };
 }
 

@@ -171,4 +171,21 @@ describe('table ownership in src/', () => {
     // a fixed violation leaves the list: remove its entry
     expect(ALLOWED.filter((v) => !violations.includes(v))).toEqual([]);
   });
+
+  it('no module exports a repository (other domains call its service)', () => {
+    const exported: string[] = [];
+    for (const [file, text] of files) {
+      if (!file.endsWith('.module.ts')) continue;
+      for (const m of text.matchAll(/exports:\s*\[([^\]]*)\]/g)) {
+        // `...NAME` spreads a const array declared in the same file
+        const names = m[1].replace(/\.\.\.(\w+)/g, (_, c: string) => {
+          const decl = new RegExp(`const ${c}\\b[^=]*=\\s*\\[([^\\]]*)\\]`).exec(text);
+          return decl ? decl[1] : '';
+        });
+        for (const n of names.match(/\w+/g) ?? [])
+          if (n.endsWith('Repository')) exported.push(`${file}: ${n}`);
+      }
+    }
+    expect(exported).toEqual([]);
+  });
 });

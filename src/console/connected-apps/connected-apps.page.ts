@@ -4,7 +4,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { CsrfToken, Page } from '../../pages/page.decorator';
 import { PostedForm } from '../../pages/posted-form';
 import type { AccountRow } from '../../visitor/accounts/accounts.repository';
-import { AccountsRepository } from '../../visitor/accounts/accounts.repository';
+import { AccountsService } from '../../visitor/accounts/accounts.service';
 import { ConnectedAppsService } from '../../visitor/connected-apps/connected-apps.service';
 import { SCOPE_WORDS } from '../../visitor/platform/scope-words';
 import { isScope } from '../../visitor/platform/scopes';
@@ -30,7 +30,7 @@ const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) +
 export class ConsoleAppsPageController {
   constructor(
     private readonly apps: ConnectedAppsService,
-    private readonly accounts: AccountsRepository,
+    private readonly accounts: AccountsService,
     private readonly clients: ClientsService,
   ) {}
 

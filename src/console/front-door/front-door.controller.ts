@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { ApiError } from '../../common/errors/api-error';
 import { PublicFormResponse } from '../../visitor/forms/dto/forms.response';
 import { FormsService } from '../../visitor/forms/forms.service';
-import { MessagesRepository } from '../../visitor/messages/messages.repository';
+import { MessagesService } from '../../visitor/messages/messages.service';
 import { CursorCodecProvider } from '../../visitor/platform/cursor-codec.provider';
 import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
 import { VisitTypeResponse } from '../../visitor/visit-types/dto/visit-type.response';
@@ -28,7 +28,7 @@ const tenantOf = (a: AccountRow, q: ModeQuery) => ({
 @Controller('console')
 export class ConsoleFrontDoorController {
   constructor(
-    private readonly messages: MessagesRepository,
+    private readonly messages: MessagesService,
     private readonly visits: VisitsService,
     private readonly visitTypes: VisitTypesService,
     private readonly forms: FormsService,

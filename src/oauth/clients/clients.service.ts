@@ -4,7 +4,7 @@ import { Clock } from '../../common/clock';
 import { newId, randomBase62 } from '../../common/ids';
 import type { AccountRow } from '../../visitor/accounts/accounts.repository';
 import { AuditService } from '../../visitor/audit/audit.service';
-import { OrganisationsRepository } from '../../visitor/organisations/organisations.repository';
+import { OrganisationsService } from '../../visitor/organisations/organisations.service';
 import { PLAN_RULES } from '../../visitor/platform/plans';
 import { oauthIdHash } from '../../visitor/connected-apps/token-hash';
 import { redirectUriProblem } from '../redirect-uris';
@@ -22,7 +22,7 @@ import type { RegisterAppBody } from './dto/register-app.request';
 export class ClientsService {
   constructor(
     private readonly repo: ClientsRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {}

@@ -11,6 +11,6 @@ import { RateLimitModule } from '../../common/rate-limit/rate-limit.module';
 @Module({
   imports: [AuditModule, MessagesModule, RateLimitModule],
   providers: [AccountsRepository, AccountsService, SignInAttempts, SignInLimitGuard],
-  exports: [AccountsRepository, AccountsService, SignInAttempts, SignInLimitGuard],
+  exports: [AccountsService, SignInAttempts, SignInLimitGuard],
 })
 export class AccountsModule {}

@@ -8,7 +8,7 @@ import { newId, randomBase62 } from '../../common/ids';
 import { Transactions } from '../../database/unit-of-work';
 import { Actor, AuditService } from '../audit/audit.service';
 import { isRole, Role } from '../platform/scopes';
-import { AccountRow, AccountsRepository } from './accounts.repository';
+import { AccountRow, AccountsRepository, ActingAccess } from './accounts.repository';
 
 export const SESSION_COOKIE = 'gh_session';
 export const SESSION_HOURS = 12;
@@ -43,6 +43,16 @@ export class AccountsService {
     private readonly tx: Transactions,
     private readonly clock: Clock,
   ) {}
+
+  /** The account, null when unknown. */
+  findById(id: string): Promise<AccountRow | null> {
+    return this.repo.findById(id);
+  }
+
+  /** The account's current role and its organisation's access facts (an OAuth token acts with today's role). */
+  actingAccess(accountId: string, organisationId: string): Promise<ActingAccess | null> {
+    return this.repo.actingAccess(accountId, organisationId);
+  }
 
   /**
    * Sets a new password (operator action: the demo command); audited. The person's other sessions end in the same

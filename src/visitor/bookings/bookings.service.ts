@@ -6,13 +6,12 @@ import { newId } from '../../common/ids';
 import { RunOptions, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import type { Slot } from '../booking-types/availability';
 import type { UsableType } from '../booking-types/booking-types.service';
-import { BookingTypesRepository } from '../booking-types/booking-types.repository';
 import { BookingTypesService } from '../booking-types/booking-types.service';
 import { EventsService } from '../events/events.service';
 import { publicForm, type Form } from '../forms/custom-fields.validator';
 import { FormsService } from '../forms/forms.service';
 import { MessagesService } from '../messages/messages.service';
-import { PeopleRepository } from '../people/people.repository';
+import { PeopleService } from '../people/people.service';
 import type { Caller } from '../platform/current';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
@@ -61,8 +60,7 @@ export class BookingsService {
   constructor(
     private readonly repo: BookingsRepository,
     private readonly types: BookingTypesService,
-    private readonly slots: BookingTypesRepository,
-    private readonly people: PeopleRepository,
+    private readonly people: PeopleService,
     private readonly visits: VisitsService,
     private readonly forms: FormsService,
     private readonly events: EventsService,
@@ -241,6 +239,11 @@ export class BookingsService {
     };
   }
 
+  /** The booking locked in the caller's transaction, null when unknown (erasure of its attendee). */
+  lock(uow: UnitOfWork, tenant: Tenant, id: string): Promise<BookingEntity | null> {
+    return this.repo.find(tenant, id, uow.manager, true);
+  }
+
   async get(tenant: Tenant, id: string): Promise<BookingResponse> {
     const b = await this.repo.find(tenant, id);
     if (!b) throw ApiError.notFound(`Booking ${id}`);
@@ -344,16 +347,16 @@ export class BookingsService {
       changes.shareReasonWithAttendee = extra.share ?? false;
     }
     if (action === 'cancel') changes.cancelReason = extra.reason ?? null;
-    if (t.slot === 'release') await this.slots.release(uow.manager, tenant, b.bookingTypeId, b.startsAt);
+    if (t.slot === 'release') await this.types.releaseSlot(uow, tenant, b.bookingTypeId, b.startsAt);
     if (t.slot === 'move') {
       const slot = p.slot!;
       if (slot.start.getTime() === b.startsAt.getTime())
         throw ApiError.validation([
           { location: 'body.start', message: 'is the slot the booking already has' },
         ]);
-      if (!(await this.slots.take(uow.manager, tenant, b.bookingTypeId, slot.start, p.type!.row.capacity)))
+      if (!(await this.types.takeSlot(uow, tenant, b.bookingTypeId, slot.start, p.type!.row.capacity)))
         throw slotTaken();
-      await this.slots.release(uow.manager, tenant, b.bookingTypeId, b.startsAt);
+      await this.types.releaseSlot(uow, tenant, b.bookingTypeId, b.startsAt);
       changes.startsAt = slot.start;
       changes.endsAt = slot.end;
     }

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { AccountsRepository } from '../accounts/accounts.repository';
+import { AccountsService } from '../accounts/accounts.service';
 import { AuditService } from '../audit/audit.service';
 import type { Credential, CredentialResolver } from '../platform/credential';
 import { isScope } from '../platform/scopes';
@@ -26,7 +26,7 @@ export class OAuthTokenResolver implements CredentialResolver {
 
   constructor(
     private readonly repo: ConnectedAppsRepository,
-    private readonly accounts: AccountsRepository,
+    private readonly accounts: AccountsService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @InjectConfig() config: Config,

@@ -12,7 +12,6 @@ import { VisitorAuthGuard } from './visitor-auth.guard';
 const SHARED = [
   CredentialRegistry,
   CursorCodecProvider,
-  IdempotencyRepository,
   IdempotencyClaims,
   IdempotencyInterceptor,
   VisitorAuthGuard,
@@ -27,7 +26,7 @@ const SHARED = [
  */
 @Module({
   imports: [RateLimitModule, OpenApiModule, PassportModule],
-  providers: [...SHARED, IdempotencyPurge],
+  providers: [...SHARED, IdempotencyRepository, IdempotencyPurge],
   exports: [...SHARED, RateLimitModule],
 })
 export class PlatformModule {}

@@ -5,7 +5,7 @@ import { Clock } from '../../common/clock';
 import { Transactions } from '../../database/unit-of-work';
 import type { Channel } from '../messages/message.entity';
 import { MessagesService } from '../messages/messages.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
 import { VisitsService } from './visits.service';
 import { VisitsRepository } from './visits.repository';
 
@@ -20,7 +20,7 @@ export type PassOutcome = 'sent' | 'failed' | 'skipped';
 export class PassSender {
   constructor(
     private readonly repo: VisitsRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly messages: MessagesService,
     private readonly visits: VisitsService,
     private readonly tx: Transactions,
@@ -44,8 +44,8 @@ export class PassSender {
         );
         return 'failed';
       }
-      const org = await this.orgs.findOrganisation(tenant.organisationId, uow.manager);
-      const site = await this.orgs.findSite(tenant, visit.site_id, uow.manager);
+      const org = await this.orgs.findOrganisation(tenant.organisationId, uow);
+      const site = await this.orgs.findSite(tenant, visit.site_id, uow);
       const when = visit.expected_at
         ? ` on ${visit.expected_at.toLocaleString('en-GB', { timeZone: site?.time_zone ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' })}`
         : '';

@@ -45,7 +45,7 @@ import { VisitsService } from './visits.service';
     NoShowJob,
     PassPageService,
   ],
-  exports: [VisitsRepository, VisitsService, PassQueue, PassSender],
+  exports: [VisitsService, PassQueue, PassSender],
 })
 export class VisitsModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

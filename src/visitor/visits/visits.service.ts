@@ -11,8 +11,8 @@ import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import { publicForm, type Form } from '../forms/custom-fields.validator';
 import { EMPTY_FORM, FormsService } from '../forms/forms.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
-import { PeopleRepository } from '../people/people.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
+import { PeopleService } from '../people/people.service';
 import type { Audience } from '../people/people.service';
 import { typeProblems } from '../visit-types/visit-types.service';
 import { ScreeningTrigger, WatchlistService } from '../watchlist/watchlist.service';
@@ -28,6 +28,7 @@ import {
   VisitFilter,
   VisitListRow,
   VisitRow,
+  VisitorRow,
   VisitsRepository,
 } from './visits.repository';
 import { queryRange } from '../../common/validation/timestamp';
@@ -85,8 +86,8 @@ export class VisitsService {
 
   constructor(
     private readonly repo: VisitsRepository,
-    private readonly orgs: OrganisationsRepository,
-    private readonly people: PeopleRepository,
+    private readonly orgs: OrganisationsService,
+    private readonly people: PeopleService,
     private readonly forms: FormsService,
     private readonly events: EventsService,
     private readonly passes: PassQueue,
@@ -491,7 +492,7 @@ export class VisitsService {
     return this.tx.run(async (uow) => {
       const row = await this.lock(uow, caller, id);
       if (extra.passToken) await this.checkPass(row, extra.passToken);
-      const site = await this.orgs.findSite(tenant, row.site_id, uow.manager);
+      const site = await this.orgs.findSite(tenant, row.site_id, uow);
       // Check-in screens again (entries may have been added since); at a site that holds them, a visit with a
       // high-severity match waits for approval instead of checking in.
       const flag =
@@ -552,6 +553,16 @@ export class VisitsService {
         caller.seesWatchlist,
       );
     }, IS_RESPONSE);
+  }
+
+  /** The visitor record (not erased) with this id, or with this phone number, read in the caller's transaction. */
+  findVisitor(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    ref: string,
+    by: 'id' | 'phone' = 'id',
+  ): Promise<VisitorRow | null> {
+    return this.repo.findVisitor(tenant, ref, uow.manager, by);
   }
 
   async getVisitor(caller: VisitCaller, id: string): Promise<VisitorResponse> {

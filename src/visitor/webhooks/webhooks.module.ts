@@ -39,12 +39,6 @@ import { WebhooksRepository } from './webhooks.repository';
     WebhookFanOut,
     DeliverySweeper,
   ],
-  exports: [
-    WebhooksRepository,
-    WebhookQueue,
-    DeliveryService,
-    WebhookEndpointsService,
-    WebhookDeliveriesService,
-  ],
+  exports: [WebhookQueue, DeliveryService, WebhookEndpointsService, WebhookDeliveriesService],
 })
 export class WebhooksModule {}
