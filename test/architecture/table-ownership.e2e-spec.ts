@@ -127,8 +127,6 @@ const ALLOWED: readonly string[] = [
   'visitor/visits/visits.repository.ts → visitor.person',
   'visitor/visits/visits.repository.ts → visitor.site',
   'visitor/visits/visits.repository.ts → visitor.visit_type',
-  // a watchlist match flags the visit
-  'visitor/watchlist/watchlist.repository.ts → visitor.visit',
   // fan-out reads events and the endpoint's organisation plan; a disabled endpoint notifies the admins
   'visitor/webhooks/webhooks.repository.ts → visitor.console_account',
   'visitor/webhooks/webhooks.repository.ts → visitor.event',

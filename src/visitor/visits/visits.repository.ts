@@ -327,6 +327,20 @@ export class VisitsRepository implements VisitorDataHolder {
     );
   }
 
+  /** Stores the visit's watchlist flag (rebuilt by the watchlist from the visit's matches), in the caller's transaction. */
+  async setWatchlist(
+    m: EntityManager,
+    tenant: Tenant,
+    id: string,
+    flag: VisitWatchlistResponse,
+  ): Promise<void> {
+    assertTenant(tenant);
+    await m.query(
+      `UPDATE visitor.visit SET watchlist = $4 WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      [id, tenant.organisationId, tenant.livemode, JSON.stringify(flag)],
+    );
+  }
+
   /**
    * Keyset page in (created_at, id) order, `limit` rows (the caller asks one more than it shows), timestamps as
    * ISO strings. The limit is part of the statement's text, not a parameter: with it known, PostgreSQL settles on

@@ -139,7 +139,9 @@ export class VisitsService {
       },
       trigger,
     );
-    return flag ?? row.watchlist;
+    if (!flag) return row.watchlist;
+    await this.repo.setWatchlist(uow.manager, tenant, row.id, flag);
+    return flag;
   }
 
   /** Records `types` for the visit as it is now (re-read in the transaction), integration view. */

@@ -102,9 +102,9 @@ export class WatchlistService {
   }
 
   /**
-   * Screens a visit's visitor in the caller's transaction. New matches are stored, the visit's flag is rebuilt,
-   * and each new match records `watchlist.matched`. Returns the visit's new flag, or null when nothing new
-   * matched (the visit keeps the flag it had).
+   * Screens a visit's visitor in the caller's transaction. New matches are stored and each records
+   * `watchlist.matched`. Returns the visit's flag rebuilt from all its matches (the caller, the visits domain,
+   * stores it on the visit), or null when nothing new matched (the visit keeps the flag it had).
    */
   async screen(
     uow: UnitOfWork,
