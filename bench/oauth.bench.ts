@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
 import { AccountsRepository } from '../src/visitor/accounts/accounts.repository';
+import { OAuthModelsService } from '../src/oauth/oauth-models.service';
+import { OAuthModelRepository } from '../src/oauth/oauth-model.repository';
 import { AccountsService } from '../src/visitor/accounts/accounts.service';
 import { ClientsRepository } from '../src/oauth/clients/clients.repository';
 import { ClientsService } from '../src/oauth/clients/clients.service';
@@ -90,7 +92,13 @@ export async function main(): Promise<void> {
       operator,
     )
   ).key;
-  const owner = await new AccountsService(new AccountsRepository(ds), s.audit, s.tx, s.clock).create(
+  const owner = await new AccountsService(
+    new AccountsRepository(ds),
+    new OAuthModelsService(new OAuthModelRepository(ds)),
+    s.audit,
+    s.tx,
+    s.clock,
+  ).create(
     organisation.id,
     { email: 'owner@bench.test', name: 'Bench Owner', role: 'owner', password: PASSWORD },
     operator,

@@ -1,6 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { newId, randomBase62 } from '../common/ids';
 import { AccountsRepository } from './accounts/accounts.repository';
+import { OAuthModelsService } from '../oauth/oauth-models.service';
+import { OAuthModelRepository } from '../oauth/oauth-model.repository';
 import { AccountsService } from './accounts/accounts.service';
 import type { DemoAccess, Seeder } from '../seed/seeder';
 import { platformServices } from './visitor.command';
@@ -32,7 +34,13 @@ export const visitorDemoSeeder: Seeder = {
       operator,
     );
     const password = randomBase62(20);
-    await new AccountsService(new AccountsRepository(ds), s.audit, s.tx, s.clock).create(
+    await new AccountsService(
+      new AccountsRepository(ds),
+      new OAuthModelsService(new OAuthModelRepository(ds)),
+      s.audit,
+      s.tx,
+      s.clock,
+    ).create(
       organisation.id,
       { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', role: 'owner', password },
       operator,
@@ -92,7 +100,13 @@ export async function reissueDemoAccess(ds: DataSource): Promise<DemoAccess | nu
   if (!owner) return null;
   const operator = { type: 'operator' as const, id: 'demo' };
   const password = randomBase62(20);
-  await new AccountsService(accountsRepo, s.audit, s.tx, s.clock).resetPassword(owner, password, operator);
+  await new AccountsService(
+    accountsRepo,
+    new OAuthModelsService(new OAuthModelRepository(ds)),
+    s.audit,
+    s.tx,
+    s.clock,
+  ).resetPassword(owner, password, operator);
   const key = await s.keys.create(
     org.id,
     { name: 'Demo test key', kind: 'secret', mode: 'test', scopes: [...SCOPES] },

@@ -3,6 +3,8 @@ import { Clock } from '../common/clock';
 import { Transactions } from '../database/unit-of-work';
 import { CliCommand, flag, requiredFlag, UsageError, domainErrorsAsUsage } from '../cli/cli-command';
 import { AccountsRepository } from './accounts/accounts.repository';
+import { OAuthModelsService } from '../oauth/oauth-models.service';
+import { OAuthModelRepository } from '../oauth/oauth-model.repository';
 import { AccountsService } from './accounts/accounts.service';
 import { OrganisationsRepository } from './organisations/organisations.repository';
 import { OrganisationsService } from './organisations/organisations.service';
@@ -221,7 +223,13 @@ export const accountsCommand: CliCommand = {
     const s = platformServices(ds);
     const org = await organisationId(ds, requiredFlag(args, '--org'));
     const a = await cli(() =>
-      new AccountsService(new AccountsRepository(ds), s.audit, s.tx, s.clock).create(
+      new AccountsService(
+        new AccountsRepository(ds),
+        new OAuthModelsService(new OAuthModelRepository(ds)),
+        s.audit,
+        s.tx,
+        s.clock,
+      ).create(
         org,
         {
           email: requiredFlag(args, '--email'),

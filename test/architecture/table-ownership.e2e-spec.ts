@@ -89,8 +89,6 @@ const ownerOf = (table: string): string | undefined =>
  * why it is still there.
  */
 const ALLOWED: readonly string[] = [
-  // a console session's OAuth sessions end with a password change, in its transaction
-  'visitor/accounts/accounts.repository.ts → oauth.model',
   // reads that join the owner's rows for what they show or check (plan, names, time zones): hot paths kept as
   // one statement for now
   'visitor/accounts/accounts.repository.ts → visitor.organisation',
@@ -101,8 +99,6 @@ const ALLOWED: readonly string[] = [
   // erasure: a visitor's bookings found through its visits, and booking events' payloads emptied
   'visitor/bookings/bookings.repository.ts → visitor.event',
   'visitor/bookings/bookings.repository.ts → visitor.visit',
-  // connected apps list and revoke the authorization server's grants
-  'visitor/connected-apps/connected-apps.repository.ts → oauth.model',
   // the seeders write the demo and the bulk data set directly (CLI/seeders are to move inside Nest DI)
   'visitor/demo.seeder.ts → visitor.gate',
   'visitor/demo.seeder.ts → visitor.person',

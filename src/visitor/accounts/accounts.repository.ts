@@ -78,8 +78,8 @@ export class AccountsRepository {
 
   /**
    * A new password hash, and every open session of the account ended with it (on `m`: the same transaction):
-   * console sessions are revoked, except `keepTokenHash` (the one that made the change, if any), and the OAuth
-   * engine's sign-in sessions (the authorization page's) are deleted. Returns the console sessions ended.
+   * console sessions are revoked, except `keepTokenHash` (the one that made the change, if any); the service ends
+   * the OAuth engine's sign-in sessions in the same transaction. Returns the console sessions ended.
    */
   async changePassword(
     m: EntityManager,
@@ -95,7 +95,6 @@ export class AccountsRepository {
         RETURNING 1`,
       [id, at, keepTokenHash],
     );
-    await m.query(`DELETE FROM oauth.model WHERE kind = 'Session' AND payload->>'accountId' = $1`, [id]);
     return ended.length;
   }
 

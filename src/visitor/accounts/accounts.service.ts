@@ -9,6 +9,7 @@ import { Transactions } from '../../database/unit-of-work';
 import { Actor, AuditService } from '../audit/audit.service';
 import { isRole, Role } from '../platform/scopes';
 import { AccountRow, AccountsRepository, ActingAccess } from './accounts.repository';
+import { OAuthModelsService } from '../../oauth/oauth-models.service';
 
 export const SESSION_COOKIE = 'gh_session';
 export const SESSION_HOURS = 12;
@@ -39,6 +40,7 @@ export class AccountsService {
 
   constructor(
     private readonly repo: AccountsRepository,
+    private readonly models: OAuthModelsService,
     private readonly audit: AuditService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
@@ -76,6 +78,7 @@ export class AccountsService {
         this.clock.now(),
         keepSessionToken && hashToken(keepSessionToken),
       );
+      await this.models.endSessions(uow, account.id);
       await this.audit.record(
         {
           organisationId: account.organisation_id,

@@ -3,7 +3,7 @@ import { Clock } from '../../common/clock';
 import { PeriodicTask } from '../../common/periodic-task';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { ConnectedAppsRepository } from './connected-apps.repository';
+import { OAuthModelsService } from '../../oauth/oauth-models.service';
 
 /**
  * Deletes the authorization server's rows past their expiry (codes, tokens, sessions, interactions, grants),
@@ -15,7 +15,7 @@ export class OAuthPurge extends PeriodicTask {
   protected readonly what = 'expired OAuth rows purged';
 
   constructor(
-    private readonly repo: ConnectedAppsRepository,
+    private readonly models: OAuthModelsService,
     private readonly clock: Clock,
     @InjectConfig() config: Config,
   ) {
@@ -23,6 +23,6 @@ export class OAuthPurge extends PeriodicTask {
   }
 
   protected work(): Promise<number> {
-    return this.repo.purgeExpired(this.clock.now());
+    return this.models.purgeExpired(this.clock.now());
   }
 }
