@@ -23,6 +23,7 @@ import { RequestLogService } from './ops/request-log/request-log.service';
 import { guardVisitorRoutes } from './visitor/platform/visitor-routes';
 import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
+import { SCOPE_WORDS } from './visitor/platform/scope-words';
 import { ResponseSchemas } from './docs/response-schemas';
 import { page as docsPage } from './docs/docs.render';
 import { registerPages } from './pages/page-framework';
@@ -177,7 +178,7 @@ export async function createApp(
   app.useGlobalPipes(new ApiValidationPipe());
   // The documents are built from the controllers' metadata before Nest registers their routes, so each route
   // is registered with its documented response schemas (see ResponseSchemas).
-  const docs = buildOpenApiDocuments(app, config);
+  const docs = buildOpenApiDocuments(app, config, { scopes: SCOPE_WORDS });
   app.get(OpenApiRegistry).set(docs);
   responseSchemas = new ResponseSchemas(docs);
   await registerPages(fastify, config);

@@ -4,7 +4,6 @@ import type { Config } from '../config/config';
 import { PREFIX } from '../common/http/surface';
 import { ERROR_CODES, PUBLIC_CODES, visitorCode } from '../common/errors/error-codes';
 import type { OpenApiDocument } from './openapi.registry';
-import { SCOPE_WORDS } from '../visitor/platform/scope-words';
 
 type Json = Record<string, unknown>;
 
@@ -54,10 +53,17 @@ const PROBLEM_SCHEMA: Json = {
   },
 };
 
+/** What the visitor surface hands the builder about itself (docs/ imports no surface). */
+export interface VisitorDocumentation {
+  /** Each OAuth scope in plain words (the OAuth scheme's `scopes`). */
+  scopes: Record<string, string>;
+}
+
 /** Builds one document from the code and splits it into the two published contracts. */
 export function buildOpenApiDocuments(
   app: INestApplication,
   config: Config,
+  visitor: VisitorDocumentation,
 ): { public: OpenApiDocument; visitor: OpenApiDocument } {
   const all = toOpenApi31(
     SwaggerModule.createDocument(
@@ -109,7 +115,7 @@ export function buildOpenApiDocuments(
             authorizationUrl: `${config.appUrl}/oauth/authorize`,
             tokenUrl: `${config.authUrl}/oauth/token`,
             refreshUrl: `${config.authUrl}/oauth/token`,
-            scopes: SCOPE_WORDS,
+            scopes: visitor.scopes,
           },
         },
       },

@@ -124,6 +124,17 @@ describe('import structure of src/', () => {
     expect(bad).toEqual([]);
   });
 
+  it('infrastructure imports no surface (docs/ gets what it documents from the surfaces, e.g. the scope words)', () => {
+    const INFRA = ['config', 'database', 'redis', 'common', 'docs', 'pages', 'health', 'ops'];
+    const SURFACES = ['visitor', 'content', 'console', 'oauth'];
+    const bad = [...graph].flatMap(([file, deps]) =>
+      INFRA.includes(file.split('/')[0])
+        ? deps.filter((d) => SURFACES.includes(d.split('/')[0])).map((d) => `${file} → ${d}`)
+        : [],
+    );
+    expect(bad).toEqual([]);
+  });
+
   it('the public content API and the visitor API do not import each other', () => {
     const bad = [...graph].flatMap(([file, deps]) =>
       deps
