@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService } from '../../visitor/accounts/accounts.service';
 import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
 import {
@@ -203,7 +203,7 @@ export class AuthorizationFlowService {
   }
 
   /** For the console's pending list: the account behind an id (null when gone). */
-  account(id: string): Promise<AccountRow | null> {
+  account(id: string): Promise<ConsoleCaller | null> {
     return this.accounts.findById(id);
   }
 }

@@ -10,6 +10,7 @@ import { Actor, AuditService } from '../audit/audit.service';
 import { isRole, Role } from '../platform/scopes';
 import { AccountRow, AccountsRepository, ActingAccess } from './accounts.repository';
 import { OAuthModelsService } from '../../oauth/oauth-models.service';
+import { ConsoleAccount, ConsoleCaller, toConsoleAccount, toConsoleCaller } from './console-caller';
 
 export const SESSION_COOKIE = 'gh_session';
 export const SESSION_HOURS = 12;
@@ -29,7 +30,7 @@ export interface AccountInput {
 export interface SignedIn {
   token: string;
   expiresAt: Date;
-  account: AccountRow;
+  account: ConsoleCaller;
 }
 
 /** People who use the console: e-mail and password (argon2id), sessions in a secure cookie, roles. */
@@ -47,8 +48,9 @@ export class AccountsService {
   ) {}
 
   /** The account, null when unknown. */
-  findById(id: string): Promise<AccountRow | null> {
-    return this.repo.findById(id);
+  async findById(id: string): Promise<ConsoleAccount | null> {
+    const row = await this.repo.findById(id);
+    return row && toConsoleAccount(row);
   }
 
   /** The account's current role and its organisation's access facts (an OAuth token acts with today's role). */
@@ -62,7 +64,7 @@ export class AccountsService {
    * opened with the old password does not outlive it.
    */
   async resetPassword(
-    account: AccountRow,
+    account: ConsoleCaller,
     password: string,
     actor: Actor,
     keepSessionToken: string | null = null,
@@ -168,11 +170,12 @@ export class AccountsService {
         uow.manager,
       );
     });
-    return { token, expiresAt, account };
+    return { token, expiresAt, account: toConsoleCaller(account) };
   }
 
-  session(token: string): Promise<AccountRow | null> {
-    return this.repo.sessionAccount(hashToken(token), this.clock.now());
+  async session(token: string): Promise<ConsoleCaller | null> {
+    const row = await this.repo.sessionAccount(hashToken(token), this.clock.now());
+    return row && toConsoleCaller(row);
   }
 
   async signOut(token: string): Promise<void> {

@@ -3,7 +3,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { OAuthModelsService } from '../../oauth/oauth-models.service';
-import type { AccountRow } from '../accounts/accounts.repository';
+import type { ConsoleCaller } from '../accounts/console-caller';
 import { Actor, AuditService } from '../audit/audit.service';
 import type { Role } from '../platform/scopes';
 import {
@@ -64,7 +64,7 @@ export class ConnectedAppsService {
    * A member asks for the app: a pending request admins see (an existing decision is kept). Audited once, when the
    * request is made, not on every later view of the waiting page.
    */
-  async requestApproval(account: AccountRow, app: AppInfo): Promise<ApprovalRow> {
+  async requestApproval(account: ConsoleCaller, app: AppInfo): Promise<ApprovalRow> {
     return this.tx.run(async (uow) => {
       const { row, inserted } = await this.repo.requestApproval(uow.manager, {
         organisation_id: account.organisation_id,
@@ -98,7 +98,7 @@ export class ConnectedAppsService {
    * Owner or Admin connecting an app not yet approved approves it; anyone else needs it approved already.
    */
   async connect(
-    account: AccountRow,
+    account: ConsoleCaller,
     app: AppInfo,
     grant: { grantId: string; livemode: boolean; scopes: string[] },
   ): Promise<void> {

@@ -7,8 +7,7 @@ import { BookingsService } from '../bookings/bookings.service';
 import { EventsService } from '../events/events.service';
 import type { Tenant } from '../platform/tenant';
 import { Erasure, VISITOR_DATA, VisitorDataHolder } from '../platform/visitor-data';
-import type { VisitorRow } from '../visits/visits.repository';
-import { VisitsService } from '../visits/visits.service';
+import { VisitorRow, VisitsService } from '../visits/visits.service';
 
 /**
  * Permanent erasure of a visitor (DELETE /v1/visitors/{id}) or of a booking's attendee who never became one

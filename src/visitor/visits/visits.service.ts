@@ -31,6 +31,8 @@ import {
   VisitorRow,
   VisitsRepository,
 } from './visits.repository';
+
+export type { VisitorRow };
 import { queryRange } from '../../common/validation/timestamp';
 
 export interface VisitInput {
