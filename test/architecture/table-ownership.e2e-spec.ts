@@ -116,10 +116,13 @@ const ALLOWED: readonly string[] = [
   'visitor/visitor-bulk.seeder.ts → visitor.site',
   'visitor/visitor-bulk.seeder.ts → visitor.visit',
   'visitor/visitor-bulk.seeder.ts → visitor.visitor',
-  // POST /v1/visits checks site, gates, host, type and form in one round trip; the pass page joins what it shows
+  // the pass page joins what it shows of the visit's site, organisation and host
+  'visitor/visits/passes.repository.ts → visitor.organisation',
+  'visitor/visits/passes.repository.ts → visitor.person',
+  'visitor/visits/passes.repository.ts → visitor.site',
+  // POST /v1/visits checks site, gates, host, type and form in one round trip (its hot path)
   'visitor/visits/visits.repository.ts → visitor.form',
   'visitor/visits/visits.repository.ts → visitor.gate',
-  'visitor/visits/visits.repository.ts → visitor.organisation',
   'visitor/visits/visits.repository.ts → visitor.person',
   'visitor/visits/visits.repository.ts → visitor.site',
   'visitor/visits/visits.repository.ts → visitor.visit_type',

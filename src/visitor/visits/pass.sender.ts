@@ -6,7 +6,9 @@ import { Transactions } from '../../database/unit-of-work';
 import type { Channel } from '../messages/message.entity';
 import { MessagesService } from '../messages/messages.service';
 import { OrganisationsService } from '../organisations/organisations.service';
+import { PassesService } from './passes.service';
 import { VisitsService } from './visits.service';
+import { PassesRepository } from './passes.repository';
 import { VisitsRepository } from './visits.repository';
 
 export type PassOutcome = 'sent' | 'failed' | 'skipped';
@@ -20,9 +22,11 @@ export type PassOutcome = 'sent' | 'failed' | 'skipped';
 export class PassSender {
   constructor(
     private readonly repo: VisitsRepository,
+    private readonly passRows: PassesRepository,
     private readonly orgs: OrganisationsService,
     private readonly messages: MessagesService,
     private readonly visits: VisitsService,
+    private readonly passes: PassesService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
     @InjectConfig() private readonly config: Config,
@@ -30,13 +34,13 @@ export class PassSender {
 
   async send(passId: string): Promise<PassOutcome> {
     return this.tx.run(async (uow) => {
-      const pass = await this.repo.claimPass(uow.manager, passId);
+      const pass = await this.passRows.claimPass(uow.manager, passId);
       if (!pass) return 'skipped';
       const tenant = { organisationId: pass.organisation_id, livemode: pass.livemode };
       const visit = await this.repo.find(tenant, pass.visit_id, uow.manager);
       const now = this.clock.now();
       if (!visit || !visit.visitor_phone) {
-        await this.repo.finishPass(
+        await this.passRows.finishPass(
           uow.manager,
           passId,
           { status: 'failed', channel: null, messageId: null, error: 'visitor erased' },
@@ -49,7 +53,7 @@ export class PassSender {
       const when = visit.expected_at
         ? ` on ${visit.expected_at.toLocaleString('en-GB', { timeZone: site?.time_zone ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' })}`
         : '';
-      const link = this.visits.tokens.link(this.config.siteUrl, passId);
+      const link = this.passes.tokens.link(this.config.siteUrl, passId);
       const outcome = await this.messages.send(
         tenant,
         pass.channels as Channel[],
@@ -62,7 +66,7 @@ export class PassSender {
         uow.manager,
       );
       if (!outcome.channel) {
-        await this.repo.finishPass(
+        await this.passRows.finishPass(
           uow.manager,
           passId,
           {
@@ -75,7 +79,7 @@ export class PassSender {
         );
         return 'failed';
       }
-      await this.repo.finishPass(
+      await this.passRows.finishPass(
         uow.manager,
         passId,
         { status: 'sent', channel: outcome.channel, messageId: outcome.messageId, error: null },

@@ -9,7 +9,7 @@ import { PeriodicTask, Sweeper } from '../../common/periodic-task';
 import { RedisService } from '../../redis/redis.service';
 import { PASS_QUEUE, PassJob, PassQueue } from './pass.queue';
 import { PassOutcome, PassSender } from './pass.sender';
-import { VisitsRepository } from './visits.repository';
+import { PassesRepository } from './passes.repository';
 import { VisitsService } from './visits.service';
 
 /** Sends queued passes (worker processes only). */
@@ -36,7 +36,7 @@ export class PassSweeper extends Sweeper {
   protected readonly logger = new Logger('PassSweeper');
 
   constructor(
-    private readonly repo: VisitsRepository,
+    private readonly repo: PassesRepository,
     private readonly queue: PassQueue,
     private readonly clock: Clock,
     @InjectConfig() config: Config,

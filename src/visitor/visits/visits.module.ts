@@ -16,6 +16,10 @@ import { PassPageService } from './pass-page.service';
 import { sampleVisit } from './visit.samples';
 import { NoShowJob, PassSweeper } from './visits.jobs';
 import { VisitsController } from './visits.controller';
+import { PassesRepository } from './passes.repository';
+import { PassesService } from './passes.service';
+import { VisitorRecordsService } from './visitor-records.service';
+import { VisitorsRepository } from './visitors.repository';
 import { VisitsRepository } from './visits.repository';
 import { VisitsService } from './visits.service';
 
@@ -38,14 +42,18 @@ import { VisitsService } from './visits.service';
   controllers: [VisitsController, PassPageController],
   providers: [
     VisitsRepository,
+    VisitorsRepository,
+    PassesRepository,
     VisitsService,
+    VisitorRecordsService,
+    PassesService,
     PassQueue,
     PassSender,
     PassSweeper,
     NoShowJob,
     PassPageService,
   ],
-  exports: [VisitsService, PassQueue, PassSender],
+  exports: [VisitsService, VisitorRecordsService, PassQueue, PassSender],
 })
 export class VisitsModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}
