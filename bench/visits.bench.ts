@@ -105,7 +105,10 @@ export async function main(): Promise<void> {
   await ds.destroy();
   const codec = new CursorCodec(loadConfig().secrets.sessionSecret);
   const tenant = { organisationId: organisation.id, livemode: false };
-  const deepCursor = codec.encode('visits', tenant, [new Date(deepRow.created_at).toISOString(), deepRow.id]);
+  const deepCursor = codec.encode('visits', tenant, { limit: 100 }, [
+    new Date(deepRow.created_at).toISOString(),
+    deepRow.id,
+  ]);
 
   const app = await startBenchServer(db, PORT, {
     BENCH_ORG: organisation.id,

@@ -174,7 +174,9 @@ export async function main(): Promise<void> {
   const record = (i: number) =>
     api
       .get(Transactions)
-      .run((uow) => api.get(EventsService).record(uow, tenant, 'visit.created', { id: `visit_${i}`, i }));
+      .run((uow) =>
+        api.get(EventsService).record(uow, tenant, 'visit.created', { id: `visit_${i}`, i } as never),
+      );
 
   // Phase 1: queue idle, one event at a time: commit-to-receipt latency.
   for (let i = 0; i < IDLE_EVENTS; i++) {

@@ -21,9 +21,11 @@ import { ErrorRenderer, MAX_PARAM_LENGTH } from './common/errors/error-renderer'
 import { ApiValidationPipe } from './common/errors/validation.pipe';
 import { RequestLogService } from './ops/request-log/request-log.service';
 import { guardVisitorRoutes } from './visitor/platform/visitor-routes';
+import { guardConsoleRoutes } from './console/console-access';
 import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
 import { SCOPE_WORDS } from './visitor/platform/scope-words';
+import { IDEMPOTENCY_KEY_PARAMETER } from './visitor/platform/idempotency';
 import { ResponseSchemas } from './docs/response-schemas';
 import { page as docsPage } from './docs/docs.render';
 import { registerPages } from './pages/page-framework';
@@ -172,13 +174,17 @@ export async function createApp(
     },
   );
   guardVisitorRoutes(app);
+  guardConsoleRoutes(app);
   const errors = app.get(ErrorRenderer);
   renderer = errors;
   app.useGlobalFilters(new AllErrorsFilter(errors));
   app.useGlobalPipes(new ApiValidationPipe());
   // The documents are built from the controllers' metadata before Nest registers their routes, so each route
   // is registered with its documented response schemas (see ResponseSchemas).
-  const docs = buildOpenApiDocuments(app, config, { scopes: SCOPE_WORDS });
+  const docs = buildOpenApiDocuments(app, config, {
+    scopes: SCOPE_WORDS,
+    idempotencyKey: IDEMPOTENCY_KEY_PARAMETER,
+  });
   app.get(OpenApiRegistry).set(docs);
   responseSchemas = new ResponseSchemas(docs);
   await registerPages(fastify, config);

@@ -94,6 +94,36 @@ describe('OpenAPI documents and /docs', () => {
     },
   );
 
+  it('/v1 documents Idempotency-Key once on every POST that takes a credential, from the builder alone', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const wrong: string[] = [];
+    let posts = 0;
+    for (const [path, item] of Object.entries<Record<string, Record<string, unknown>>>(doc.paths))
+      for (const [method, op] of Object.entries(item)) {
+        const covered = method === 'post' && typeof op['x-required-scope'] === 'string';
+        if (covered) posts++;
+        const keys = ((op.parameters as { name: string; in: string }[] | undefined) ?? []).filter(
+          (p) => p.in === 'header' && p.name === 'Idempotency-Key',
+        );
+        if (keys.length !== (covered ? 1 : 0)) wrong.push(`${method} ${path}: ${keys.length}`);
+      }
+    expect(wrong).toEqual([]);
+    expect(posts).toBeGreaterThanOrEqual(29);
+    // one source: no route declares the header itself (a new POST cannot forget it, nor declare it twice)
+    const grep = await run('grep', [
+      '-rlE',
+      "Idempotency-Key'|IdempotentPost",
+      join(__dirname, '../src'),
+    ]).catch((e: { stdout: string }) => e);
+    expect(
+      grep.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((f) => f.slice(join(__dirname, '../src').length + 1))
+        .sort(),
+    ).toEqual(['visitor/platform/idempotency.ts']);
+  });
+
   it('the builder turns a 3.0 `nullable` into 3.1 unions (type, enum, $ref)', () => {
     expect(toOpenApi31({ type: 'string', nullable: true })).toEqual({ type: ['string', 'null'] });
     expect(toOpenApi31({ type: 'string', enum: ['a'], nullable: true })).toEqual({

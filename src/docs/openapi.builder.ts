@@ -33,7 +33,10 @@ const PROBLEM_SCHEMA: Json = {
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    instance: { type: 'string', description: 'The request path' },
+    instance: {
+      type: 'string',
+      description: 'The request path (its first 512 characters and …, when longer)',
+    },
     code: { type: 'string', enum: [...new Set(ERROR_CODES.map(visitorCode))] },
     request_id: { type: 'string', pattern: '^req_' },
     errors: {
@@ -57,6 +60,8 @@ const PROBLEM_SCHEMA: Json = {
 export interface VisitorDocumentation {
   /** Each OAuth scope in plain words (the OAuth scheme's `scopes`). */
   scopes: Record<string, string>;
+  /** The `Idempotency-Key` header parameter every credentialed POST takes (IdempotencyInterceptor). */
+  idempotencyKey: Record<string, unknown>;
 }
 
 /** Builds one document from the code and splits it into the two published contracts. */
@@ -126,6 +131,9 @@ export function buildOpenApiDocuments(
       typeof op['x-required-scope'] === 'string'
         ? [{ bearer: [] }, { oauth2: [op['x-required-scope']] }]
         : undefined,
+    // IdempotencyInterceptor covers every POST that takes a credential (all but the document itself).
+    operationParameters: (method, op) =>
+      method === 'post' && typeof op['x-required-scope'] === 'string' ? [visitor.idempotencyKey] : [],
     errorName: 'Problem',
     errorSchema: PROBLEM_SCHEMA,
     errorMediaType: 'application/problem+json',
@@ -143,6 +151,8 @@ interface SplitOptions {
   errorMediaType: string;
   /** The security requirements of an operation, when they differ from what its decorators say. */
   operationSecurity?: (op: Json) => Json[] | undefined;
+  /** Parameters the surface's own mechanisms add to an operation, after those its decorators declare. */
+  operationParameters?: (method: string, op: Json) => Json[];
   /** Error statuses documented explicitly on an operation (beside `default`). */
   errorStatuses?: (path: string, op: Json) => string[];
 }
@@ -170,7 +180,9 @@ function split(all: OpenApiDocument, prefix: string, o: SplitOptions): OpenApiDo
         responses[status] ??= errorResponse(ERROR_DESCRIPTIONS[status] ?? 'Error');
       responses.default = errorResponse('Error');
       const security = path === `${prefix}/openapi.json` ? [] : o.operationSecurity?.(op);
-      ops[method] = { ...op, responses, ...(security ? { security } : {}) };
+      const added = o.operationParameters?.(method, op) ?? [];
+      const parameters = added.length ? { parameters: [...((op.parameters as Json[]) ?? []), ...added] } : {};
+      ops[method] = { ...op, ...parameters, responses, ...(security ? { security } : {}) };
     }
     paths[path.slice(prefix.length) || '/'] = ops;
   }

@@ -505,5 +505,5 @@ describe('staff CSV import and timesheet export', () => {
       [0, 1, 0],
       [0, 0, 1],
     ]);
-  });
+  }, 120_000); // a dozen CLI processes, each a full start: bounded, not timed
 });

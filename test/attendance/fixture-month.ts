@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { call, TestOrg } from '../support/platform-fixtures';
 import { AttendanceService } from '../../src/visitor/attendance/attendance.service';
+import { Clock } from '../../src/common/clock';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -9,6 +10,26 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
  * 10 minutes' grace, Monday to Friday; 6 March is a public holiday; P2 is on annual leave 9–13 March.
  */
 export const MARCH = { from: '2026-03-01', to: '2026-03-31' };
+
+/**
+ * When the fixture's punches are recorded (the app's clock, running on from there): the end of March 2026, since
+ * a clock event is accepted only within 31 days of the server's clock.
+ */
+const RECORDED_AT = Date.parse('2026-03-31T20:00:00Z');
+
+/** Runs `fn` with the app's clock reading `at` (and running on), then gives the clock back as it was. */
+async function asOf<T>(app: NestFastifyApplication, at: number, fn: () => Promise<T>): Promise<T> {
+  const clock = app.get(Clock);
+  const own = Object.getOwnPropertyDescriptor(clock, 'now');
+  const from = Date.now();
+  clock.now = () => new Date(at + (Date.now() - from));
+  try {
+    return await fn();
+  } finally {
+    if (own) Object.defineProperty(clock, 'now', own);
+    else Reflect.deleteProperty(clock, 'now');
+  }
+}
 
 export async function fixtureMonth(app: NestFastifyApplication, org: TestOrg, key: string) {
   const site = org.sites.find((s) => !s.livemode)!.id;
@@ -43,24 +64,27 @@ export async function fixtureMonth(app: NestFastifyApplication, org: TestOrg, ke
     first_day: '2026-03-09',
     last_day: '2026-03-13',
   });
+  const started = Date.now();
   const clock = (
     person_id: string,
     direction: 'in' | 'out',
     at: string,
     extra: Record<string, unknown> = {},
   ) =>
-    call(app, 'POST', '/v1/attendance/events', {
-      key,
-      body: {
-        person_id,
-        site_id: site,
-        direction,
-        occurred_at: at,
-        method: 'card',
-        device_id: 'T1',
-        ...extra,
-      },
-    });
+    asOf(app, RECORDED_AT + (Date.now() - started), () =>
+      call(app, 'POST', '/v1/attendance/events', {
+        key,
+        body: {
+          person_id,
+          site_id: site,
+          direction,
+          occurred_at: at,
+          method: 'card',
+          device_id: 'T1',
+          ...extra,
+        },
+      }),
+    );
   const made: Json[] = [];
   for (const [p, d, at, extra] of [
     [p1, 'in', '2026-03-02T09:05:00Z'],

@@ -3,7 +3,7 @@ import { bootTestApp, TestApp } from '../harness';
 import { Contract } from '../support/openapi-contract';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { controlClock } from '../support/clock';
-import { BookingTypesService } from '../../src/visitor/booking-types/booking-types.service';
+import { DAY, postBooking, saveBookingType } from '../support/booking-fixtures';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 import { BookingExpiryJob } from '../../src/visitor/bookings/bookings.jobs';
 import {
@@ -15,8 +15,6 @@ import {
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let phoneSeq = 0;
 const newPhone = () => `+23324${String(5000000 + ++phoneSeq).padStart(7, '0')}`;
-const DAY = [{ start: '09:00', end: '12:00' }];
-const EVERY_DAY = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY };
 
 describe('bookings over HTTP', () => {
   let t: TestApp;
@@ -31,27 +29,9 @@ describe('bookings over HTTP', () => {
 
   const tenant = () => ({ organisationId: org.id, livemode: false });
   const makeType = (over: Record<string, unknown> = {}) =>
-    t.app.get(BookingTypesService).save(tenant(), null, {
-      name: 'Site tour',
-      visit_type: 'meeting',
-      site_id: site,
-      host_ids: [host],
-      duration_minutes: 60,
-      capacity: 1,
-      horizon_days: 366,
-      weekly_hours: EVERY_DAY,
-      ...over,
-    });
+    saveBookingType(t.app, tenant(), { site, host }, over);
   const book = (typeId: string, start: string, over: Record<string, unknown> = {}, k = key) =>
-    call(t.app, 'POST', '/v1/bookings', {
-      key: k,
-      body: {
-        booking_type_id: typeId,
-        start,
-        attendee: { name: 'Abena Attendee', phone: newPhone(), email: 'abena@example.test' },
-        ...over,
-      },
-    });
+    postBooking(t.app, k, newPhone(), typeId, start, over);
   const valid = <T extends { statusCode: number }>(res: T, method: string, url: string): T => {
     contract.expectValid(res as never, method, url);
     return res;
@@ -110,7 +90,8 @@ describe('bookings over HTTP', () => {
     const seen = await call(t.app, 'GET', '/v1/booking-types', { key: pk });
     expect(seen.json().data.map((x: Json) => x.id)).toEqual([pub.id]);
     expect(seen.json().data[0].public_form).toEqual({ version: 0, schema: expect.any(Object) });
-    expect((await call(t.app, 'GET', `/v1/booking-types/${priv.id}`, { key: pk })).statusCode).toBe(404);
+    // reading one type is not a publishable-key call (the list gives them each public type): forbidden
+    expect((await call(t.app, 'GET', `/v1/booking-types/${priv.id}`, { key: pk })).statusCode).toBe(403);
     expect(
       (await call(t.app, 'GET', `/v1/booking-types/${priv.id}/availability`, { key: pk })).statusCode,
     ).toBe(404);
@@ -437,7 +418,7 @@ describe('bookings over HTTP', () => {
     expect(ok.statusCode).toBe(201);
     expect(ok.json()).toMatchObject({ source: 'publishable_key', custom_fields: { topic: 'Tour' } });
     expect(
-      (await call(t.app, 'GET', `/v1/booking-types/${pub.id}`, { key: pk })).json().public_form.schema
+      (await call(t.app, 'GET', '/v1/booking-types', { key: pk })).json().data[0].public_form.schema
         .properties,
     ).toEqual({
       topic: expect.any(Object),

@@ -20,7 +20,8 @@ const ALL_DAY = [{ start: '00:00', end: '24:00' }];
 /** Booking types made so far, per organisation and confirmation rule (creates need B's too). */
 const types = new Map<string, string>();
 
-async function bookingType(w: World, org: 'a' | 'b', requiresConfirmation = false): Promise<string> {
+/** A booking type of the organisation's test mode, open every day all day with 1,000 places (made once per file). */
+export async function bookingType(w: World, org: 'a' | 'b', requiresConfirmation = false): Promise<string> {
   const key = `${org}:${requiresConfirmation}`;
   if (!types.has(key)) {
     const made = await w.app

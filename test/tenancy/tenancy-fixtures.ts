@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { call, TestOrg } from '../support/platform-fixtures';
+import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { FormsService } from '../../src/visitor/forms/forms.service';
 import { VisitTypesService } from '../../src/visitor/visit-types/visit-types.service';
@@ -38,6 +38,35 @@ export interface World {
   bSite: string;
   bHost: string;
 }
+
+/**
+ * Organisation A (Pro, two sites: live access to the whole REST API) and B (Enterprise: every route), their keys
+ * (A's test and live, B's test) and test-mode sites, on `w.app`.
+ */
+export async function twoOrganisations(w: World): Promise<void> {
+  w.a = await createOrg(w.app, 'pro', 2);
+  w.b = await createOrg(w.app, 'enterprise');
+  [w.aTest, w.aLive, w.bTest] = await Promise.all([
+    w.a.key({ mode: 'test' }),
+    w.a.key({ mode: 'live' }),
+    w.b.key({ mode: 'test' }),
+  ]);
+  [w.aSite, w.aApprovalSite] = w.a.sites.filter((s) => !s.livemode).map((s) => s.id);
+  w.bSite = w.b.sites.find((s) => !s.livemode)!.id;
+}
+
+/** Follows a node of an OpenAPI document through its `$ref`s (`#/components/…`) to what they name. */
+export const refResolver =
+  (doc: Json) =>
+  (node: Json | undefined): Json | undefined => {
+    let n = node;
+    while (n?.$ref)
+      n = (n.$ref as string)
+        .split('/')
+        .slice(1)
+        .reduce((o: Json, k: string) => o?.[k], doc);
+    return n;
+  };
 
 /** A request that must answer `status`; returns the body. Throws naming the request otherwise. */
 export async function expectStatus(

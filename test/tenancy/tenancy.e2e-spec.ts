@@ -2,17 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { Contract } from '../support/openapi-contract';
-import { call, createOrg } from '../support/platform-fixtures';
+import { call } from '../support/platform-fixtures';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import {
   BUILDERS,
   CREATES,
   expectStatus,
+  twoOrganisations,
   Fixture,
   LIST_FILTERS,
   LIST_SOURCES,
   listAll,
   OPERATIONS,
+  refResolver,
   SINGLETONS,
   World,
 } from './tenancy-fixtures';
@@ -36,15 +38,7 @@ const FIXTURES = 'test/tenancy/tenancy-fixtures.ts';
 
 /** Every operation of the served contract, each with the way the test proves it keeps to its tenant. */
 function operationsOf(doc: Json): Operation[] {
-  const resolve = (node: Json | undefined): Json | undefined => {
-    let n = node;
-    while (n?.$ref)
-      n = (n.$ref as string)
-        .split('/')
-        .slice(1)
-        .reduce((o: Json, k: string) => o?.[k], doc);
-    return n;
-  };
+  const resolve = refResolver(doc);
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths as Json))
     for (const [m, op] of Object.entries(item as Json)) {
@@ -119,15 +113,7 @@ describe('tenancy: every /v1 operation keeps to its organisation and mode', () =
     ops = operationsOf(contract.doc as Json);
 
     // A: live access to the whole REST API (Pro); B: every route (test mode gives every route on every plan).
-    w.a = await createOrg(t.app, 'pro', 2);
-    w.b = await createOrg(t.app, 'enterprise');
-    [w.aTest, w.aLive, w.bTest] = await Promise.all([
-      w.a.key({ mode: 'test' }),
-      w.a.key({ mode: 'live' }),
-      w.b.key({ mode: 'test' }),
-    ]);
-    [w.aSite, w.aApprovalSite] = w.a.sites.filter((s) => !s.livemode).map((s) => s.id);
-    w.bSite = w.b.sites.find((s) => !s.livemode)!.id;
+    await twoOrganisations(w);
     await pg.query(`UPDATE visitor.site SET requires_host_approval = true WHERE id = $1`, [w.aApprovalSite]);
     w.aHost = (
       await expectStatus(w, w.aTest, 'POST', '/v1/people', 201, { name: 'Ama A', email: 'ama@a.test' })

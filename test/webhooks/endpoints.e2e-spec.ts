@@ -6,6 +6,7 @@ import { DeliveryService } from '../../src/visitor/webhooks/delivery/delivery.se
 import { Transactions } from '../../src/database/unit-of-work';
 import { EventsService } from '../../src/visitor/events/events.service';
 import { ApiError } from '../../src/common/errors/api-error';
+import { standIn } from '../support/webhook-fixtures';
 
 describe('webhook endpoints: rules, rotation, test sends', () => {
   let t: TestApp;
@@ -101,7 +102,7 @@ describe('webhook endpoints: rules, rotation, test sends', () => {
     expect(rotated.secret).not.toBe(created.secret);
     await t.app
       .get(Transactions)
-      .run((uow) => t.app.get(EventsService).record(uow, tenant, 'visit.created', { id: 'v1' }));
+      .run((uow) => t.app.get(EventsService).record(uow, tenant, 'visit.created', standIn({ id: 'v1' })));
     const [r] = await receiver.waitFor('/ok/rotate', 1);
     expect((r.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
     for (const secret of [created.secret, rotated.secret])

@@ -15,6 +15,7 @@ import { Transactions } from '../../src/database/unit-of-work';
 import { EventEnvelope, EventsService } from '../../src/visitor/events/events.service';
 import { EVENT_TYPES, eventReadScope, EventType } from '../../src/visitor/events/event-types';
 import { roleAllows, SCOPES } from '../../src/visitor/platform/scopes';
+import { standIn } from '../support/webhook-fixtures';
 
 /**
  * Each event type's object needs the read scope of its own endpoint (events/event-types.ts) on GET /v1/events,
@@ -41,11 +42,13 @@ describe('events: every type needs its object read scope; redelivery follows the
   });
   afterAll(() => t.close());
 
-  const record = (type: string, object: unknown) =>
+  const record = (type: EventType, object: unknown) =>
     t.app
       .get(Transactions)
       .run((uow) =>
-        t.app.get(EventsService).record(uow, { organisationId: org.id, livemode: false }, type, object),
+        t.app
+          .get(EventsService)
+          .record(uow, { organisationId: org.id, livemode: false }, type, standIn(object)),
       );
   const endpoint = (key: string, enabledEvents: string[]) =>
     call(t.app, 'POST', '/v1/webhook-endpoints', {

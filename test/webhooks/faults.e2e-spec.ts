@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../harness';
 import { until } from '../support/until';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createEndpoint } from '../support/webhook-fixtures';
+import { createEndpoint, standIn } from '../support/webhook-fixtures';
 import { Transactions } from '../../src/database/unit-of-work';
 import { EventsService } from '../../src/visitor/events/events.service';
 
@@ -56,7 +56,7 @@ describe('webhook delivery faults', () => {
     for (let i = 0; i < 20; i++) {
       const e = await api.app
         .get(Transactions)
-        .run((uow) => api.app.get(EventsService).record(uow, tenant, 'visit.created', { i }));
+        .run((uow) => api.app.get(EventsService).record(uow, tenant, 'visit.created', standIn({ i })));
       ids.push(e.id);
     }
     // …then Redis loses every job.
@@ -98,7 +98,7 @@ describe('webhook delivery faults', () => {
       await createEndpoint(api.app, api.config, other, receiver.url('/hang-once'), ['*']);
       const event = await api.app
         .get(Transactions)
-        .run((uow) => api.app.get(EventsService).record(uow, other, 'visit.created', { n: 1 }));
+        .run((uow) => api.app.get(EventsService).record(uow, other, 'visit.created', standIn({ n: 1 })));
       await receiver.waitFor('/hang-once', 1, 20_000); // the child worker is now waiting on the receiver
       child.kill('SIGKILL');
       second = await bootTestApp({ db, env: { ...env, RUN_WORKER: 'true', SURFACES: 'docs' } });

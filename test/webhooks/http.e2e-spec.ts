@@ -10,7 +10,9 @@ import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 import { Transactions } from '../../src/database/unit-of-work';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
 import { EventsService } from '../../src/visitor/events/events.service';
-import { EVENT_TYPES } from '../../src/visitor/events/event-types';
+import { EVENT_TYPES, EventType } from '../../src/visitor/events/event-types';
+import { standIn } from '../support/webhook-fixtures';
+import { EventSamples } from '../../src/visitor/events/event-samples';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 const PASSWORD = 'correct horse battery staple';
@@ -42,11 +44,13 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
   afterAll(() => w.close());
 
   const mail = (role: string) => `${role}@${org.id.slice(4).toLowerCase()}.test`;
-  const recordIn = (organisationId: string, livemode: boolean, type: string, object: unknown) =>
+  const recordIn = (organisationId: string, livemode: boolean, type: EventType, object: unknown) =>
     t.app
       .get(Transactions)
-      .run((uow) => t.app.get(EventsService).record(uow, { organisationId, livemode }, type, object));
-  const record = (livemode: boolean, type: string, object: unknown) =>
+      .run((uow) =>
+        t.app.get(EventsService).record(uow, { organisationId, livemode }, type, standIn(object)),
+      );
+  const record = (livemode: boolean, type: EventType, object: unknown) =>
     recordIn(org.id, livemode, type, object);
   /** Creates an endpoint over HTTP and returns the created object (with its secret). */
   const endpoint = async (key: string, path: string, enabledEvents: string[]) =>
@@ -198,14 +202,18 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
         'GET',
         path,
       );
-    const prefixes: Record<string, string> = {
-      visitor: 'visitor_',
-      delivery: 'delivery_',
-      booking: 'booking_',
-      attendance: 'attendance_',
-      rollcall: 'rollcall_',
-      watchlist: 'wlm_', // a watchlist match
-    };
+    // Each resource's domain registers its sample (EventSamples); only a test send of webhook_endpoint.disabled
+    // carries the endpoint it is sent to. A new resource needs a registered sample, not an edit here.
+    const samples = t.app.get(EventSamples);
+    const resources = [...new Set(EVENT_TYPES.map((type) => type.split('.')[0]))];
+    expect(resources.filter((r) => r !== 'webhook_endpoint' && !samples.resources().includes(r))).toEqual([]);
+    const registered = (type: EventType) =>
+      samples.sample(type, { organisationId: own.id, livemode: false }, new Date()) as Record<
+        string,
+        unknown
+      >;
+    /** The id prefix of the type's registered sample: `visitor_`, `booking_`, `wlm_` (a watchlist match), …. */
+    const prefixOf = (type: EventType) => String(registered(type).id).replace(/_[0-9A-Za-z]+$/, '_');
     for (const type of EVENT_TYPES) {
       const res = await call(t.app, 'POST', `/v1/webhook-endpoints/${ep.id}/test`, { key, body: { type } });
       expect(res.statusCode).toBe(200);
@@ -233,7 +241,10 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
       } else if (resource === 'webhook_endpoint') {
         shapeOf(object, `/v1/webhook-endpoints/${ep.id}`);
         expect(object).toMatchObject({ id: ep.id, status: 'disabled', disabled_reason: 'failing' });
-      } else expect(String(object.id).startsWith(prefixes[resource])).toBe(true);
+      } else {
+        expect(String(object.id).startsWith(prefixOf(type))).toBe(true);
+        expect(Object.keys(object).sort()).toEqual(Object.keys(registered(type)).sort());
+      }
       const expectedStatus: Record<string, unknown> = {
         'visit.created': 'expected',
         'visit.approval_requested': 'awaiting_approval',

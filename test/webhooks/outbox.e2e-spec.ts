@@ -3,13 +3,14 @@ import { Webhook } from 'standardwebhooks';
 import { bootTestApp, TestApp } from '../harness';
 import type { Received, WebhookReceiver } from '../support/webhook-receiver';
 import { until } from '../support/until';
-import { createEndpoint } from '../support/webhook-fixtures';
+import { createEndpoint, standIn } from '../support/webhook-fixtures';
 import { Clock } from '../../src/common/clock';
 import { Transactions } from '../../src/database/unit-of-work';
 import { EventsRetention } from '../../src/visitor/events/events-retention';
 import { EventEnvelope, EventsService } from '../../src/visitor/events/events.service';
 import { WebhookEndpointsService } from '../../src/visitor/webhooks/webhook-endpoints.service';
 import { LOCAL_DELIVERY_ENV, startWebhookApp, WebhookApp } from './webhook-app';
+import type { EventType } from '../../src/visitor/events/event-types';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -42,8 +43,8 @@ describe('events outbox: transactions, first attempt, rotation overlap, 30-day p
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const record = (tn: { organisationId: string; livemode: boolean }, type: string, object: unknown) =>
-    t.app.get(Transactions).run((uow) => t.app.get(EventsService).record(uow, tn, type, object));
+  const record = (tn: { organisationId: string; livemode: boolean }, type: EventType, object: unknown) =>
+    t.app.get(Transactions).run((uow) => t.app.get(EventsService).record(uow, tn, type, standIn(object)));
   const count = async (sql: string, id: string) =>
     Number((await pg.query(`SELECT count(*)::int AS n FROM ${sql}`, [id])).rows[0].n);
 
@@ -72,7 +73,9 @@ describe('events outbox: transactions, first attempt, rotation overlap, 30-day p
         await uow.manager.query(`UPDATE visitor.webhook_endpoint SET description = 'changed' WHERE id = $1`, [
           ep.id,
         ]);
-        recorded = await t.app.get(EventsService).record(uow, tn, 'visit.created', { id: 'visit_rb' });
+        recorded = await t.app
+          .get(EventsService)
+          .record(uow, tn, 'visit.created', standIn({ id: 'visit_rb' }));
         // inside the transaction the event and its delivery exist…
         const [{ n }] = await uow.manager.query(
           `SELECT count(*)::int AS n FROM visitor.webhook_delivery WHERE event_id = $1`,
@@ -97,7 +100,11 @@ describe('events outbox: transactions, first attempt, rotation overlap, 30-day p
     const events = await t.app.get(Transactions).run(async (uow) => {
       const out = [];
       for (let i = 0; i < 20; i++)
-        out.push(await t.app.get(EventsService).record(uow, tn, 'visit.created', { id: `visit_ahead_${i}` }));
+        out.push(
+          await t.app
+            .get(EventsService)
+            .record(uow, tn, 'visit.created', standIn({ id: `visit_ahead_${i}` })),
+        );
       return out;
     });
     const times = events.map((e) => Date.parse(e.created_at));

@@ -9,6 +9,8 @@ import { Transactions } from '../../src/database/unit-of-work';
 import { OrganisationsService } from '../../src/visitor/organisations/organisations.service';
 import { EventsService } from '../../src/visitor/events/events.service';
 import { AccountsService } from '../../src/visitor/accounts/accounts.service';
+import { standIn } from '../support/webhook-fixtures';
+import type { EventType } from '../../src/visitor/events/event-types';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 
@@ -32,10 +34,12 @@ describe('webhook delivery while the plan lacks webhooks', () => {
 
   const setPlan = (orgId: string, plan: string) =>
     t.app.get(OrganisationsService).update(orgId, { plan }, OPERATOR);
-  const record = (organisationId: string, livemode: boolean, type: string, object: unknown) =>
+  const record = (organisationId: string, livemode: boolean, type: EventType, object: unknown) =>
     t.app
       .get(Transactions)
-      .run((uow) => t.app.get(EventsService).record(uow, { organisationId, livemode }, type, object));
+      .run((uow) =>
+        t.app.get(EventsService).record(uow, { organisationId, livemode }, type, standIn(object)),
+      );
   const deliveryOf = async (eventId: string, endpointId: string) =>
     (
       await pg.query(

@@ -9,6 +9,7 @@ import { DeliveryService } from '../../src/visitor/webhooks/delivery/delivery.se
 import type { Resolver } from '../../src/visitor/webhooks/delivery/destination';
 import { WebhookEndpointsService } from '../../src/visitor/webhooks/webhook-endpoints.service';
 import { LOCAL_DELIVERY_ENV } from './webhook-app';
+import { standIn } from '../support/webhook-fixtures';
 
 /**
  * Destination checks at connect time: every attempt resolves the host again, refuses a non-public answer, and
@@ -57,7 +58,7 @@ describe('webhook delivery: DNS rebinding', () => {
     const ep = await app.get(WebhookEndpointsService).create(tenant, { url, enabled_events: ['*'] });
     await app
       .get(Transactions)
-      .run((uow) => app.get(EventsService).record(uow, tenant, 'visit.created', { id: 'v' }));
+      .run((uow) => app.get(EventsService).record(uow, tenant, 'visit.created', standIn({ id: 'v' })));
     const { rows } = await pg.query(`SELECT id FROM visitor.webhook_delivery WHERE endpoint_id = $1`, [
       ep.id,
     ]);

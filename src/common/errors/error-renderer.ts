@@ -12,6 +12,20 @@ import { publicCode, publicStatus, visitorCode, visitorCodeInfo } from './error-
 /** The longest path parameter the router takes (Fastify's `maxParamLength`; longer ones are FST_ERR_MAX_PARAM_LENGTH). */
 export const MAX_PARAM_LENGTH = 200;
 
+/** The longest `instance` a problem echoes: a longer request path is cut there (`instanceOf`). */
+export const MAX_INSTANCE_LENGTH = 512;
+
+/**
+ * A problem's `instance`: the request path, cut to MAX_INSTANCE_LENGTH characters (never inside a `%XX` escape)
+ * and marked with `…` when longer, so a huge path is not echoed whole.
+ */
+export function instanceOf(url: string): string {
+  const path = pathOf(url);
+  if (path.length <= MAX_INSTANCE_LENGTH) return path;
+  const cut = path.slice(0, MAX_INSTANCE_LENGTH).replace(/%[0-9A-Fa-f]?$/, '');
+  return `${cut}…`;
+}
+
 /** CORS headers of every /public/ answer, errors included, so a browser script can read it. */
 export const PUBLIC_CORS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
@@ -138,7 +152,7 @@ export class ErrorRenderer {
         title: info.title,
         status: info.status,
         detail: error.detail,
-        instance: pathOf(url),
+        instance: instanceOf(url),
         code,
         request_id: requestId,
         errors: error.errors,

@@ -13,6 +13,7 @@ import { ApiError } from '../../common/errors/api-error';
 import type { Role } from '../../visitor/platform/scopes';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService, SESSION_COOKIE } from '../../visitor/accounts/accounts.service';
+import { declareConsoleAccess } from '../console-access';
 
 const ROLES = 'gatehouse:console-roles';
 
@@ -61,7 +62,11 @@ export class ConsoleSessionGuard implements CanActivate {
 
 /** A console route for signed-in people, optionally limited to some roles. */
 export const ConsoleAuth = (...roles: Role[]) =>
-  applyDecorators(SetMetadata(ROLES, roles.length ? roles : undefined), UseGuards(ConsoleSessionGuard));
+  applyDecorators(
+    SetMetadata(ROLES, roles.length ? roles : undefined),
+    declareConsoleAccess({ kind: 'people', roles: roles.length ? roles : null }),
+    UseGuards(ConsoleSessionGuard),
+  );
 
 export const CurrentAccount = createParamDecorator((_: unknown, context: ExecutionContext): ConsoleCaller => {
   const account = context.switchToHttp().getRequest<FastifyRequest>().account;

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ConsolePublic } from '../console-access';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
@@ -27,6 +28,7 @@ export class SessionController {
 
   @Post()
   @HttpCode(200)
+  @ConsolePublic()
   @UseGuards(SignInLimitGuard)
   @ApiOperation({ summary: 'Sign in with e-mail and password; sets the session cookie' })
   @ApiOkResponse({ type: ConsoleAccountResponse })

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ConsolePublic } from '../console-access';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
@@ -23,6 +24,7 @@ const NOTICES: Record<string, string> = {
  * `POST /console/session`, for people in a browser. Console pages send people here.
  */
 @ApiExcludeController()
+@ConsolePublic()
 @Controller('console/sign-in')
 export class ConsoleSignInPageController {
   constructor(

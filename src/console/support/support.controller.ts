@@ -1,4 +1,5 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
+import { OperatorOnly } from '../console-access';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { RequestLogService } from '../../ops/request-log/request-log.service';
@@ -6,11 +7,10 @@ import {
   RequestLogLookupResponse,
   toRequestLogResponse,
 } from '../../ops/request-log/dto/request-log.response';
-import { OperatorGuard } from '../operator.guard';
 
 @ApiExcludeController()
 @ApiBearerAuth()
-@UseGuards(OperatorGuard)
+@OperatorOnly()
 @Controller('console/support')
 export class SupportController {
   constructor(private readonly requestLog: RequestLogService) {}

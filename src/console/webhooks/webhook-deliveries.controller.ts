@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { OperatorOnly } from '../console-access';
 import { ApiExcludeController, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
@@ -9,7 +10,6 @@ import {
 } from '../../visitor/webhooks/dto/delivery.response';
 import { WebhookDeliveriesService } from '../../visitor/webhooks/webhook-deliveries.service';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
-import { OperatorGuard } from '../operator.guard';
 import { DeliveriesByEventQuery } from './dto/deliveries-by-event.query';
 
 /** The delivery log of an organisation's endpoints (both modes), for Owners and Admins; one-off retries. */
@@ -53,7 +53,7 @@ export class ConsoleWebhookDeliveriesController {
 
 /** Support staff (operator token): every delivery of an event, with attempts, across organisations. */
 @ApiExcludeController()
-@UseGuards(OperatorGuard)
+@OperatorOnly()
 @Controller('console/support')
 export class SupportDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
+import { change } from '../../database/sql';
 
 export interface PublicKeyRow {
   id: string;
@@ -42,11 +43,12 @@ export class PublicKeysRepository {
 
   /** Revokes by id (`pubkey_…`); returns the row, or null when unknown. Revoking twice keeps the first time. */
   async revoke(id: string, at: Date): Promise<PublicKeyRow | null> {
-    const [rows] = (await this.ds.query(
+    const revoked = await change<PublicKeyRow>(
+      this.ds,
       `UPDATE content.api_key SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *`,
       [id, at],
-    )) as [PublicKeyRow[], number];
-    return rows[0] ?? null;
+    );
+    return revoked.rows[0] ?? null;
   }
 
   /** Adds counted requests per key and day, and moves `last_used_at` on, in one statement. */

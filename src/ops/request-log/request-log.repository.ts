@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { LogBatch, parseLine, RequestLogEntry } from './request-log.entry';
+import { change } from '../../database/sql';
 
 /** Lookups answer at most this many requests, newest first. */
 const LOOKUP_LIMIT = 10;
@@ -62,15 +63,15 @@ export class RequestLogRepository {
   async purgeOlderThan(before: Date, batch = 1_000): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows = (await this.ds.query(
+      const deleted = await change<{ row_count: number }>(
+        this.ds,
         `DELETE FROM ops.request_log_batch
           WHERE ctid = ANY(ARRAY(SELECT ctid FROM ops.request_log_batch WHERE last_received_at < $1 LIMIT $2))
           RETURNING row_count`,
         [before, batch],
-      )) as [{ row_count: number }[], number];
-      const [deleted, n] = rows;
-      total += deleted.reduce((a, r) => a + Number(r.row_count), 0);
-      if (n < batch) return total;
+      );
+      total += deleted.rows.reduce((a, r) => a + Number(r.row_count), 0);
+      if (deleted.affected < batch) return total;
     }
   }
 }

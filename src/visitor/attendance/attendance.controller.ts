@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import { CurrentTenant } from '../platform/current';
 import { Page, PageOf } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -37,7 +37,6 @@ export class AttendanceController {
 
   @Post('attendance/events')
   @Authorize({ scope: 'attendance:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       "Record a clock-in or clock-out from the organisation's own terminal; late minutes against the person's shift; consent_required for evidence without consent",
@@ -82,7 +81,6 @@ export class AttendanceController {
   @Post('people/:person_id/attendance-evidence')
   @HttpCode(200)
   @Authorize({ scope: 'attendance:manage' })
-  @IdempotentPost()
   @ApiOperation({
     summary: "Record or withdraw an employee's consent to face, selfie or location evidence",
     operationId: 'recordAttendanceEvidenceConsent',

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { CreatedAfter } from '../platform/pagination';
-import { assertTenant, Tenant } from '../platform/tenant';
+import { assertTenant, Tenant, saveInTenant } from '../platform/tenant';
 import { ClockEventRow, ShiftRow } from './attendance.entity';
 
 export type EvidenceKind = 'face' | 'selfie' | 'location';
@@ -178,9 +178,9 @@ export class AttendanceRepository {
     return qb.orderBy('s.createdAt', 'ASC').addOrderBy('s.id', 'ASC').limit(limit).getMany();
   }
 
-  async saveShift(m: EntityManager, row: ShiftRow): Promise<void> {
-    assertTenant(row);
-    await m.getRepository(ShiftRow).save(row);
+  /** Inserts the row, or updates it in its tenant (another tenant's row with its id is never touched). */
+  saveShift(m: EntityManager, row: ShiftRow): Promise<void> {
+    return saveInTenant(m.getRepository(ShiftRow), row);
   }
 
   /** Puts people on a shift (each person has at most one; a new assignment replaces the old). */

@@ -1,9 +1,17 @@
 import { newId } from '../../common/ids';
 import type { SampleFactory } from '../events/event-samples';
-import { toClockEventResponse } from './dto/attendance.response';
+import { ClockEventResponse, toClockEventResponse } from './dto/attendance.response';
+
+declare module '../events/event-types' {
+  interface EventObjects {
+    'attendance.clocked_in': ClockEventResponse;
+    'attendance.clocked_out': ClockEventResponse;
+    'attendance.late': ClockEventResponse;
+  }
+}
 
 /** Sample `data.object` of `attendance.*`: a clock event (late by 12 minutes for attendance.late). */
-export const sampleClockEvent: SampleFactory = (type, tenant, now) => ({
+export const sampleClockEvent: SampleFactory<'attendance'> = (type, tenant, now) => ({
   ...toClockEventResponse({
     id: newId('attendance'),
     organisationId: tenant.organisationId,

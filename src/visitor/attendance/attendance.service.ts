@@ -35,6 +35,11 @@ import { queryRange } from '../../common/validation/timestamp';
 export const MAX_SUMMARY_DAYS = 31;
 
 const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+/** How old a clock event may be when recorded: a terminal that was offline up to a month still uploads its punches. */
+export const CLOCK_EVENT_MAX_AGE_MS = 31 * 86_400_000;
+/** How far ahead of the server's clock a clock event may be: a terminal clock's skew, not a future punch. */
+export const CLOCK_EVENT_MAX_AHEAD_MS = 5 * 60_000;
+
 const dateOk = (v: string) => DateTime.fromISO(v, { zone: 'UTC' }).isValid;
 
 /** A range of local dates `from`..`to` (inclusive) of at most `max` dates, or validation_failed naming the parameter. */
@@ -245,6 +250,17 @@ export class AttendanceService {
       errors.push({
         location: 'body.site_id',
         message: `no site ${input.site_id} in this organisation and mode`,
+      });
+    const late = this.clock.now().getTime() - new Date(input.occurred_at).getTime();
+    if (late > CLOCK_EVENT_MAX_AGE_MS)
+      errors.push({
+        location: 'body.occurred_at',
+        message: `is more than ${CLOCK_EVENT_MAX_AGE_MS / 86_400_000} days ago: clock events are recorded within that time`,
+      });
+    else if (-late > CLOCK_EVENT_MAX_AHEAD_MS)
+      errors.push({
+        location: 'body.occurred_at',
+        message: `is in the future (more than ${CLOCK_EVENT_MAX_AHEAD_MS / 60_000} minutes ahead of the server's clock)`,
       });
     if (errors.length) throw ApiError.validation(errors);
     const needs = new Set<EvidenceKind>();

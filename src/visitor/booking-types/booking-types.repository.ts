@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { CreatedAfter } from '../platform/pagination';
-import { assertTenant, Tenant } from '../platform/tenant';
+import { assertTenant, Tenant, saveInTenant } from '../platform/tenant';
 import { BookingTypeRow } from './booking-type.entity';
 
 /**
@@ -101,9 +101,9 @@ export class BookingTypesRepository {
     return qb.orderBy('t.createdAt', 'ASC').addOrderBy('t.id', 'ASC').limit(limit).getMany();
   }
 
-  async save(m: EntityManager, row: BookingTypeRow): Promise<void> {
-    assertTenant(row);
-    await m.getRepository(BookingTypeRow).save(row);
+  /** Inserts the row, or updates it in its tenant (another tenant's row with its id is never touched). */
+  save(m: EntityManager, row: BookingTypeRow): Promise<void> {
+    return saveInTenant(m.getRepository(BookingTypeRow), row);
   }
 
   /** Taken places of the type's slots starting in [from, to), by start (ms since the epoch). */

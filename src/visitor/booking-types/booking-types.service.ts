@@ -91,8 +91,9 @@ export class BookingTypesService {
     return row;
   }
 
-  async get(tenant: Tenant, id: string, publishable = false): Promise<BookingTypeResponse> {
-    return this.view(tenant, await this.visible(tenant, id, publishable));
+  /** One type of the tenant, whatever its state (GET /v1/booking-types/{id} is closed to publishable keys). */
+  async get(tenant: Tenant, id: string): Promise<BookingTypeResponse> {
+    return this.view(tenant, await this.visible(tenant, id, false));
   }
 
   /**

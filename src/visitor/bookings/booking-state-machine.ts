@@ -1,5 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
-import type { EventType } from '../events/event-types';
+import type { EventTypeOf } from '../events/event-types';
 
 export const BOOKING_STATUSES = ['pending', 'confirmed', 'declined', 'expired', 'cancelled'] as const;
 export type BookingStatus = (typeof BOOKING_STATUSES)[number];
@@ -9,7 +9,7 @@ export type BookingAction = 'confirm' | 'decline' | 'expire' | 'cancel' | 'resch
 export interface BookingTransition {
   to: BookingStatus;
   /** Events recorded with the change, each carrying the booking as GET returns it afterwards. */
-  events: EventType[];
+  events: EventTypeOf<'booking'>[];
   /** Timestamp columns the transition sets. */
   sets: ('confirmed_at' | 'declined_at' | 'expired_at' | 'cancelled_at' | 'rescheduled_at')[];
   /** What happens to the booking's place in its slot: given back, moved to the new slot, or kept. */

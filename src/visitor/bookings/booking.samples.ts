@@ -1,10 +1,21 @@
 import { newId } from '../../common/ids';
 import type { SampleFactory } from '../events/event-samples';
 import { BOOKING_TRANSITIONS, initialTransition } from './booking-state-machine';
-import { toBookingResponse } from './dto/booking.response';
+import { BookingResponse, toBookingResponse } from './dto/booking.response';
+
+declare module '../events/event-types' {
+  interface EventObjects {
+    'booking.created': BookingResponse;
+    'booking.confirmed': BookingResponse;
+    'booking.declined': BookingResponse;
+    'booking.expired': BookingResponse;
+    'booking.cancelled': BookingResponse;
+    'booking.rescheduled': BookingResponse;
+  }
+}
 
 /** Sample `data.object` of `booking.*`: a Booking in the state the transition table gives the event type. */
-export const sampleBooking: SampleFactory = (type, tenant, now) => {
+export const sampleBooking: SampleFactory<'booking'> = (type, tenant, now) => {
   const t =
     type === 'booking.created'
       ? initialTransition(true)

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import { Caller, CurrentCaller } from '../platform/current';
 import { Page, PageOf } from '../platform/pagination';
 import { BookingsService } from './bookings.service';
@@ -21,7 +21,6 @@ export class BookingsController {
 
   @Post()
   @Authorize({ scope: 'bookings:write', publishable: true })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'Book a free slot: confirmed with a visit at once, or pending until confirmed (confirm_by); conflict when the slot is full',
@@ -51,7 +50,6 @@ export class BookingsController {
   @Post(':booking_id/confirm')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Confirm a pending booking (a visit is created and linked)',
     operationId: 'confirmBooking',
@@ -68,7 +66,6 @@ export class BookingsController {
   @Post(':booking_id/decline')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'Decline a pending booking; the reason reaches the attendee only with share_reason_with_attendee',
@@ -89,7 +86,6 @@ export class BookingsController {
   @Post(':booking_id/cancel')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Cancel a confirmed booking (its visit is cancelled)',
     operationId: 'cancelBooking',
@@ -106,7 +102,6 @@ export class BookingsController {
   @Post(':booking_id/reschedule')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'Move a confirmed booking to another free slot of its type (its visit moves too); conflict when full',

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DateTime } from 'luxon';
 import { Clock } from '../../common/clock';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { newId } from '../../common/ids';
@@ -7,9 +6,11 @@ import { RunOptions, Transactions, UnitOfWork } from '../../database/unit-of-wor
 import type { Slot } from '../booking-types/availability';
 import type { UsableType } from '../booking-types/booking-types.service';
 import { BookingTypesService } from '../booking-types/booking-types.service';
+import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
 import { publicForm, type Form } from '../forms/custom-fields.validator';
 import { FormsService } from '../forms/forms.service';
+import { localWhen } from '../messages/local-time';
 import { MessagesService } from '../messages/messages.service';
 import { PeopleService } from '../people/people.service';
 import type { Caller } from '../platform/current';
@@ -44,6 +45,14 @@ const RESPONSE = { isResponse: true };
 const ACTED: RunOptions = {
   responseOf: (o: { expired: boolean; view?: BookingResponse }) => (o.expired ? undefined : o.view),
 };
+
+/**
+ * When a pending booking must be confirmed by: the confirmation window from now, but never later than the slot's
+ * start (a booking confirmed after its slot began would be of no use; it expires at the start instead).
+ */
+export function confirmBy(now: Date, windowHours: number, start: Date): Date {
+  return new Date(Math.min(now.getTime() + windowHours * 3_600_000, start.getTime()));
+}
 
 const slotTaken = () =>
   new ApiError('conflict', 'This slot has just been taken; pick another slot from the availability.', [
@@ -87,7 +96,7 @@ export class BookingsService {
     tenant: Tenant,
     form: Form,
     b: BookingEntity,
-    types: string[],
+    types: readonly EventTypeOf<'booking'>[],
   ): Promise<void> {
     for (const type of types) await this.events.record(uow, tenant, type, this.view(form, b));
   }
@@ -177,8 +186,7 @@ export class BookingsService {
         ...attendee,
         customFields: answers,
         visitId: null,
-        confirmBy:
-          t.to === 'pending' ? new Date(now.getTime() + type.row.confirmationWindowHours * 3_600_000) : null,
+        confirmBy: t.to === 'pending' ? confirmBy(now, type.row.confirmationWindowHours, slot.start) : null,
         confirmedAt: t.sets.includes('confirmed_at') ? now : null,
         declinedAt: null,
         declineReason: null,
@@ -376,13 +384,16 @@ export class BookingsService {
       await this.visits.cancelForBooking(uow, tenant, b.visitId, next.cancelReason);
     await this.repo.update(uow.manager, tenant, b.id, changes);
     await this.record(uow, tenant, p.form, next, t.events);
-    if (action === 'decline') uow.afterCommit(() => this.tellDeclined(tenant, next));
+    if (action === 'decline') uow.afterCommit(() => this.tellDeclined(tenant, next, p.type?.zone ?? 'UTC'));
     return this.view(p.form, next);
   }
 
-  /** The attendee's message on decline: the reason only when the decliner chose to share it. */
-  private async tellDeclined(tenant: Tenant, b: BookingEntity): Promise<void> {
-    const when = DateTime.fromJSDate(b.startsAt, { zone: 'UTC' }).toFormat("d LLL yyyy HH:mm 'UTC'");
+  /**
+   * The attendee's message on decline: the slot in the site's local time (`zone`), the reason only when the
+   * decliner chose to share it.
+   */
+  private async tellDeclined(tenant: Tenant, b: BookingEntity, zone: string): Promise<void> {
+    const when = localWhen(b.startsAt, zone);
     const reason = b.shareReasonWithAttendee && b.declineReason ? ` Reason: ${b.declineReason}` : '';
     await this.messages.send(tenant, ['email', 'sms'], {
       to: { email: b.attendeeEmail, phone: b.attendeePhone },

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import { CurrentTenant } from '../platform/current';
 import { Page, PageOf } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -20,7 +20,6 @@ export class DeliveriesController {
 
   @Post()
   @Authorize({ scope: 'deliveries:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Record a delivery for a person (who is notified); event delivery.received',
     operationId: 'createDelivery',
@@ -49,7 +48,6 @@ export class DeliveriesController {
   @Post(':delivery_id/collect')
   @HttpCode(200)
   @Authorize({ scope: 'deliveries:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Mark a received delivery collected (once; then invalid_state); event delivery.collected',
     operationId: 'collectDelivery',
@@ -66,7 +64,6 @@ export class DeliveriesController {
   @Post(':delivery_id/return')
   @HttpCode(200)
   @Authorize({ scope: 'deliveries:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Return a received delivery to its sender; event delivery.returned',
     operationId: 'returnDelivery',

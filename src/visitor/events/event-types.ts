@@ -46,6 +46,30 @@ export const EVENT_CATALOGUE = {
 } as const satisfies Record<string, Scope>;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
+
+/**
+ * The `data.object` of each event type, as the type's own endpoint returns it. Events sit below every domain and
+ * know none of their classes, so each domain declares its own types here by module augmentation, beside the
+ * type's sample (visits/visit.samples.ts: `declare module '../events/event-types' { interface EventObjects {
+ * 'visit.created': VisitResponse; … } }`). `EventsService.record` takes only a catalogued type with its object.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the domains' augmentations
+export interface EventObjects {}
+
+/** The object an event of `T` carries (`never` for a type no domain declared, so recording it cannot compile). */
+export type EventObject<T extends EventType> = T extends keyof EventObjects ? EventObjects[T] : never;
+
+type MustBeNever<T extends never> = T;
+/** Compile-time check: each catalogued type has its object declared (declare it beside the type's sample). */
+export type TypesWithoutObject = MustBeNever<Exclude<EventType, keyof EventObjects>>;
+/** Compile-time check: each declared object is of a catalogued type (register the type in EVENT_CATALOGUE). */
+export type ObjectsWithoutType = MustBeNever<Exclude<keyof EventObjects, EventType>>;
+
+type ResourceOf<T extends string> = T extends `${infer R}.${string}` ? R : never;
+/** The resource of an event type, the part before the dot: `visit` of visit.created, `pass` of pass.sent. */
+export type EventResource = ResourceOf<EventType>;
+/** The types of the resources `R`: 'delivery' → delivery.received | delivery.collected | delivery.returned. */
+export type EventTypeOf<R extends EventResource> = Extract<EventType, `${R}.${string}`>;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as readonly EventType[];
 
 /** Types delivered only to endpoints that list them: `["*"]` does not cover these (the spec: watchlist.matched). */

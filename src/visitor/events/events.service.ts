@@ -10,7 +10,7 @@ import type { Tenant } from '../platform/tenant';
 import { EventResponse, toEventResponse } from './dto/event.response';
 import type { EventsQuery } from './dto/events.query';
 import type { EventRow } from './event.entity';
-import { readableEventTypes } from './event-types';
+import { EventObject, EventType, readableEventTypes } from './event-types';
 import { EventsRepository } from './events.repository';
 import { EVENT_RETENTION_DAYS } from './events-retention';
 import { queryRange } from '../../common/validation/timestamp';
@@ -73,7 +73,13 @@ export class EventsService {
   /** The created_at of the last event each open transaction recorded. */
   private readonly lastInTransaction = new WeakMap<UnitOfWork, Date>();
 
-  async record(uow: UnitOfWork, tenant: Tenant, type: string, object: unknown): Promise<EventEnvelope> {
+  /** `type` must be catalogued (EVENT_CATALOGUE) and `object` the shape its domain declared for it (EventObjects). */
+  async record<T extends EventType>(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    type: T,
+    object: EventObject<T>,
+  ): Promise<EventEnvelope> {
     // The first attempt is due at the wall clock: created_at below may run a millisecond ahead of it, and a
     // delivery due later than the worker's clock would wait for the sweeper instead of its job.
     const dueAt = this.clock.now();

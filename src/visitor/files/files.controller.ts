@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import { CurrentTenant } from '../platform/current';
 import type { Tenant } from '../platform/tenant';
 import { RegisterFileBody } from './dto/file.request';
@@ -14,7 +14,6 @@ export class FilesController {
 
   @Post()
   @Authorize({ scope: 'files:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'Register an upload (purpose, content type, exact size); returns a short-lived signed upload link for the bytes',

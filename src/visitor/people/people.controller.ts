@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import { CurrentTenant } from '../platform/current';
 import { Page, PageOf } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -31,7 +31,6 @@ export class PeopleController {
 
   @Post()
   @Authorize({ scope: 'people:write' })
-  @IdempotentPost()
   @ApiOperation({ summary: 'Create a person; e-mail unique (case-insensitive)', operationId: 'createPerson' })
   @ApiCreatedResponse({ type: PersonResponse })
   create(@CurrentTenant() tenant: Tenant, @Body() body: CreatePersonBody): Promise<PersonResponse> {
@@ -53,7 +52,6 @@ export class PeopleController {
   @Post(':person_id/deactivate')
   @HttpCode(200)
   @Authorize({ scope: 'people:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Deactivate a person (event person.deactivated)',
     operationId: 'deactivatePerson',
@@ -66,7 +64,6 @@ export class PeopleController {
   @Post(':person_id/reactivate')
   @HttpCode(200)
   @Authorize({ scope: 'people:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Reactivate a person (event person.reactivated)',
     operationId: 'reactivatePerson',

@@ -3,6 +3,7 @@ import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
+import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
 import { FormsService } from '../forms/forms.service';
 import type { Form } from '../forms/custom-fields.validator';
@@ -51,7 +52,9 @@ export class PeopleService {
   /** GET /v1/people: one page, oldest first, with a signed cursor. */
   async page(tenant: Tenant, q: PeopleQuery): Promise<Page<PersonResponse>> {
     const limit = q.limit ?? 25;
-    const after = q.cursor ? this.cursors.codec.decode('people', tenant, q.cursor, 2) : undefined;
+    const after = q.cursor
+      ? this.cursors.codec.decode('people', tenant, { ...q, cursor: q.cursor }, 2)
+      : undefined;
     const res = await this.list(tenant, {
       q: q.q,
       canHost: q.can_host,
@@ -64,7 +67,7 @@ export class PeopleService {
       has_more: res.hasMore,
       next_cursor:
         res.hasMore && res.last
-          ? this.cursors.codec.encode('people', tenant, [res.last.createdAt.toISOString(), res.last.id])
+          ? this.cursors.codec.encode('people', tenant, q, [res.last.createdAt.toISOString(), res.last.id])
           : null,
     };
   }
@@ -93,7 +96,7 @@ export class PeopleService {
   private async record(
     uow: UnitOfWork,
     tenant: Tenant,
-    type: string,
+    type: EventTypeOf<'person'>,
     form: Form,
     row: PersonRow,
   ): Promise<void> {

@@ -1,9 +1,18 @@
 import { newId } from '../../common/ids';
 import type { SampleFactory } from '../events/event-samples';
-import { toPersonResponse } from './dto/person.response';
+import { PersonResponse, toPersonResponse } from './dto/person.response';
+
+declare module '../events/event-types' {
+  interface EventObjects {
+    'person.created': PersonResponse;
+    'person.updated': PersonResponse;
+    'person.deactivated': PersonResponse;
+    'person.reactivated': PersonResponse;
+  }
+}
 
 /** Sample `data.object` of `person.*`: a Person (inactive for person.deactivated). */
-export const samplePerson: SampleFactory = (type, tenant, now) => ({
+export const samplePerson: SampleFactory<'person'> = (type, tenant, now) => ({
   ...toPersonResponse({
     id: newId('person'),
     organisationId: tenant.organisationId,

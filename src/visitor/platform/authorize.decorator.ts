@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension, ApiHeader } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 import { PLAN_RULES, PLANS, PlanFeature } from './plans';
 import type { Scope } from './scopes';
 
@@ -26,7 +26,7 @@ export interface AuthorizeOptions {
  * idempotency to the route at start-up; the chain then checks, in order:
  * `Authorization: Bearer` → credential → mode → IP allow-list → rate limit → plan → publishable key → scope →
  * role of the person acting. A /v1 route without this decorator (or @NoCredential) is refused: deny by default.
- * Every POST route also needs `Idempotency-Key` (IdempotencyInterceptor).
+ * Every POST route also needs `Idempotency-Key` (IdempotencyInterceptor); the document builder documents it.
  */
 export function Authorize(options: AuthorizeOptions): MethodDecorator & ClassDecorator {
   return applyDecorators(
@@ -44,12 +44,3 @@ export function Authorize(options: AuthorizeOptions): MethodDecorator & ClassDec
 
 /** Marks a /v1 route that needs no credential (the OpenAPI document). */
 export const NoCredential = () => SetMetadata(NO_CREDENTIAL, true);
-
-/** Documents the `Idempotency-Key` header on a POST route. */
-export const IdempotentPost = () =>
-  ApiHeader({
-    name: 'Idempotency-Key',
-    required: true,
-    description: 'UUID; a retry with the same key within 24 hours replays the first response',
-    schema: { type: 'string', format: 'uuid' },
-  });

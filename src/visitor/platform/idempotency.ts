@@ -26,6 +26,17 @@ import { fastifyOf } from '../../common/http/http-host';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /**
+ * The header as the reference documents it: the document builder adds it to every operation the interceptor
+ * covers (every /v1 POST that takes a credential), so no route declares it.
+ */
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  description: 'UUID; a retry with the same key within 24 hours replays the first response',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
+/**
  * How long a claim lasts unless its request renews it: a running request renews its lease every RENEW_MS, so a
  * claim whose process died is taken over by a retry within LEASE_MS.
  */

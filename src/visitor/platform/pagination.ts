@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ApiError } from '../../common/errors/api-error';
@@ -58,10 +58,22 @@ export interface CreatedAfter {
 }
 
 /**
- * Keyset cursors: the sort key of the last row of a page, signed with HMAC-SHA256 (key derived from
- * SESSION_SECRET) over the list name, the tenant and the key, so a cursor cannot be forged, edited, or
- * carried to another list, organisation or mode. A cursor that fails any check is `validation_failed` at
- * `query.cursor`.
+ * The filters a page was asked for: every query parameter but `limit` and `cursor`, as given (after validation),
+ * in one canonical string. A cursor carries a digest of it, so a cursor used with other filters is refused.
+ */
+function filtersOf(q: ListQuery): string {
+  const entries = Object.entries(q as Record<string, unknown>)
+    .filter(([k, v]) => k !== 'limit' && k !== 'cursor' && v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify(entries);
+}
+
+/**
+ * Keyset cursors: the sort key of the last row of a page and a digest of the page's filters (`filtersOf`), signed
+ * with HMAC-SHA256 (key derived from SESSION_SECRET) over the list name, the tenant, the key and the digest, so a
+ * cursor cannot be forged, edited, or carried to another list, organisation or mode. A cursor that fails any
+ * check is `validation_failed` at `query.cursor`; one used with other filters than its page's is refused the same
+ * way, with its own message (it would otherwise answer a page of another list, often an empty one).
  */
 export class CursorCodec {
   private readonly key: Buffer;
@@ -77,22 +89,36 @@ export class CursorCodec {
       .subarray(0, 16);
   }
 
-  encode(list: string, tenant: Tenant, values: KeyValue[]): string {
-    const body = Buffer.from(JSON.stringify(values)).toString('base64url');
+  /** The digest of a page's filters a cursor carries (not secret: the signature covers it). */
+  private filterTag(q: ListQuery): string {
+    return createHash('sha256').update(filtersOf(q)).digest().subarray(0, 9).toString('base64url');
+  }
+
+  encode(list: string, tenant: Tenant, q: ListQuery, values: KeyValue[]): string {
+    const body = `${Buffer.from(JSON.stringify(values)).toString('base64url')}.${this.filterTag(q)}`;
     return `${body}.${this.mac(list, tenant, body).toString('base64url')}`;
   }
 
-  decode(list: string, tenant: Tenant, cursor: string, arity: number): KeyValue[] {
+  /** The sort key `q.cursor` carries, checked: signed for this list and tenant, and given with the same filters. */
+  decode(list: string, tenant: Tenant, q: ListQuery & { cursor: string }, arity: number): KeyValue[] {
     const bad = () =>
       ApiError.validation([{ location: 'query.cursor', message: 'is not a cursor returned by this list' }]);
-    const [body, sig, extra] = cursor.split('.');
-    if (!body || !sig || extra !== undefined) throw bad();
-    const expected = this.mac(list, tenant, body);
+    const [keys, tag, sig, extra] = q.cursor.split('.');
+    if (!keys || !tag || !sig || extra !== undefined) throw bad();
+    const expected = this.mac(list, tenant, `${keys}.${tag}`);
     const given = Buffer.from(sig, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad();
+    if (tag !== this.filterTag(q))
+      throw ApiError.validation([
+        {
+          location: 'query.cursor',
+          message:
+            'was returned for other filters: ask for the next page with the same filters as the first, or start again without cursor',
+        },
+      ]);
     let values: unknown;
     try {
-      values = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      values = JSON.parse(Buffer.from(keys, 'base64url').toString('utf8'));
     } catch {
       throw bad();
     }
@@ -112,6 +138,7 @@ export class CursorCodec {
   page<R, T>(
     list: string,
     tenant: Tenant,
+    q: ListQuery,
     rows: R[],
     limit: number,
     keyOf: (r: R) => KeyValue[],
@@ -121,7 +148,7 @@ export class CursorCodec {
     const shown = hasMore ? rows.slice(0, limit) : rows;
     return {
       data: shown.map(view),
-      next_cursor: hasMore ? this.encode(list, tenant, keyOf(shown[shown.length - 1])) : null,
+      next_cursor: hasMore ? this.encode(list, tenant, q, keyOf(shown[shown.length - 1])) : null,
       has_more: hasMore,
     };
   }
@@ -139,13 +166,13 @@ export class CursorCodec {
     view: (r: R) => T,
   ): Page<T> {
     const limit = q.limit ?? DEFAULT_LIMIT;
-    const after = q.cursor ? this.decode(list, tenant, q.cursor, 2) : null;
+    const after = q.cursor ? this.decode(list, tenant, { ...q, cursor: q.cursor }, 2) : null;
     const later = (k: KeyValue[]) => {
       for (const [i, v] of k.entries()) if (v !== after![i]) return v > after![i];
       return false;
     };
     const rest = after ? items.filter((r) => later(keyOf(r))) : items;
-    return this.page(list, tenant, rest.slice(0, limit + 1), limit, keyOf, view);
+    return this.page(list, tenant, q, rest.slice(0, limit + 1), limit, keyOf, view);
   }
 
   /**
@@ -160,12 +187,12 @@ export class CursorCodec {
     view: (r: R) => T,
   ): Promise<Page<T>> {
     const limit = q.limit ?? DEFAULT_LIMIT;
-    const after = q.cursor ? this.decode(list, tenant, q.cursor, 2) : undefined;
+    const after = q.cursor ? this.decode(list, tenant, { ...q, cursor: q.cursor }, 2) : undefined;
     const rows = await fetch(
       limit,
       after ? { createdAt: String(after[0]), id: String(after[1]) } : undefined,
     );
     const createdOf = (r: R) => new Date('createdAt' in r ? r.createdAt : r.created_at).toISOString();
-    return this.page(list, tenant, rows, limit, (r) => [createdOf(r), r.id], view);
+    return this.page(list, tenant, q, rows, limit, (r) => [createdOf(r), r.id], view);
   }
 }

@@ -55,7 +55,11 @@ export class VisitorAuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     assertWellFormedQuery(req.url);
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(NO_CREDENTIAL, targets)) return true;
+    // A route without credential (the OpenAPI document) refuses query parameters it does not document too.
+    if (this.reflector.getAllAndOverride<boolean>(NO_CREDENTIAL, targets)) {
+      this.refuseQueryWhereNone(req);
+      return true;
+    }
     const need = this.reflector.getAllAndOverride<AuthorizeOptions | undefined>(AUTHORIZE, targets);
     // Attached only to routes that declare @Authorize or @NoCredential (guardVisitorRoutes).
     if (!need) throw new Error(`${req.method} ${req.routeOptions.url}: VisitorAuthGuard without @Authorize`);

@@ -1,16 +1,14 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  INestApplication,
-  Logger,
-  NestInterceptor,
-  Type,
-} from '@nestjs/common';
-import { GUARDS_METADATA, INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { CanActivate, ExecutionContext, INestApplication, Logger, NestInterceptor } from '@nestjs/common';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
 import { surfaceOf } from '../../common/http/surface';
+import {
+  controllerRoutes,
+  prependGuard,
+  prependRouteMetadata,
+  routeMetadata,
+} from '../../common/http/route-walk';
 import { AUTHORIZE, NO_CREDENTIAL } from './authorize.decorator';
 import { attachCredentialRegistry } from './bearer.strategy';
 import { CredentialRegistry } from './credential.registry';
@@ -57,13 +55,6 @@ const IDEMPOTENCY: NestInterceptor = {
   },
 };
 
-const paths = (p: unknown): string[] => (Array.isArray(p) ? p.map(String) : [String(p ?? '')]);
-const join = (a: string, b: string) =>
-  `/${[a, b]
-    .map((s) => s.replace(/^\/+|\/+$/g, ''))
-    .filter(Boolean)
-    .join('/')}`;
-
 /**
  * Attaches the /v1 guard chain to exactly the routes under /v1, before the router is built: `VisitorAuthGuard`
  * and the idempotency interceptor (it acts on POSTs) to each route that declares what it needs (`@Authorize`,
@@ -82,31 +73,13 @@ export function guardVisitorRoutes(app: INestApplication): number {
   } catch {
     // the visitor surface is not loaded: any /v1 route (a test fixture's) is refused
   }
-  const scanner = new MetadataScanner();
   let guarded = 0;
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const type = wrapper.metatype as Type | null;
-      if (!type) continue;
-      const bases = paths(Reflect.getMetadata(PATH_METADATA, type));
-      for (const name of scanner.getAllMethodNames(type.prototype)) {
-        const handler = (type.prototype as Record<string, object>)[name];
-        const own = Reflect.getMetadata(PATH_METADATA, handler) as unknown;
-        if (own === undefined) continue;
-        const full = bases.flatMap((b) => paths(own).map((p) => join(b, p)));
-        if (!full.some((p) => surfaceOf(p) === 'visitor')) continue;
-        const declared = [AUTHORIZE, NO_CREDENTIAL].some(
-          (k) => Reflect.getMetadata(k, handler) !== undefined || Reflect.getMetadata(k, type) !== undefined,
-        );
-        const before = (key: string, first: unknown) => {
-          const now = (Reflect.getMetadata(key, handler) as unknown[] | undefined) ?? [];
-          if (!now.includes(first)) Reflect.defineMetadata(key, [first, ...now], handler);
-        };
-        before(GUARDS_METADATA, declared ? VISITOR_GUARD : DENY);
-        if (declared) before(INTERCEPTORS_METADATA, IDEMPOTENCY);
-        guarded += 1;
-      }
-    }
+  for (const route of controllerRoutes(app)) {
+    if (!route.paths.some((p) => surfaceOf(p) === 'visitor')) continue;
+    const declared = [AUTHORIZE, NO_CREDENTIAL].some((k) => routeMetadata(route, k) !== undefined);
+    prependGuard(route, declared ? VISITOR_GUARD : DENY);
+    if (declared) prependRouteMetadata(route, INTERCEPTORS_METADATA, IDEMPOTENCY);
+    guarded += 1;
   }
   return guarded;
 }

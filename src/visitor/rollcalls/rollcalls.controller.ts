@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import { CurrentTenant } from '../platform/current';
 import { Page, PageOf } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -20,7 +20,6 @@ export class RollcallsController {
 
   @Post()
   @Authorize({ scope: 'rollcalls:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'Start a roll call at a site (conflict while one is active there): snapshots checked-in visitors and employees clocked in; event rollcall.started',
@@ -50,7 +49,6 @@ export class RollcallsController {
   @Post(':rollcall_id/marks')
   @HttpCode(200)
   @Authorize({ scope: 'rollcalls:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'Mark a person of an active roll call safe, missing or needing help; event rollcall.person_marked',
@@ -68,7 +66,6 @@ export class RollcallsController {
   @Post(':rollcall_id/close')
   @HttpCode(200)
   @Authorize({ scope: 'rollcalls:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Close an active roll call (invalid_state once closed); event rollcall.closed',
     operationId: 'closeRollcall',

@@ -1,12 +1,12 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { newId } from '../../common/ids';
 import { BookingsModule } from '../bookings/bookings.module';
 import { EventSamples } from '../events/event-samples';
 import { EventsModule } from '../events/events.module';
 import { PlatformModule } from '../platform/platform.module';
 import { VisitsModule } from '../visits/visits.module';
 import { VisitorErasure } from './visitor-erasure.service';
+import { sampleErasure } from './visitor.samples';
 import { AttendeeErasureController, VisitorsController } from './visitors.controller';
 
 /**
@@ -23,11 +23,6 @@ export class VisitorsModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}
 
   onModuleInit(): void {
-    this.samples.register(['visitor'], (_type, _tenant, now) => ({
-      id: newId('visitor'),
-      object: 'visitor',
-      erased_at: now.toISOString(),
-      visit_ids: [newId('visit')],
-    }));
+    this.samples.register(['visitor'], sampleErasure);
   }
 }

@@ -10,6 +10,7 @@ import { PassesService } from './passes.service';
 import { VisitsService } from './visits.service';
 import { PassesRepository } from './passes.repository';
 import { VisitsRepository } from './visits.repository';
+import { localWhen } from '../messages/local-time';
 
 export type PassOutcome = 'sent' | 'failed' | 'skipped';
 
@@ -50,9 +51,7 @@ export class PassSender {
       }
       const org = await this.orgs.findOrganisation(tenant.organisationId, uow);
       const site = await this.orgs.findSite(tenant, visit.site_id, uow);
-      const when = visit.expected_at
-        ? ` on ${visit.expected_at.toLocaleString('en-GB', { timeZone: site?.time_zone ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' })}`
-        : '';
+      const when = visit.expected_at ? ` on ${localWhen(visit.expected_at, site?.time_zone ?? 'UTC')}` : '';
       const link = this.passes.tokens.link(this.config.siteUrl, passId);
       const outcome = await this.messages.send(
         tenant,

@@ -1,5 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
-import type { EventType } from '../events/event-types';
+import type { EventTypeOf } from '../events/event-types';
 
 /** Visit statuses: the four the spec names plus the three it leaves open (docs/decisions.md). */
 export const VISIT_STATUSES = [
@@ -23,7 +23,7 @@ export interface TransitionContext {
 export interface Transition {
   to: VisitStatus;
   /** Events recorded with the change, in order, each carrying the visit as GET returns it afterwards. */
-  events: EventType[];
+  events: EventTypeOf<'visit'>[];
   /** Timestamp columns the transition sets. */
   sets: ('checked_in_at' | 'checked_out_at' | 'cancelled_at' | 'decided_at')[];
 }

@@ -1,23 +1,38 @@
 import { newId } from '../../common/ids';
 import type { SampleFactory } from '../events/event-samples';
-import type { EventType } from '../events/event-types';
+import type { EventTypeOf } from '../events/event-types';
 import type { Tenant } from '../platform/tenant';
-import { toVisitResponse } from './dto/visit.response';
+import { toVisitResponse, VisitResponse } from './dto/visit.response';
 import { VISIT_TRANSITIONS, VisitStatus } from './visit-state-machine';
 import type { VisitRow } from './visits.repository';
+
+declare module '../events/event-types' {
+  interface EventObjects {
+    'visit.created': VisitResponse;
+    'visit.updated': VisitResponse;
+    'visit.approval_requested': VisitResponse;
+    'visit.approved': VisitResponse;
+    'visit.denied': VisitResponse;
+    'visit.checked_in': VisitResponse;
+    'visit.checked_out': VisitResponse;
+    'visit.cancelled': VisitResponse;
+    'visit.no_show': VisitResponse;
+    'pass.sent': VisitResponse;
+  }
+}
 
 /**
  * The visit as an event of `type` carries it: the state the visit transition table gives that event (its
  * timestamps and decision set), `expected` for visit.created, visit.updated and pass.sent.
  */
-function sampleVisitRow(type: EventType, tenant: Tenant, now: Date) {
+function sampleVisitRow(type: EventTypeOf<'visit' | 'pass'>, tenant: Tenant, now: Date) {
   let status: VisitStatus = 'expected';
   const set = new Set<string>();
   let outcome: 'approved' | 'denied' | null = null;
   for (const [action, rule] of Object.entries(VISIT_TRANSITIONS)) {
     const t = [false, true]
       .map((siteRequiresApproval) => rule.apply({ siteRequiresApproval }))
-      .find((x) => x.events.includes(type));
+      .find((x) => (x.events as readonly string[]).includes(type));
     if (!t) continue;
     status = t.to;
     t.sets.forEach((c) => set.add(c));
@@ -65,6 +80,6 @@ function sampleVisitRow(type: EventType, tenant: Tenant, now: Date) {
 }
 
 /** Sample `data.object` of `visit.*` and `pass.sent`: a Visit in the state the transition table gives the type. */
-export const sampleVisit: SampleFactory = (type, tenant, now) => ({
+export const sampleVisit: SampleFactory<'visit' | 'pass'> = (type, tenant, now) => ({
   ...toVisitResponse(sampleVisitRow(type, tenant, now), {}),
 });

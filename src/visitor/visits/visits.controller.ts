@@ -6,7 +6,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import { Caller, CurrentCaller } from '../platform/current';
 import { Page, PageOf } from '../platform/pagination';
 import {
@@ -29,7 +29,6 @@ export class VisitsController {
 
   @Post()
   @Authorize({ scope: 'visits:write', publishable: true })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'Invite a visitor (or pre-register, with a publishable key); the visitor is matched by phone and a pass is sent after commit',
@@ -78,7 +77,6 @@ export class VisitsController {
   @Post(':visit_id/check-in')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Check in: checked_in, or awaiting_approval when the site requires host approval',
     operationId: 'checkInVisit',
@@ -95,7 +93,6 @@ export class VisitsController {
   @Post(':visit_id/approve')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
-  @IdempotentPost()
   @ApiOperation({ summary: 'Approve a visit awaiting approval (→ checked_in)', operationId: 'approveVisit' })
   @ApiOkResponse({ type: VisitResponse })
   approve(
@@ -109,7 +106,6 @@ export class VisitsController {
   @Post(':visit_id/deny')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
-  @IdempotentPost()
   @ApiOperation({ summary: 'Deny a visit awaiting approval (→ denied)', operationId: 'denyVisit' })
   @ApiOkResponse({ type: VisitResponse })
   deny(
@@ -123,7 +119,6 @@ export class VisitsController {
   @Post(':visit_id/check-out')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
-  @IdempotentPost()
   @ApiOperation({ summary: 'Check out a checked-in visit', operationId: 'checkOutVisit' })
   @ApiOkResponse({ type: VisitResponse })
   checkOut(@CurrentCaller('visits') caller: Caller, @Param('visit_id') id: string): Promise<VisitResponse> {
@@ -133,8 +128,11 @@ export class VisitsController {
   @Post(':visit_id/cancel')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
-  @IdempotentPost()
-  @ApiOperation({ summary: 'Cancel an expected visit, with an optional reason', operationId: 'cancelVisit' })
+  @ApiOperation({
+    summary:
+      "Cancel an expected visit, with an optional reason (a booking's visit: cancel its booking instead, invalid_state)",
+    operationId: 'cancelVisit',
+  })
   @ApiOkResponse({ type: VisitResponse })
   cancel(
     @CurrentCaller('visits') caller: Caller,
@@ -147,7 +145,6 @@ export class VisitsController {
   @Post(':visit_id/resend-pass')
   @HttpCode(202)
   @Authorize({ scope: 'visits:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Send a new pass (earlier passes stop working); pass.sent follows once it went out',
     operationId: 'resendVisitPass',

@@ -3,6 +3,7 @@ import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
+import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
 import type { Caller } from '../platform/current';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
@@ -136,7 +137,12 @@ export class VisitsService {
   }
 
   /** Records `types` for the visit as it is now (re-read in the transaction), integration view. */
-  async recordEvents(uow: UnitOfWork, tenant: Tenant, id: string, types: string[]): Promise<VisitRow> {
+  async recordEvents(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    id: string,
+    types: readonly EventTypeOf<'visit' | 'pass'>[],
+  ): Promise<VisitRow> {
     const row = (await this.repo.find(tenant, id, uow.manager))!;
     const form = await this.forms.current(tenant, 'visit', uow.manager);
     for (const type of types) await this.events.record(uow, tenant, type, this.view(form, row));
@@ -468,6 +474,12 @@ export class VisitsService {
       const t = transition(row.status, action, {
         siteRequiresApproval: (site?.requires_host_approval ?? false) || held,
       });
+      // A booking's visit is cancelled with its booking (which gives the slot back), never on its own.
+      if (action === 'cancel' && row.booking_id)
+        throw new ApiError(
+          'invalid_state',
+          `Visit ${id} is the visit of booking ${row.booking_id}: cancel the booking (POST /v1/bookings/${row.booking_id}/cancel), which cancels this visit too and gives its slot back.`,
+        );
       const now = this.clock.now();
       const changes: VisitColumns = { status: t.to, updated_at: now };
       for (const col of t.sets) changes[col] = now;

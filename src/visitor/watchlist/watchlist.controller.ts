@@ -6,7 +6,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import type { Credential } from '../platform/credential';
 import { CurrentCredential, CurrentTenant } from '../platform/current';
 import { Page, PageOf } from '../platform/pagination';
@@ -22,7 +22,6 @@ export class WatchlistController {
 
   @Post()
   @Authorize({ scope: 'watchlist:write' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Add a watchlist entry; visits are screened against it from now on (create, change, check-in)',
     operationId: 'createWatchlistEntry',

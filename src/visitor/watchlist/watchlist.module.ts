@@ -1,10 +1,9 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { newId } from '../../common/ids';
 import { EventSamples } from '../events/event-samples';
 import { EventsModule } from '../events/events.module';
 import { OrganisationsModule } from '../organisations/organisations.module';
 import { PlatformModule } from '../platform/platform.module';
-import { toMatchResponse } from './dto/watchlist.response';
+import { sampleMatch } from './watchlist.samples';
 import { WatchlistController } from './watchlist.controller';
 import { WatchlistRepository } from './watchlist.repository';
 import { WatchlistService } from './watchlist.service';
@@ -20,20 +19,6 @@ export class WatchlistModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}
 
   onModuleInit(): void {
-    this.samples.register(['watchlist'], (_type, _tenant, now) => ({
-      ...toMatchResponse({
-        id: newId('wlm'),
-        entry_id: newId('watch'),
-        visit_id: newId('visit'),
-        visitor_id: newId('visitor'),
-        field: 'name',
-        score: 0.79,
-        explanation:
-          "name similarity 0.79 to alias 'Kwame Mensa' (edit distance 1; case, accents and word order ignored)",
-        severity: 'high',
-        trigger: 'visit.created',
-        created_at: now,
-      }),
-    }));
+    this.samples.register(['watchlist'], sampleMatch);
   }
 }

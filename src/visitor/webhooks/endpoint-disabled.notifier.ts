@@ -3,8 +3,15 @@ import { Transactions } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { MessagesService } from '../messages/messages.service';
 import { DeliveryService, EndpointDisabledListener } from './delivery/delivery.service';
-import { toWebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import { toWebhookEndpointResponse, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
 import { WebhooksRepository } from './webhooks.repository';
+
+// webhook_endpoint.disabled has no registered sample: a test send carries the endpoint it is sent to.
+declare module '../events/event-types' {
+  interface EventObjects {
+    'webhook_endpoint.disabled': WebhookEndpointResponse;
+  }
+}
 
 /**
  * When an endpoint is disabled after 5 days of failures: the organisation's Owners and Admins are e-mailed

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import { CurrentScopes, CurrentTenant } from '../platform/current';
 import type { Scope } from '../platform/scopes';
 import type { Tenant } from '../platform/tenant';
@@ -17,7 +17,6 @@ export class EventRedeliveryController {
   @Post(':evt_id/redeliver')
   @HttpCode(202)
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'Replay a stored event (same webhook-id and body) to every enabled endpoint subscribed to its type, or to one endpoint',

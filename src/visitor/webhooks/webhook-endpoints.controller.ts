@@ -6,7 +6,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Authorize, IdempotentPost } from '../platform/authorize.decorator';
+import { Authorize } from '../platform/authorize.decorator';
 import type { Credential } from '../platform/credential';
 import { CurrentCredential, CurrentTenant } from '../platform/current';
 import { ListQuery, Page, PageOf } from '../platform/pagination';
@@ -36,7 +36,6 @@ export class WebhookEndpointsController {
 
   @Post()
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Create an endpoint; the signing secret is in this response only',
     operationId: 'createWebhookEndpoint',
@@ -97,7 +96,6 @@ export class WebhookEndpointsController {
   @Post(':whep_id/rotate-secret')
   @HttpCode(200)
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
-  @IdempotentPost()
   @ApiOperation({
     summary:
       'New signing secret (returned once); the old one keeps signing alongside it for WEBHOOK_SECRET_OVERLAP_HOURS',
@@ -114,7 +112,6 @@ export class WebhookEndpointsController {
   @Post(':whep_id/test')
   @HttpCode(200)
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
-  @IdempotentPost()
   @ApiOperation({
     summary: 'Send a signed sample event of a type now and report what the receiver answered',
     operationId: 'testWebhookEndpoint',

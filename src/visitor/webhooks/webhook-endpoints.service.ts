@@ -183,8 +183,8 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * Sends a signed sample event of `type` now (`data.object` in the shape the type's own endpoint returns, see
-   * sample-objects.ts) and reports what the receiver said; stores nothing.
+   * Sends a signed sample event of `type` now (`data.object` in the shape the type's own endpoint returns, from
+   * the EventSamples its domain registered) and reports what the receiver said; stores nothing.
    */
   async test(tenant: Tenant, id: string, type: string): Promise<WebhookTestResultResponse> {
     if (!isEventType(type))

@@ -207,8 +207,9 @@ export class WebhooksRepository implements VisitorDataHolder {
         [id, tenant.organisationId, tenant.livemode, now],
       );
       await m.query(
-        `UPDATE visitor.webhook_delivery SET status = 'failed', next_attempt_at = NULL, last_error = 'endpoint deleted', updated_at = $2 WHERE endpoint_id = $1 AND status = 'pending'`,
-        [id, now],
+        `UPDATE visitor.webhook_delivery SET status = 'failed', next_attempt_at = NULL, last_error = 'endpoint deleted', updated_at = $4
+          WHERE endpoint_id = $1 AND organisation_id = $2 AND livemode = $3 AND status = 'pending'`,
+        [id, tenant.organisationId, tenant.livemode, now],
       );
     });
   }

@@ -21,6 +21,7 @@ import { IsLocalDate, IsLocalTime } from '../../platform/field-formats';
 import { ListQuery } from '../../platform/pagination';
 import { EVIDENCE_KINDS } from '../attendance.repository';
 import { IsPrefixedId, EachIsPrefixedId } from '../../../common/validation/prefixed-id';
+import { IsName } from '../../../common/validation/text';
 
 export const CLOCK_METHODS = ['card', 'pin', 'face', 'fingerprint', 'qr', 'manual'] as const;
 
@@ -42,7 +43,11 @@ export class RecordClockEventBody {
   @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
   @ApiProperty({ enum: ['in', 'out'] }) @IsIn(['in', 'out'], { message: 'must be in or out' }) direction:
     'in' | 'out';
-  @ApiProperty({ format: 'date-time', description: 'When the terminal recorded it' })
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      "When the terminal recorded it: at most 31 days ago and at most 5 minutes ahead of the server's clock",
+  })
   @IsTimestamp()
   occurred_at: string;
   @ApiProperty({ enum: CLOCK_METHODS, description: 'face needs the employee’s face consent' })
@@ -96,7 +101,7 @@ export class EvidenceConsentBody {
 
 /** Console / CLI: a shift pattern (and, optionally, who works it). */
 export class SaveShiftBody {
-  @ApiProperty({ example: 'Day shift' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @ApiProperty({ example: 'Day shift' }) @IsName() name: string;
   @ApiProperty() @IsString() @IsPrefixedId('site') site_id: string;
   @ApiProperty({ example: '09:00' }) @IsString() @IsLocalTime() start_time: string;
   @ApiProperty({ example: '17:00', description: 'After start_time (shifts end on the day they start)' })
@@ -134,7 +139,7 @@ export class HolidayBody {
   @IsPrefixedId('site')
   site_id?: string | null;
   @ApiProperty({ example: '2026-03-06' }) @IsLocalDate() day: string;
-  @ApiProperty({ example: 'Independence Day' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @ApiProperty({ example: 'Independence Day' }) @IsName() name: string;
 }
 
 export class ShiftsQuery extends ListQuery {}

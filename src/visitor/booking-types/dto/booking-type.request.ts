@@ -12,12 +12,12 @@ import {
   Max,
   MaxLength,
   Min,
-  MinLength,
   ValidateNested,
 } from 'class-validator';
 import { IsLocalDate, IsLocalTime } from '../../platform/field-formats';
 import { ListQuery } from '../../platform/pagination';
 import { IsPrefixedId, EachIsPrefixedId } from '../../../common/validation/prefixed-id';
+import { IsName } from '../../../common/validation/text';
 
 export class OpeningWindowInput {
   @ApiProperty({ example: '09:00' }) @IsString() @IsLocalTime() start: string;
@@ -71,7 +71,7 @@ export class WeeklyHoursInput {
 
 /** Console / CLI: create or replace a booking type (every field but `id`). */
 export class SaveBookingTypeBody {
-  @ApiProperty({ example: 'Site tour' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @ApiProperty({ example: 'Site tour' }) @IsName() name: string;
   @ApiProperty({ example: 'meeting' }) @IsString() @MaxLength(40) visit_type: string;
   @ApiProperty()
   @IsString()

@@ -29,7 +29,13 @@ export class BookingResponse {
   source: string;
   @ApiProperty({ type: String, nullable: true, description: 'The visit, once the booking is confirmed' })
   visit_id: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Pending: expires then' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      "Pending: expires then (the booking type's confirmation window from booking, never later than the slot's start)",
+  })
   confirm_by: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) confirmed_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) declined_at: string | null;

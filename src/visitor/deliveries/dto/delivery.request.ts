@@ -3,6 +3,7 @@ import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../../common/validation/timestamp';
 import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 import { ListQuery } from '../../platform/pagination';
+import { IsName } from '../../../common/validation/text';
 
 export const DELIVERY_STATUSES = ['received', 'collected', 'returned'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -77,8 +78,7 @@ export class CollectDeliveryBody {
       'Name of someone collecting on the recipient’s behalf who is not a person of the organisation',
   })
   @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @IsName()
   collected_by_name?: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'An uploaded `signature` file' })

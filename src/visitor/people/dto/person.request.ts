@@ -4,7 +4,6 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
-  IsEmail,
   IsObject,
   IsOptional,
   IsString,
@@ -14,15 +13,14 @@ import {
 import { IsE164 } from '../../../common/validation/phone';
 import { ListQuery } from '../../platform/pagination';
 import { OptionalNotNull } from '../../platform/not-null';
+import { EMAIL_DESCRIPTION, IsEmailAddress, IsName } from '../../../common/validation/text';
 
 export class CreatePersonBody {
   @ApiProperty()
-  @IsString()
-  @Matches(/\S/, { message: 'must not be blank' })
-  @MaxLength(200)
+  @IsName()
   name: string;
-  @ApiProperty({ format: 'email' })
-  @IsEmail({}, { message: 'must be an e-mail address' })
+  @ApiProperty({ format: 'email', description: EMAIL_DESCRIPTION })
+  @IsEmailAddress()
   @MaxLength(320)
   email: string;
   @ApiPropertyOptional({ type: String, nullable: true, example: '+233244123456' })

@@ -5,13 +5,11 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsEmail,
   IsIn,
   IsObject,
   IsOptional,
   IsString,
   MaxLength,
-  MinLength,
   ValidateNested,
 } from 'class-validator';
 import { IsE164 } from '../../../common/validation/phone';
@@ -20,6 +18,7 @@ import { OptionalNotNull } from '../../platform/not-null';
 import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 import { ListQuery } from '../../platform/pagination';
 import { VISIT_STATUSES } from '../visit-state-machine';
+import { EMAIL_DESCRIPTION, IsEmailAddress, IsName } from '../../../common/validation/text';
 
 export const PASS_CHANNELS = ['whatsapp', 'sms', 'email'] as const;
 export const DEFAULT_PASS_CHANNELS = ['whatsapp', 'sms', 'email'];
@@ -36,11 +35,11 @@ const IsPassChannels = (description: string) =>
   );
 
 export class VisitorInput {
-  @ApiProperty({ example: 'Kofi Boateng' }) @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @ApiProperty({ example: 'Kofi Boateng' }) @IsName() name: string;
   @IsE164() phone: string;
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'email' })
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'email', description: EMAIL_DESCRIPTION })
   @IsOptional()
-  @IsEmail({}, { message: 'must be an e-mail address' })
+  @IsEmailAddress()
   @MaxLength(320)
   email?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true })

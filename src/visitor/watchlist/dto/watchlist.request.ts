@@ -1,25 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsEmail,
-  IsIn,
-  IsOptional,
-  IsString,
-  Matches,
-  MaxLength,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsTimestamp } from '../../../common/validation/timestamp';
 import { ListQuery } from '../../platform/pagination';
+import { EMAIL_DESCRIPTION, IsEmailAddress, IsName } from '../../../common/validation/text';
 
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 export class CreateWatchlistEntryBody {
   @ApiProperty({ example: 'Kwame Mensah' })
-  @IsString()
-  @Matches(/\S/, { message: 'must not be blank' })
-  @MaxLength(200)
+  @IsName()
   name: string;
 
   @ApiPropertyOptional({
@@ -30,9 +20,7 @@ export class CreateWatchlistEntryBody {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(20)
-  @IsString({ each: true })
-  @MaxLength(200, { each: true })
-  @Matches(/\S/, { each: true, message: 'each must not be blank' })
+  @IsName(200, { each: true })
   aliases?: string[];
 
   @ApiPropertyOptional({
@@ -46,9 +34,9 @@ export class CreateWatchlistEntryBody {
   @MaxLength(40)
   phone?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'email' })
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'email', description: EMAIL_DESCRIPTION })
   @IsOptional()
-  @IsEmail({}, { message: 'must be an e-mail address' })
+  @IsEmailAddress()
   @MaxLength(320)
   email?: string | null;
 
