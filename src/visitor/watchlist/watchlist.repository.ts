@@ -113,7 +113,8 @@ const FLAG = `
              'score', round(m.score::numeric, 2), 'explanation', m.explanation,
              'matched_at', to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
              ORDER BY m.created_at, m.id)) AS watchlist
-    FROM visitor.watchlist_match m WHERE m.visit_id = $1 AND m.organisation_id = $2 AND m.livemode = $3`;
+    FROM visitor.watchlist_match m WHERE m.visit_id = $1 AND m.organisation_id = $2 AND m.livemode = $3
+  HAVING count(*) > 0`;
 
 /** Watchlist entries (with their normalised names) and matches; tenant-scoped SQL. */
 @Injectable()
