@@ -83,7 +83,7 @@ const LAYER: Record<string, number> = {
   'visitor/visit-types': 2,
   'visitor/api-keys': 2,
   'visitor/connected-apps': 2.5,
-  'visitor/accounts': 2,
+  'visitor/accounts': 1.8,
   'visitor/openapi': 2,
   'visitor/webhooks': 2,
   'visitor/organisations': 1.5,

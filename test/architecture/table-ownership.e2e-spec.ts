@@ -126,8 +126,7 @@ const ALLOWED: readonly string[] = [
   'visitor/visits/visits.repository.ts → visitor.person',
   'visitor/visits/visits.repository.ts → visitor.site',
   'visitor/visits/visits.repository.ts → visitor.visit_type',
-  // fan-out reads events and the endpoint's organisation plan; a disabled endpoint notifies the admins
-  'visitor/webhooks/webhooks.repository.ts → visitor.console_account',
+  // fan-out reads events and the endpoint's organisation plan (the claim statement checks the plan)
   'visitor/webhooks/webhooks.repository.ts → visitor.event',
   'visitor/webhooks/webhooks.repository.ts → visitor.organisation',
 ];

@@ -61,6 +61,15 @@ export class AccountsRepository {
     return rows[0] ?? null;
   }
 
+  /** E-mail addresses of the organisation's Owners and Admins. */
+  async adminEmails(organisationId: string): Promise<string[]> {
+    const rows = (await this.ds.query(
+      `SELECT email FROM visitor.console_account WHERE organisation_id = $1 AND role IN ('owner', 'admin') ORDER BY created_at`,
+      [organisationId],
+    )) as { email: string }[];
+    return rows.map((r) => r.email);
+  }
+
   async findById(id: string): Promise<AccountRow | null> {
     const rows: AccountRow[] = await this.ds.query(`SELECT * FROM visitor.console_account WHERE id = $1`, [
       id,

@@ -53,6 +53,11 @@ export class AccountsService {
     return row && toConsoleAccount(row);
   }
 
+  /** E-mail addresses of the organisation's Owners and Admins (whom a disabled webhook endpoint is reported to). */
+  adminEmails(organisationId: string): Promise<string[]> {
+    return this.repo.adminEmails(organisationId);
+  }
+
   /** The account's current role and its organisation's access facts (an OAuth token acts with today's role). */
   actingAccess(accountId: string, organisationId: string): Promise<ActingAccess | null> {
     return this.repo.actingAccess(accountId, organisationId);

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { QueueModule } from '../../common/queue/queue.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { EventsModule } from '../events/events.module';
 import { MessagesModule } from '../messages/messages.module';
 import { PlatformModule } from '../platform/platform.module';
@@ -23,6 +24,7 @@ import { WebhooksRepository } from './webhooks.repository';
 @Module({
   imports: [
     PlatformModule,
+    AccountsModule,
     EventsModule,
     MessagesModule,
     QueueModule,
