@@ -16,10 +16,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { newId } from '../src/common/ids';
-import { createDataSource } from '../src/database/data-source.factory';
+import { DataSource } from 'typeorm';
 import { platformServices } from '../src/visitor/visitor.command';
 import {
   benchProOrg,
+  benchContext,
   benchDatabase,
   DURATION,
   peakRssMb,
@@ -53,8 +54,9 @@ const nextPhone = () => `+23324${phoneSeq++}`;
 export async function main(): Promise<void> {
   const db = await benchDatabase('bookings');
   const { url } = db;
-  const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
-  const s = platformServices(ds);
+  const graph = await benchContext(db);
+  const ds = graph.get(DataSource);
+  const s = platformServices(graph);
   const {
     id: org,
     site,
@@ -111,7 +113,7 @@ export async function main(): Promise<void> {
     [org, site, shift, PEOPLE, from, to],
   );
   await ds.query('ANALYZE');
-  await ds.destroy();
+  await graph.close();
 
   const app = await startBenchServer(db, PORT, {
     BENCH_ORG: org,

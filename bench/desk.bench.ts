@@ -14,11 +14,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { newId } from '../src/common/ids';
-import { createDataSource } from '../src/database/data-source.factory';
+import { DataSource } from 'typeorm';
 import { platformServices } from '../src/visitor/visitor.command';
 import { SCREEN_SQL } from '../src/visitor/watchlist/watchlist.repository';
 import {
   benchProOrg,
+  benchContext,
   benchDatabase,
   CONNECTIONS,
   DURATION,
@@ -106,8 +107,9 @@ interface Org {
 export async function main(): Promise<void> {
   const db = await benchDatabase('desk');
   const { url } = db;
-  const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
-  const s = platformServices(ds);
+  const graph = await benchContext(db);
+  const ds = graph.get(DataSource);
+  const s = platformServices(graph);
   const makeOrg = (name: string): Promise<Org> =>
     benchProOrg(ds, s, name, ['visits:read', 'visits:write', 'watchlist:read']);
   const plain = await makeOrg('Bench Desk (no watchlist)');
@@ -136,7 +138,7 @@ export async function main(): Promise<void> {
   );
   await ds.query('ANALYZE visitor.watchlist_entry; ANALYZE visitor.watchlist_name');
   const seedSeconds = Number(((Date.now() - t0) / 1000).toFixed(1));
-  await ds.destroy();
+  await graph.close();
 
   const app = await startBenchServer(db, PORT, {
     BENCH_ORG: plain.id,

@@ -10,15 +10,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createDataSource } from '../src/database/data-source.factory';
+import { DataSource } from 'typeorm';
 import { platformServices } from '../src/visitor/visitor.command';
-import { AccountsRepository } from '../src/visitor/accounts/accounts.repository';
-import { OAuthModelsService } from '../src/oauth/oauth-models.service';
-import { OAuthModelRepository } from '../src/oauth/oauth-model.repository';
-import { AccountsService } from '../src/visitor/accounts/accounts.service';
+import { AuditService } from '../src/visitor/audit/audit.service';
+import { Clock } from '../src/common/clock';
 import { ClientsRepository } from '../src/oauth/clients/clients.repository';
 import { ClientsService } from '../src/oauth/clients/clients.service';
 import {
+  benchContext,
   benchDatabase,
   CONNECTIONS,
   DURATION,
@@ -80,9 +79,9 @@ async function tokenRequest(base: string, form: Record<string, string>): Promise
 
 export async function main(): Promise<void> {
   const db = await benchDatabase('oauth');
-  const { url } = db;
-  const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
-  const s = platformServices(ds);
+  const graph = await benchContext(db);
+  const ds = graph.get(DataSource);
+  const s = platformServices(graph);
   const operator = { type: 'operator' as const, id: 'bench' };
   const organisation = await benchEnterpriseOrg(s);
   const key = (
@@ -92,26 +91,22 @@ export async function main(): Promise<void> {
       operator,
     )
   ).key;
-  const owner = await new AccountsService(
-    new AccountsRepository(ds),
-    new OAuthModelsService(new OAuthModelRepository(ds)),
-    s.audit,
-    s.tx,
-    s.clock,
-  ).create(
+  const owner = await s.accounts.create(
     organisation.id,
     { email: 'owner@bench.test', name: 'Bench Owner', role: 'owner', password: PASSWORD },
     operator,
   );
-  const client = await new ClientsService(new ClientsRepository(ds), s.orgs, s.audit, s.clock).register(
-    owner,
-    {
-      name: 'Bench app',
-      redirect_uris: [REDIRECT],
-      type: 'public',
-    },
-  );
-  await ds.destroy();
+  const client = await new ClientsService(
+    new ClientsRepository(ds),
+    s.orgs,
+    graph.get(AuditService),
+    graph.get(Clock),
+  ).register(owner, {
+    name: 'Bench app',
+    redirect_uris: [REDIRECT],
+    type: 'public',
+  });
+  await graph.close();
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;

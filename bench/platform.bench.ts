@@ -8,9 +8,9 @@ import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDataSource } from '../src/database/data-source.factory';
 import { platformServices } from '../src/visitor/visitor.command';
 import {
+  benchContext,
   benchDatabase,
   CONNECTIONS,
   DURATION,
@@ -26,10 +26,9 @@ const PORT = 39_400 + Math.floor(Math.random() * 500);
 
 export async function main(): Promise<void> {
   const db = await benchDatabase('platform');
-  const { url } = db;
 
-  const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
-  const s = platformServices(ds);
+  const graph = await benchContext(db);
+  const s = platformServices(graph);
   const operator = { type: 'operator' as const, id: 'bench' };
   const organisation = await benchEnterpriseOrg(s);
   const key = (
@@ -39,7 +38,7 @@ export async function main(): Promise<void> {
       operator,
     )
   ).key;
-  await ds.destroy();
+  await graph.close();
 
   const app = await startBenchServer(db, PORT, { BENCH_ORG: organisation.id });
   const base = `http://127.0.0.1:${PORT}`;

@@ -11,13 +11,19 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { createDataSource } from '../src/database/data-source.factory';
 import { contentSeeder } from '../src/content/content.seeder';
-import { PublicKeysRepository } from '../src/content/platform/public-keys.repository';
 import { PublicKeysService } from '../src/content/platform/public-keys.service';
-import { Clock } from '../src/common/clock';
 import { ENDPOINTS, samples, Samples } from './public-endpoints';
-import { benchDatabase, BenchDatabase, DURATION, load, LoadResult, peakRssMb, runIfMain } from './support';
+import {
+  benchContext,
+  benchDatabase,
+  BenchDatabase,
+  DURATION,
+  load,
+  LoadResult,
+  peakRssMb,
+  runIfMain,
+} from './support';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 2000);
 const CONNECTIONS = Number(process.env.BENCH_PUBLIC_CONNECTIONS ?? 32);
@@ -64,19 +70,16 @@ async function seeded(
   scale: number,
 ): Promise<{ db: BenchDatabase; samples: Samples; key: string; seconds: number }> {
   const db = await benchDatabase(`public_${scale}`);
-  const ds: DataSource = await createDataSource({
-    url: db.url,
-    poolSize: 2,
-    applicationName: 'bench',
-  }).initialize();
+  const graph = await benchContext(db);
+  const ds = graph.get(DataSource);
   const t0 = Date.now();
-  await contentSeeder.run(ds, { scale, log: () => undefined });
+  await contentSeeder.run(graph, { scale, log: () => undefined });
   const seconds = Number(((Date.now() - t0) / 1000).toFixed(1));
   // Measure the service, not the write-back of the seed: flush the seeded pages before the first request.
   await ds.query('CHECKPOINT');
-  const key = (await new PublicKeysService(new PublicKeysRepository(ds), new Clock()).create('bench')).key;
+  const key = (await graph.get(PublicKeysService).create('bench')).key;
   const s = await samples(ds);
-  await ds.destroy();
+  await graph.close();
   return { db, samples: s, key, seconds };
 }
 

@@ -5,7 +5,10 @@ import { ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import type { INestApplicationContext } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { cliLogger, createCliContext } from '../src/cli/cli.module';
+import { loadConfig } from '../src/config/config';
 import { newId } from '../src/common/ids';
 import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
 import type { platformServices } from '../src/visitor/visitor.command';
@@ -43,6 +46,25 @@ export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
       await c.end();
     },
   };
+}
+
+/**
+ * The application's object graph as the CLI has it (no HTTP, no background work) on `db`, for fixtures made through
+ * the real services (`platformServices(app)`); close it before measuring.
+ */
+export async function benchContext(db: BenchDatabase): Promise<INestApplicationContext> {
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'error',
+    RUN_WORKER: 'false',
+    REDIS_KEY_PREFIX: `bench:${db.name}`,
+  });
+  return createCliContext(
+    config,
+    db.url,
+    cliLogger((line) => console.error(line)),
+  );
 }
 
 export interface LoadResult {

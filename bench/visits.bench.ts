@@ -15,11 +15,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config/config';
-import { createDataSource } from '../src/database/data-source.factory';
+import { DataSource } from 'typeorm';
 import { CursorCodec } from '../src/visitor/platform/pagination';
 import { platformServices } from '../src/visitor/visitor.command';
 import {
   benchProOrg,
+  benchContext,
   benchDatabase,
   CONNECTIONS,
   DURATION,
@@ -59,8 +60,9 @@ export async function main(): Promise<void> {
   const db = await benchDatabase('visits');
   const { url } = db;
 
-  const ds = await createDataSource({ url, poolSize: 2, applicationName: 'bench' }).initialize();
-  const s = platformServices(ds);
+  const graph = await benchContext(db);
+  const ds = graph.get(DataSource);
+  const s = platformServices(graph);
   const {
     id: orgId,
     site,
@@ -102,7 +104,7 @@ export async function main(): Promise<void> {
       [organisation.id, Math.floor(VISITS * 0.99)],
     )
   )[0] as { created_at: Date; id: string };
-  await ds.destroy();
+  await graph.close();
   const codec = new CursorCodec(loadConfig().secrets.sessionSecret);
   const tenant = { organisationId: organisation.id, livemode: false };
   const deepCursor = codec.encode('visits', tenant, { limit: 100 }, [

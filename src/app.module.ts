@@ -3,7 +3,7 @@ import type { Config } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { CommonModule } from './common/common.module';
-import { RouteTable } from './common/http/route-table';
+import { RouteTable, RouteTableModule } from './common/http/route-table';
 import { RedisModule } from './redis/redis.module';
 import { OpsModule } from './ops/ops.module';
 import { HealthModule } from './health/health.module';
@@ -13,18 +13,7 @@ import { ConsoleModule } from './console/console.module';
 import { DocsModule, OpenApiModule } from './docs/docs.module';
 import { VisitorWorkerModule } from './visitor/visitor-worker.module';
 import { PagesModule } from './pages/pages.module';
-
-@Module({})
-class RouteTableModule {
-  static forRoot(table: RouteTable): DynamicModule {
-    return {
-      module: RouteTableModule,
-      global: true,
-      providers: [{ provide: RouteTable, useValue: table }],
-      exports: [RouteTable],
-    };
-  }
-}
+import { assertJobsHandled } from './common/queue/job-worker';
 
 /**
  * The whole service: infrastructure (config, database, Redis, clock, request context, request log, health) and
@@ -48,7 +37,7 @@ export class AppModule {
     // content API and neither visitor surface: a public-only node loads no visitor code at all.
     const servesVisitor = config.surfaces.some((s) => s === 'visitor' || s === 'console');
     const visitorWork = config.runWorker && (servesVisitor || !config.surfaces.includes('public'));
-    return {
+    const app: DynamicModule = {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
@@ -65,5 +54,8 @@ export class AppModule {
         ...extraModules,
       ],
     };
+    // A worker whose domains add a job that nothing handles refuses to start, before anything connects.
+    if (config.runWorker) assertJobsHandled(app);
+    return app;
   }
 }

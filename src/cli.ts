@@ -3,10 +3,10 @@ import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import type { DataSource } from 'typeorm';
+import type { INestApplicationContext } from '@nestjs/common';
+import type * as CliModuleFile from './cli/cli.module';
 import { ConfigError, configRedactor, loadConfig, redactUrlPasswords } from './config/config';
 import { resolveDatabase, runMigrations, ResolvedDatabase } from './database/database-setup';
-import { createDataSource } from './database/data-source.factory';
 import { CliCommand, CliContext, CommandFailed, isCliCommand, UsageError } from './cli/cli-command';
 import { formFor, missingArguments, usageForms, wrap } from './cli/usage';
 import { progressOn } from './cli/progress';
@@ -71,27 +71,32 @@ async function execute(command: CliCommand, args: string[]): Promise<void> {
   const config = loadConfig();
   redact = configRedactor(config);
   let db: ResolvedDatabase | null = null;
-  let ds: DataSource | null = null;
+  let app: Promise<INestApplicationContext> | null = null;
   const log = (line: string) => process.stderr.write(`${redact(line)}\n`);
   const ctx: CliContext = {
     config,
     log,
     progress: (label, total) => progressOn(process.stderr, label, total),
     database: async () => (db ??= await resolveDatabase(config, log)),
-    dataSource: async () => {
-      if (ds) return ds;
-      const { url } = await ctx.database();
-      await runMigrations(url);
-      ds = await createDataSource({ url, poolSize: 2, applicationName: 'gatehouse-cli' }).initialize();
-      return ds;
-    },
+    app: () =>
+      (app ??= (async () => {
+        const { url } = await ctx.database();
+        await runMigrations(url);
+        // Loaded only when a command needs it (`--help`, usage errors and `config` stay quick); required, not
+        // import()ed: an ES import would load every CommonJS module below it through the slower ESM loader.
+        const { cliLogger, createCliContext } = require('./cli/cli.module') as typeof CliModuleFile;
+        return createCliContext(config, url, cliLogger(log));
+      })()),
+    get: async (token) => (await ctx.app()).get(token),
   };
   try {
     const result = await command.run(args, ctx);
     const text = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
     process.stdout.write(`${redact(text)}\n`);
   } finally {
-    await (ds as DataSource | null)?.destroy();
+    // Closing the graph ends its pool, Redis and queue connections and timers: nothing keeps the process alive.
+    const opened = await (app as Promise<INestApplicationContext> | null)?.catch(() => null);
+    await opened?.close();
     await (db as ResolvedDatabase | null)?.embedded?.stop();
   }
 }

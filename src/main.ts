@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, Config, configRedactor, redactUrlPasswords } f
 import { resolveDatabase, runMigrations } from './database/database-setup';
 import { runSeed } from './seed/seed-runner';
 import { createApp, nestLogLevels } from './app.factory';
+import { createCliContext } from './cli/cli.module';
 import { Transactions } from './database/unit-of-work';
 import { inIdempotentRequest } from './visitor/platform/idempotency';
 import { QuietStartLogger } from './common/quiet-logger';
@@ -118,19 +119,24 @@ async function main(): Promise<void> {
     logger.log(`applied ${migrated.applied.length} migration(s)`);
     logger.debug(`applied migrations: ${migrated.applied.join(', ')}`);
   }
-  let demo: DemoAccess | null = null;
-  if (config.seedOnFirstStart) {
-    const seed = await runSeed(db.url, {
-      scale: 1,
-      onlyIfFirst: true,
-      log: (l) => logger.debug(l, 'Seed'),
-      onDemoAccess: (a) => (demo = a),
-    });
-    if (seed.seeded) logger.log('seeded demo data (first start)', 'Seed');
-  }
-
   const app: NestFastifyApplication = await createApp(config, db.url, { logger });
   installFaults(config, app);
+  let demo: DemoAccess | null = null;
+  if (config.seedOnFirstStart) {
+    // In this process's object graph; one that does not serve the visitor API (SURFACES) seeds in the CLI's.
+    const graph = config.surfaces.includes('visitor') ? app : await createCliContext(config, db.url, logger);
+    try {
+      const seed = await runSeed(graph, {
+        scale: 1,
+        onlyIfFirst: true,
+        log: (l) => logger.debug(l, 'Seed'),
+        onDemoAccess: (a) => (demo = a),
+      });
+      if (seed.seeded) logger.log('seeded demo data (first start)', 'Seed');
+    } finally {
+      if (graph !== app) await graph.close();
+    }
+  }
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (e) {

@@ -6,7 +6,7 @@ import { bootTestApp, TestApp } from './harness';
 import { until } from './support/until';
 import { RequestLogService } from '../src/ops/request-log/request-log.service';
 import { RequestLogRepository } from '../src/ops/request-log/request-log.repository';
-import { RetentionScheduler } from '../src/ops/retention/retention.scheduler';
+import { PeriodicScheduler } from '../src/common/periodic';
 import { newRequestId } from '../src/common/ids';
 import { RequestLogEntry } from '../src/ops/request-log/request-log.entry';
 import { Clock } from '../src/common/clock';
@@ -356,8 +356,7 @@ describe('request log for support', () => {
       entry({ requestId, receivedAt: new Date(Date.now() - days * 86_400_000) });
     await repo.insertMany([daysAgo('req_old', 31), daysAgo('req_older', 32)]);
     await repo.insertMany([daysAgo('req_recent', 29)]);
-    const purged = await t.app.get(RetentionScheduler).runOnce();
-    expect(purged.requestLog).toBeGreaterThanOrEqual(2);
+    expect(await t.app.get(PeriodicScheduler).run('request-log.purge')).toBeGreaterThanOrEqual(2);
     expect(await repo.findByIdOrRef('req_old')).toEqual([]);
     expect(await repo.findByIdOrRef('req_older')).toEqual([]);
     expect(await repo.findByIdOrRef('req_recent')).toEqual([

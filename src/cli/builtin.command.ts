@@ -34,9 +34,11 @@ export const seedCommand: CliCommand = {
   async run(args, ctx) {
     const raw = flag(args, '--scale') ?? '1';
     if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError('--scale must be a whole number ≥ 1');
-    const db = await ctx.database();
-    await runMigrations(db.url);
-    const report = await runSeed(db.url, { scale: Number(raw), log: ctx.log, progress: ctx.progress });
+    const report = await runSeed(await ctx.app(), {
+      scale: Number(raw),
+      log: ctx.log,
+      progress: ctx.progress,
+    });
     return { scale: Number(raw), counts: report.counts };
   },
 };
@@ -47,7 +49,7 @@ export const supportCommand: CliCommand = {
   summary: 'Find a request in the request log by Svc-Request-Id (req_…) or public error ref (ERR-…)',
   async run(args, ctx) {
     if (args[0] !== 'request' || !args[1]) throw new UsageError('usage: support request <request-id-or-ref>');
-    const rows = await new RequestLogRepository(await ctx.dataSource()).findByIdOrRef(args[1]);
+    const rows = await (await ctx.get(RequestLogRepository)).findByIdOrRef(args[1]);
     if (rows.length === 0) throw new CommandFailed(`no request found for ${args[1]}`);
     return { data: rows.map(toRequestLogResponse) };
   },

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 import type { Config } from '../config/config';
 import type { ResolvedDatabase } from '../database/database-setup';
 import { ApiError } from '../common/errors/api-error';
@@ -31,8 +31,13 @@ export interface CliContext {
   config: Config;
   /** The database (embedded or DATABASE_URL), started if needed. */
   database(): Promise<ResolvedDatabase>;
-  /** A migrated, initialised DataSource on that database; closed when the command ends. */
-  dataSource(): Promise<DataSource>;
+  /**
+   * The server's object graph without HTTP (src/cli/cli.module.ts) on that database, migrated first: built on first
+   * use, closed when the command ends. Commands take services from it (`ctx.get`), never build them with `new`.
+   */
+  app(): Promise<INestApplicationContext>;
+  /** A provider of that graph: `await ctx.get(OrganisationsService)`. */
+  get<T>(token: Type<T>): Promise<T>;
   log(line: string): void;
   /** Progress of a long step: a bar on a terminal (stderr), a plain line every 10 % otherwise. */
   progress(label: string, total: number): Progress;

@@ -1,7 +1,13 @@
 import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { Clock } from './clock';
 import { ErrorRenderer } from './errors/error-renderer';
+import { PeriodicScheduler } from './periodic';
 
 @Global()
-@Module({ providers: [Clock, ErrorRenderer], exports: [Clock, ErrorRenderer] })
+@Module({
+  imports: [DiscoveryModule],
+  providers: [Clock, ErrorRenderer, PeriodicScheduler],
+  exports: [Clock, ErrorRenderer, PeriodicScheduler],
+})
 export class CommonModule {}

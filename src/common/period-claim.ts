@@ -3,22 +3,31 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { RedisService } from '../redis/redis.service';
 
-// KEYS[1]: the last period claimed; KEYS[2]: the lease of the run in progress. A period is taken once, by the
-// first process to ask, and only while no run holds the lease: a run that outlasts its period makes the fleet
-// skip the next one instead of overlapping it.
+// KEYS: pairs of (the last period claimed, the lease of the run in progress), the task's key first and then the
+// one it had before it was renamed, if any. A period is taken once, by the first process to ask, and only while
+// no run holds a lease: a run that outlasts its period makes the fleet skip the next one instead of overlapping
+// it. Every pair is checked and set together, so a process that knows only the former pair excludes this one.
 const TAKE = `
-local last = tonumber(redis.call('GET', KEYS[1]) or '-1')
-if last >= tonumber(ARGV[1]) then return 0 end
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[4])
+for i = 1, #KEYS, 2 do
+  local last = tonumber(redis.call('GET', KEYS[i]) or '-1')
+  if last >= tonumber(ARGV[1]) then return 0 end
+  if redis.call('EXISTS', KEYS[i + 1]) == 1 then return 0 end
+end
+for i = 1, #KEYS, 2 do
+  redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[3])
+  redis.call('SET', KEYS[i + 1], ARGV[2], 'PX', ARGV[4])
+end
 return 1`;
 const RENEW = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+end
+return 1`;
 const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('DEL', KEYS[i]) end
+end
+return 1`;
 
 /**
  * A lease outlives a dead holder by at most its length (the task's interval, within these bounds). It is renewed
@@ -34,7 +43,7 @@ const CLAIM_KEEP_MIN_MS = 60_000;
 /**
  * Which process of the fleet (every process sharing the Redis key prefix) runs a periodic task's period:
  * `<prefix>:periodic:<task>` holds the last period claimed, `<prefix>:periodic:<task>:running` the lease of the
- * run in progress (holder `host:pid:random`, renewed while it runs, released when it ends, expiring if its
+ * run in progress (a renamed task also claims its former key, see `@Periodic`'s `formerly`) (holder `host:pid:random`, renewed while it runs, released when it ends, expiring if its
  * process dies). Nothing has to be set up or restored: after a Redis flush the next period is claimed as usual.
  *
  * When Redis cannot be reached (not connected within READY_WAIT_MS, or the claim fails) the run goes ahead in
@@ -43,18 +52,21 @@ const CLAIM_KEEP_MIN_MS = 60_000;
  */
 export class PeriodClaim {
   private readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private readonly leaseKey: string;
+  /** Each claim key followed by its lease key. */
+  private readonly keys: string[];
+  private readonly leaseKeys: string[];
   private readonly leaseMs: number;
   private readonly keepMs: number;
   private warned = false;
 
   constructor(
     private readonly redis: RedisService,
-    private readonly key: string,
+    claimKeys: string[],
     intervalMs: number,
     private readonly logger: Logger,
   ) {
-    this.leaseKey = `${key}:running`;
+    this.leaseKeys = claimKeys.map((k) => `${k}:running`);
+    this.keys = claimKeys.flatMap((k, i) => [k, this.leaseKeys[i]]);
     this.leaseMs = Math.min(LEASE_MAX_MS, Math.max(LEASE_MIN_MS, intervalMs));
     this.keepMs = Math.max(CLAIM_KEEP_MIN_MS, 2 * intervalMs);
   }
@@ -81,7 +93,7 @@ export class PeriodClaim {
     if (!(await this.redis.whenReady(READY_WAIT_MS))) return 'local';
     try {
       const args = [String(period), this.holder, String(this.keepMs), String(this.leaseMs)];
-      const won = await this.redis.client.eval(TAKE, 2, this.key, this.leaseKey, ...args);
+      const won = await this.redis.client.eval(TAKE, this.keys.length, ...this.keys, ...args);
       this.warned = false;
       return won === 1 ? 'mine' : 'other';
     } catch (e) {
@@ -93,8 +105,10 @@ export class PeriodClaim {
     }
   }
 
-  /** Renews or releases the lease if this process still holds it. */
+  /** Renews or releases the leases this process still holds. */
   private onLease(lua: string, ...args: string[]): Promise<unknown> {
-    return this.redis.client.eval(lua, 1, this.leaseKey, this.holder, ...args).catch(() => undefined);
+    return this.redis.client
+      .eval(lua, this.leaseKeys.length, ...this.leaseKeys, this.holder, ...args)
+      .catch(() => undefined);
   }
 }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Seeder } from '../seed/seeder';
 import { COUNTRY_NAMES } from './common/countries';
 import { EVENT_TYPES } from './events/dto/events.query';
@@ -85,7 +85,8 @@ const id = (prefix: string, kind: string, i = 'i') => `'${prefix}_' || substr(md
 export const contentSeeder: Seeder = {
   name: 'content',
   order: 20,
-  async run(ds: DataSource, opts) {
+  async run(app, opts) {
+    const ds = app.get(DataSource);
     const s = Math.max(1, Math.floor(opts.scale));
     const n = Object.fromEntries(
       Object.entries(CONTENT_SEED).map(([k, v]) => [k, v * s]),

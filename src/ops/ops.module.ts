@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
+import { RequestLogJobs } from './request-log/request-log.jobs';
 import { RequestLogRepository } from './request-log/request-log.repository';
 import { RequestLogService } from './request-log/request-log.service';
-import { RetentionScheduler } from './retention/retention.scheduler';
 
 @Module({
-  providers: [RequestLogRepository, RequestLogService, RetentionScheduler],
-  exports: [RequestLogService, RetentionScheduler],
+  providers: [RequestLogRepository, RequestLogService, RequestLogJobs],
+  exports: [RequestLogService],
 })
 export class OpsModule {}

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createDataSource } from '../database/data-source.factory';
+import type { INestApplicationContext } from '@nestjs/common';
+import { SeedRunRepository } from './seed-run.repository';
 import { isSeeder, Seeder, SeedOptions } from './seeder';
 
 const SRC_ROOT = resolve(__dirname, '..');
@@ -22,28 +23,20 @@ export interface SeedReport {
 }
 
 /**
- * Runs every seeder. With `onlyIfFirst`, does nothing when a demo seed already ran (first start only);
- * the marker row in ops.seed_run is written in the same transaction as the data.
+ * Runs every seeder in `app`'s object graph (the server's on a first start, the CLI's for `gatehouse seed`). With
+ * `onlyIfFirst`, does nothing when a demo seed already ran (first start only); the marker row is ops.seed_run.
  */
 export async function runSeed(
-  url: string,
+  app: Pick<INestApplicationContext, 'get'>,
   opts: SeedOptions & { onlyIfFirst?: boolean },
 ): Promise<SeedReport> {
-  const ds = await createDataSource({ url, poolSize: 4, applicationName: 'gatehouse-seed' }).initialize();
-  try {
-    const done = (await ds.query(`SELECT 1 FROM ops.seed_run WHERE name = 'demo'`)) as unknown[];
-    if (opts.onlyIfFirst && done.length > 0) return { seeded: false, counts: {} };
-    const counts: Record<string, Record<string, number>> = {};
-    for (const seeder of findSeeders()) {
-      opts.log(`seeding ${seeder.name} (scale ${opts.scale})`);
-      counts[seeder.name] = await seeder.run(ds, opts);
-    }
-    await ds.query(
-      `INSERT INTO ops.seed_run (name, scale) VALUES ('demo', $1) ON CONFLICT (name) DO UPDATE SET scale = EXCLUDED.scale, seeded_at = now()`,
-      [opts.scale],
-    );
-    return { seeded: true, counts };
-  } finally {
-    await ds.destroy();
+  const runs = SeedRunRepository.of(app);
+  if (opts.onlyIfFirst && (await runs.ran('demo'))) return { seeded: false, counts: {} };
+  const counts: Record<string, Record<string, number>> = {};
+  for (const seeder of findSeeders()) {
+    opts.log(`seeding ${seeder.name} (scale ${opts.scale})`);
+    counts[seeder.name] = await seeder.run(app, opts);
   }
+  await runs.record('demo', opts.scale);
+  return { seeded: true, counts };
 }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { INestApplicationContext } from '@nestjs/common';
 
 export interface SeedOptions {
   /** 1 is the small demo set; larger values grow every generated table roughly linearly. */
@@ -23,12 +23,15 @@ export interface DemoAccess {
 
 /**
  * A seeder fills one area with deterministic demo data. Seeders live in `*.seeder.ts` files next to their
- * domain and are found by file name (src/seed/seed-runner.ts); `order` decides who runs first.
+ * domain and are found by file name (src/seed/seed-runner.ts); `order` decides who runs first. A seeder runs in
+ * the application's object graph (`app`: the server's on a first start, the CLI's for `gatehouse seed`) and takes
+ * its services and DataSource from it (`app.get(…)`), so what it creates through services records events and
+ * reaches their subscribers as a request would.
  */
 export interface Seeder {
   name: string;
   order: number;
-  run(ds: DataSource, opts: SeedOptions): Promise<Record<string, number>>;
+  run(app: Pick<INestApplicationContext, 'get'>, opts: SeedOptions): Promise<Record<string, number>>;
 }
 
 export function isSeeder(v: unknown): v is Seeder {

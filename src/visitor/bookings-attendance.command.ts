@@ -2,76 +2,45 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import type { DataSource } from 'typeorm';
-import { Clock } from '../common/clock';
-import type { Config } from '../config/config';
-import { Transactions } from '../database/unit-of-work';
-import { CliCommand, flag, requiredFlag, UsageError, domainErrorsAsUsage } from '../cli/cli-command';
-import { AttendanceRepository } from './attendance/attendance.repository';
+import type { INestApplicationContext } from '@nestjs/common';
+import {
+  CliCommand,
+  CliContext,
+  flag,
+  requiredFlag,
+  UsageError,
+  domainErrorsAsUsage,
+} from '../cli/cli-command';
 import { AttendanceService } from './attendance/attendance.service';
 import { TimesheetExport } from './attendance/timesheet-export';
-import { HolidayBody, LeaveBody, SaveShiftBody } from './attendance/dto/attendance.request';
+import {
+  HolidayBody,
+  LeaveBody,
+  RecordClockEventBody,
+  SaveShiftBody,
+} from './attendance/dto/attendance.request';
 import { SaveBookingTypeBody } from './booking-types/dto/booking-type.request';
-import { BookingTypesRepository } from './booking-types/booking-types.repository';
 import { BookingTypesService } from './booking-types/booking-types.service';
-import { EventsRepository } from './events/events.repository';
-import { EventsService } from './events/events.service';
-import { FormsRepository } from './forms/forms.repository';
-import { FormsService } from './forms/forms.service';
-import { OrganisationsRepository } from './organisations/organisations.repository';
-import { PeopleRepository } from './people/people.repository';
-import { PeopleService } from './people/people.service';
-import { AuditRepository } from './audit/audit.repository';
-import { AuditService } from './audit/audit.service';
-import { OrganisationsService } from './organisations/organisations.service';
 import { StaffImport } from './people/staff-import';
-import { CursorCodecProvider } from './platform/cursor-codec.provider';
 import type { Tenant } from './platform/tenant';
-import { VisitTypesRepository } from './visit-types/visit-types.repository';
-import { VisitTypesService } from './visit-types/visit-types.service';
+import { organisationId } from './visitor.command';
 
-/** The booking and attendance services wired by hand on the CLI's DataSource (no Nest container in the CLI). */
-export function bookingAttendanceServices(ds: DataSource, config: Config) {
-  const clock = new Clock();
-  const tx = new Transactions(ds);
-  const cursors = new CursorCodecProvider(config);
-  const orgs = new OrganisationsService(
-    new OrganisationsRepository(ds),
-    tx,
-    new AuditService(new AuditRepository(ds), clock),
-    clock,
-  );
-  const events = new EventsService(new EventsRepository(ds), clock, cursors);
-  const forms = new FormsService(new FormsRepository(ds), clock, tx);
-  const peopleRepo = new PeopleRepository(ds);
-  const people = new PeopleService(peopleRepo, forms, orgs, events, tx, clock, cursors);
-  const attendanceRepo = new AttendanceRepository(ds);
-  const attendance = new AttendanceService(attendanceRepo, people, orgs, events, tx, clock, cursors);
+/** The booking and attendance services of the application's object graph. */
+export function bookingAttendanceServices(app: Pick<INestApplicationContext, 'get'>) {
   return {
-    attendance,
-    timesheets: new TimesheetExport(attendanceRepo, attendance),
-    staff: new StaffImport(peopleRepo, orgs, tx, clock),
-    bookingTypes: new BookingTypesService(
-      new BookingTypesRepository(ds),
-      orgs,
-      people,
-      new VisitTypesService(new VisitTypesRepository(ds), forms, clock, tx, cursors),
-      forms,
-      tx,
-      clock,
-      cursors,
-    ),
+    attendance: app.get(AttendanceService),
+    timesheets: app.get(TimesheetExport),
+    staff: app.get(StaffImport),
+    bookingTypes: app.get(BookingTypesService),
   };
 }
 
 /** `--org <org_…|slug> [--mode live|test]` → the tenant. */
-async function tenantFrom(ds: DataSource, args: string[]): Promise<Tenant> {
-  const ref = requiredFlag(args, '--org');
-  const org = await new OrganisationsRepository(ds).findOrganisationBySlugOrId(ref);
-  if (!org) throw new UsageError(`no organisation ${ref} (give its org_… id or slug)`);
+async function tenantFrom(ctx: CliContext, args: string[]): Promise<Tenant> {
+  const id = await organisationId(ctx, requiredFlag(args, '--org'));
   const mode = flag(args, '--mode') ?? 'live';
   if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
-  return { organisationId: org.id, livemode: mode === 'live' };
+  return { organisationId: id, livemode: mode === 'live' };
 }
 
 /** Domain errors become usage errors naming the fields (their JSON locations: the input is `--json`). */
@@ -107,10 +76,9 @@ export const peopleCommand: CliCommand = {
     const [sub, file] = args;
     if (sub !== 'import' || !file || file.startsWith('--'))
       throw new UsageError(`usage: gatehouse ${this.usage}`);
-    const ds = await ctx.dataSource();
-    const tenant = await tenantFrom(ds, args);
-    const result = await cli(() =>
-      bookingAttendanceServices(ds, ctx.config).staff.run(tenant, createReadStream(file), {
+    const tenant = await tenantFrom(ctx, args);
+    const result = await cli(async () =>
+      bookingAttendanceServices(await ctx.app()).staff.run(tenant, createReadStream(file), {
         dryRun: args.includes('--dry-run'),
       }),
     );
@@ -122,12 +90,12 @@ export const peopleCommand: CliCommand = {
 export const attendanceCommand: CliCommand = {
   name: 'attendance',
   usage:
-    "attendance export --org <org> --from YYYY-MM-DD --to YYYY-MM-DD [--summary] [--out file.csv] [--mode live|test] | attendance shift --org <org> [--id shift_…] --json '{…}' | attendance leave --org <org> --json '{…}' | attendance holiday --org <org> --json '{…}'",
-  summary: 'Timesheet export (daily or summary CSV, streamed), and shifts, leave and public holidays',
+    "attendance export --org <org> --from YYYY-MM-DD --to YYYY-MM-DD [--summary] [--out file.csv] [--mode live|test] | attendance shift --org <org> [--id shift_…] --json '{…}' | attendance leave --org <org> --json '{…}' | attendance holiday --org <org> --json '{…}' | attendance clock --org <org> [--mode live|test] --json '{…}'",
+  summary:
+    'Timesheet export (daily or summary CSV, streamed), shifts, leave and public holidays, and a clock-in or clock-out a terminal missed',
   async run(args, ctx) {
-    const ds = await ctx.dataSource();
-    const tenant = await tenantFrom(ds, args);
-    const s = bookingAttendanceServices(ds, ctx.config);
+    const tenant = await tenantFrom(ctx, args);
+    const s = bookingAttendanceServices(await ctx.app());
     const sub = args[0];
     if (sub === 'export') {
       const out = flag(args, '--out');
@@ -153,6 +121,8 @@ export const attendanceCommand: CliCommand = {
       );
     if (sub === 'leave') return cli(() => s.attendance.addLeave(tenant, jsonBody(args, LeaveBody)));
     if (sub === 'holiday') return cli(() => s.attendance.addHoliday(tenant, jsonBody(args, HolidayBody)));
+    // As POST /v1/attendance/events records it: the same checks, and the same events to webhook endpoints.
+    if (sub === 'clock') return cli(() => s.attendance.record(tenant, jsonBody(args, RecordClockEventBody)));
     throw new UsageError(`usage: gatehouse ${this.usage}`);
   },
 };
@@ -164,9 +134,8 @@ export const bookingTypesCommand: CliCommand = {
   summary:
     'Create, replace and list booking types (weekly hours in the site time zone, capacity, publishing)',
   async run(args, ctx) {
-    const ds = await ctx.dataSource();
-    const tenant = await tenantFrom(ds, args);
-    const s = bookingAttendanceServices(ds, ctx.config);
+    const tenant = await tenantFrom(ctx, args);
+    const s = bookingAttendanceServices(await ctx.app());
     if (args[0] === 'save')
       return cli(() =>
         s.bookingTypes.save(tenant, flag(args, '--id') ?? null, jsonBody(args, SaveBookingTypeBody)),

@@ -8,7 +8,7 @@ export const demoCommand: CliCommand = {
   summary:
     'Print the demo sign-in and a test-mode key again (a new password and a new key: secrets are stored hashed)',
   async run(_args, ctx) {
-    const access = await reissueDemoAccess(await ctx.dataSource());
+    const access = await reissueDemoAccess(await ctx.app());
     if (!access)
       throw new CommandFailed('no demo organisation: run "gatehouse seed" (or start the service once) first');
     const base = ctx.config.baseUrl;

@@ -1,9 +1,7 @@
-import type { DataSource } from 'typeorm';
+import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { newId, randomBase62 } from '../common/ids';
 import { AccountsRepository } from './accounts/accounts.repository';
-import { OAuthModelsService } from '../oauth/oauth-models.service';
-import { OAuthModelRepository } from '../oauth/oauth-model.repository';
-import { AccountsService } from './accounts/accounts.service';
 import type { DemoAccess, Seeder } from '../seed/seeder';
 import { platformServices } from './visitor.command';
 import { SCOPES } from './platform/scopes';
@@ -18,8 +16,9 @@ export const DEMO_OWNER_EMAIL = 'owner@demo.gatehouse.test';
 export const visitorDemoSeeder: Seeder = {
   name: 'visitor-demo',
   order: 10,
-  async run(ds: DataSource, opts): Promise<Record<string, number>> {
-    const s = platformServices(ds);
+  async run(app, opts): Promise<Record<string, number>> {
+    const s = platformServices(app);
+    const ds = app.get(DataSource);
     if (await s.orgRepo.findOrganisationBySlugOrId(DEMO_SLUG)) return { organisations: 0 };
     const operator = { type: 'operator' as const, id: 'seed' };
     const { organisation, sites } = await s.orgs.create(
@@ -34,13 +33,7 @@ export const visitorDemoSeeder: Seeder = {
       operator,
     );
     const password = randomBase62(20);
-    await new AccountsService(
-      new AccountsRepository(ds),
-      new OAuthModelsService(new OAuthModelRepository(ds)),
-      s.audit,
-      s.tx,
-      s.clock,
-    ).create(
+    await s.accounts.create(
       organisation.id,
       { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', role: 'owner', password },
       operator,
@@ -91,28 +84,23 @@ export const visitorDemoSeeder: Seeder = {
  * cannot be shown twice; this sets a new random password on the demo Owner and issues a new test-mode key (earlier
  * keys keep working). Null when the demo organisation was never seeded.
  */
-export async function reissueDemoAccess(ds: DataSource): Promise<DemoAccess | null> {
-  const s = platformServices(ds);
+export async function reissueDemoAccess(
+  app: Pick<INestApplicationContext, 'get'>,
+): Promise<DemoAccess | null> {
+  const s = platformServices(app);
   const org = await s.orgRepo.findOrganisationBySlugOrId(DEMO_SLUG);
   if (!org) return null;
-  const accountsRepo = new AccountsRepository(ds);
-  const owner = await accountsRepo.findByEmail(DEMO_OWNER_EMAIL);
+  const owner = await app.get(AccountsRepository).findByEmail(DEMO_OWNER_EMAIL);
   if (!owner) return null;
   const operator = { type: 'operator' as const, id: 'demo' };
   const password = randomBase62(20);
-  await new AccountsService(
-    accountsRepo,
-    new OAuthModelsService(new OAuthModelRepository(ds)),
-    s.audit,
-    s.tx,
-    s.clock,
-  ).resetPassword(owner, password, operator);
+  await s.accounts.resetPassword(owner, password, operator);
   const key = await s.keys.create(
     org.id,
     { name: 'Demo test key', kind: 'secret', mode: 'test', scopes: [...SCOPES] },
     operator,
   );
-  const rows: { site_id: string; gate_id: string; host_id: string }[] = await ds.query(
+  const rows: { site_id: string; gate_id: string; host_id: string }[] = await app.get(DataSource).query(
     `SELECT s.id AS site_id, g.id AS gate_id, p.id AS host_id
        FROM visitor.site s JOIN visitor.gate g ON g.site_id = s.id
        JOIN visitor.person p ON p.organisation_id = s.organisation_id AND p.livemode = s.livemode AND s.id = ANY(p.site_ids)

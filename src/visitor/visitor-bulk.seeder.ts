@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Seeder } from '../seed/seeder';
 import { platformServices } from './visitor.command';
 
@@ -19,9 +19,10 @@ const sqlId = (prefix: string, key: string) => `'${prefix}_' || left(md5(${key})
 export const visitorBulkSeeder: Seeder = {
   name: 'visitor',
   order: 30,
-  async run(ds: DataSource, opts) {
+  async run(app, opts) {
     const scale = Math.max(1, Math.floor(opts.scale));
-    const s = platformServices(ds);
+    const s = platformServices(app);
+    const ds = app.get(DataSource);
     const operator = { type: 'operator' as const, id: 'seed' };
     const progress = opts.progress?.('visitor organisations', scale);
     const created: string[] = [];

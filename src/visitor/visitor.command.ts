@@ -1,37 +1,28 @@
-import type { DataSource } from 'typeorm';
-import { Clock } from '../common/clock';
-import { Transactions } from '../database/unit-of-work';
-import { CliCommand, flag, requiredFlag, UsageError, domainErrorsAsUsage } from '../cli/cli-command';
-import { AccountsRepository } from './accounts/accounts.repository';
-import { OAuthModelsService } from '../oauth/oauth-models.service';
-import { OAuthModelRepository } from '../oauth/oauth-model.repository';
+import type { INestApplicationContext } from '@nestjs/common';
+import {
+  CliCommand,
+  CliContext,
+  flag,
+  requiredFlag,
+  UsageError,
+  domainErrorsAsUsage,
+} from '../cli/cli-command';
 import { AccountsService } from './accounts/accounts.service';
 import { OrganisationsRepository } from './organisations/organisations.repository';
 import { OrganisationsService } from './organisations/organisations.service';
 import { toOrganisationResponse, toSiteResponse } from './organisations/dto/organisation.response';
-import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { ApiKeysService, toApiKeyResponse } from './api-keys/api-keys.service';
-import { AuditRepository } from './audit/audit.repository';
-import { Actor, AuditService } from './audit/audit.service';
+import type { Actor } from './audit/audit.service';
 
 const OPERATOR: Actor = { type: 'operator', id: 'cli' };
 
-/** The platform services wired by hand on the CLI's DataSource (no Nest container in the CLI). */
-export function platformServices(ds: DataSource) {
-  const clock = new Clock();
-  const tx = new Transactions(ds);
-  const audit = new AuditService(new AuditRepository(ds), clock);
-  const orgRepo = new OrganisationsRepository(ds);
-  const keyRepo = new ApiKeysRepository(ds);
-  const orgs = new OrganisationsService(orgRepo, tx, audit, clock);
+/** The platform services of the application's object graph (the CLI's, a seeder's, a bench's). */
+export function platformServices(app: Pick<INestApplicationContext, 'get'>) {
   return {
-    orgRepo,
-    keyRepo,
-    audit,
-    tx,
-    clock,
-    orgs,
-    keys: new ApiKeysService(keyRepo, orgs, audit, tx, clock),
+    orgRepo: app.get(OrganisationsRepository),
+    orgs: app.get(OrganisationsService),
+    keys: app.get(ApiKeysService),
+    accounts: app.get(AccountsService),
   };
 }
 
@@ -45,8 +36,9 @@ const list = (v: string | undefined) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-async function organisationId(ds: DataSource, ref: string): Promise<string> {
-  const org = await new OrganisationsRepository(ds).findOrganisationBySlugOrId(ref);
+/** `org_…` or a slug → the organisation's id; a usage error naming the reference when there is none. */
+export async function organisationId(ctx: CliContext, ref: string): Promise<string> {
+  const org = await (await ctx.get(OrganisationsRepository)).findOrganisationBySlugOrId(ref);
   if (!org) throw new UsageError(`no organisation ${ref} (give its org_… id or slug)`);
   return org.id;
 }
@@ -57,8 +49,7 @@ export const orgCommand: CliCommand = {
     'org create --name N --plan P --country CC --time-zone TZ [--slug S] [--site NAME --gates "A,B"] | org list | org update <org> [--plan P] [--rate-limit N] [--ip-allow-list "cidr,…"] [--history-days N] [--audit-days N] | org custom-scope <org> --name custom:x --grants "visits:read,…" [--description D]',
   summary: 'Create, list and change organisations (creating one creates its test-mode sandbox copy)',
   async run(args, ctx) {
-    const ds = await ctx.dataSource();
-    const s = platformServices(ds);
+    const s = platformServices(await ctx.app());
     const [sub, ref] = args;
     if (sub === 'create') {
       const site = flag(args, '--site');
@@ -101,7 +92,7 @@ export const orgCommand: CliCommand = {
       const ipList = flag(args, '--ip-allow-list');
       const org = await cli(async () =>
         s.orgs.update(
-          await organisationId(ds, ref),
+          await organisationId(ctx, ref),
           {
             plan: flag(args, '--plan'),
             rate_limit_per_minute: num('--rate-limit'),
@@ -119,7 +110,7 @@ export const orgCommand: CliCommand = {
       };
     }
     if (sub === 'custom-scope' && ref) {
-      const id = await organisationId(ds, ref);
+      const id = await organisationId(ctx, ref);
       return cli(() =>
         s.keys.defineCustomScope(
           id,
@@ -142,9 +133,8 @@ export const keysCommand: CliCommand = {
     'keys create --org <org> --name N --kind secret|publishable --mode live|test --scopes "a,b" [--expires-at 2027-01-31T00:00:00Z] | keys list --org <org> | keys revoke --org <org> <key_id>',
   summary: 'Create (prints the key once), list and revoke API keys',
   async run(args, ctx) {
-    const ds = await ctx.dataSource();
-    const s = platformServices(ds);
-    const org = await organisationId(ds, requiredFlag(args, '--org'));
+    const s = platformServices(await ctx.app());
+    const org = await organisationId(ctx, requiredFlag(args, '--org'));
     if (args[0] === 'create')
       return cli(() =>
         s.keys.create(
@@ -178,9 +168,8 @@ export const sitesCommand: CliCommand = {
   async run(args, ctx) {
     if (args[0] !== 'create' && args[0] !== 'watchlist-hold')
       throw new UsageError(`usage: gatehouse ${this.usage}`);
-    const ds = await ctx.dataSource();
-    const s = platformServices(ds);
-    const org = await organisationId(ds, requiredFlag(args, '--org'));
+    const s = platformServices(await ctx.app());
+    const org = await organisationId(ctx, requiredFlag(args, '--org'));
     if (args[0] === 'watchlist-hold') {
       const holds = requiredFlag(args, '--holds');
       if (holds !== 'on' && holds !== 'off') throw new UsageError('--holds must be on or off');
@@ -219,17 +208,10 @@ export const accountsCommand: CliCommand = {
   summary: 'Create a console account (the password is stored as an argon2id hash)',
   async run(args, ctx) {
     if (args[0] !== 'create') throw new UsageError(`usage: gatehouse ${this.usage}`);
-    const ds = await ctx.dataSource();
-    const s = platformServices(ds);
-    const org = await organisationId(ds, requiredFlag(args, '--org'));
+    const s = platformServices(await ctx.app());
+    const org = await organisationId(ctx, requiredFlag(args, '--org'));
     const a = await cli(() =>
-      new AccountsService(
-        new AccountsRepository(ds),
-        new OAuthModelsService(new OAuthModelRepository(ds)),
-        s.audit,
-        s.tx,
-        s.clock,
-      ).create(
+      s.accounts.create(
         org,
         {
           email: requiredFlag(args, '--email'),

@@ -5,7 +5,7 @@ import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { controlClock } from '../support/clock';
 import { DAY, postBooking, saveBookingType } from '../support/booking-fixtures';
 import { FormsService } from '../../src/visitor/forms/forms.service';
-import { BookingExpiryJob } from '../../src/visitor/bookings/bookings.jobs';
+import { PeriodicScheduler } from '../../src/common/periodic';
 import {
   BOOKING_STATUSES,
   BOOKING_TRANSITIONS,
@@ -260,11 +260,11 @@ describe('bookings over HTTP', () => {
     const start = slot(3);
     const b = (await book(tour.id, start)).json();
     now = Date.parse('2026-12-01T11:59:59Z');
-    await t.app.get(BookingExpiryJob).run();
+    await t.app.get(PeriodicScheduler).run('bookings.expire');
     expect((await call(t.app, 'GET', `/v1/bookings/${b.id}`, { key })).json().status).toBe('pending');
     expect((await book(tour.id, start)).statusCode).toBe(409);
     now = Date.parse('2026-12-01T12:00:00Z');
-    expect(await t.app.get(BookingExpiryJob).run()).toBeGreaterThanOrEqual(1);
+    expect(await t.app.get(PeriodicScheduler).run('bookings.expire')).toBeGreaterThanOrEqual(1);
     const expired = (await call(t.app, 'GET', `/v1/bookings/${b.id}`, { key })).json();
     expect(expired).toMatchObject({
       status: 'expired',
@@ -274,7 +274,7 @@ describe('bookings over HTTP', () => {
     expect((await eventsOf(b.id)).map((e) => e.type)).toEqual(['booking.created', 'booking.expired']);
     expect((await book(tour.id, start)).statusCode).toBe(201);
     // a second run (another worker) finds nothing more to expire
-    expect(await t.app.get(BookingExpiryJob).run()).toBe(0);
+    expect(await t.app.get(PeriodicScheduler).run('bookings.expire')).toBe(0);
     expect((await call(t.app, 'POST', `/v1/bookings/${b.id}/confirm`, { key, body: {} })).json().code).toBe(
       'invalid_state',
     );

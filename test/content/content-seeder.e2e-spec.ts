@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from '../harness';
+import { bootServiceContext, ServiceContext } from '../harness';
 import { contentSeeder } from '../../src/content/content.seeder';
 
 /**
@@ -7,20 +7,15 @@ import { contentSeeder } from '../../src/content/content.seeder';
  * segments (flagged ones included) and new entities get reviews, exactly as a fresh seed at that scale would.
  */
 describe('content seeder: a larger scale after a smaller one', () => {
-  const dbs: TestDatabase[] = [];
-  const sources: DataSource[] = [];
+  const contexts: ServiceContext[] = [];
   const seeded = async (...scales: number[]) => {
-    const db = await createTestDatabase();
-    dbs.push(db);
-    const ds = new DataSource({ type: 'postgres', url: db.url });
-    await ds.initialize();
-    sources.push(ds);
-    for (const scale of scales) await contentSeeder.run(ds, { scale, log: () => undefined });
-    return ds;
+    const t = await bootServiceContext();
+    contexts.push(t);
+    for (const scale of scales) await contentSeeder.run(t.app, { scale, log: () => undefined });
+    return t.app.get(DataSource);
   };
   afterAll(async () => {
-    for (const ds of sources) await ds.destroy();
-    for (const db of dbs) await db.drop();
+    for (const t of contexts) await t.close();
   });
 
   /** Segments and reviews as comparable text, in a fixed order. */

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { bootTestApp, TestApp } from '../harness';
 import { createPerson, registerApp } from '../support/oauth-fixtures';
 import { call, createOrg } from '../support/platform-fixtures';
@@ -114,7 +113,7 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
     });
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
-    await contentSeeder.run(t.app.get(DataSource), { scale: 1, log: () => undefined });
+    await contentSeeder.run(t.app, { scale: 1, log: () => undefined });
     creds.partner = (await t.app.get(PublicKeysService).create('Fuzz partner')).key;
     const org = await createOrg(t.app, 'pro');
     creds.secret = await org.key();

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { bootTestApp, TestApp } from '../harness';
 import { OAuthModelRepository } from '../../src/oauth/oauth-model.repository';
-import { OAuthPurge } from '../../src/visitor/connected-apps/oauth-purge';
+import { PeriodicScheduler } from '../../src/common/periodic';
 import { oauthIdHash } from '../../src/visitor/connected-apps/token-hash';
 
 /** The engine's PostgreSQL storage: hashed keys, consume-once, grant revocation, expiry and its purge. */
@@ -81,7 +81,7 @@ describe('OAuth adapter storage (oauth.model)', () => {
       `UPDATE oauth.model SET expires_at = now() - interval '1 second' WHERE kind = 'AuthorizationCode'`,
     );
     expect(await models.find('AuthorizationCode', 'svc_ac_old')).toBeUndefined();
-    expect(await t.app.get(OAuthPurge).run()).toBe(1);
+    expect(await t.app.get(PeriodicScheduler).run('connected-apps.purge')).toBe(1);
     expect(await ds.query(`SELECT kind FROM oauth.model WHERE grant_id = 'g5'`)).toEqual([{ kind: 'Grant' }]);
   });
 

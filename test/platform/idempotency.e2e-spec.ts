@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { ProbeModule } from '../fixtures/probe.module';
 import { call, createOrg } from '../support/platform-fixtures';
-import { IdempotencyPurge } from '../../src/visitor/platform/idempotency';
+import { PeriodicScheduler } from '../../src/common/periodic';
 
 describe('Idempotency-Key on /v1 POSTs', () => {
   let t: TestApp;
@@ -269,7 +269,7 @@ describe('Idempotency-Key on /v1 POSTs', () => {
       `UPDATE visitor.idempotency_key SET created_at = created_at - interval '25 hours' WHERE key = $1`,
       [idempotencyKey],
     );
-    expect(await t.app.get(IdempotencyPurge).run()).toBeGreaterThanOrEqual(1);
+    expect(await t.app.get(PeriodicScheduler).run('idempotency.purge')).toBeGreaterThanOrEqual(1);
     expect(
       (await pg.query(`SELECT 1 FROM visitor.idempotency_key WHERE key = $1`, [idempotencyKey])).rowCount,
     ).toBe(0);

@@ -3,13 +3,28 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { bootServiceContext, createTestDatabase, ServiceContext, TestDatabase } from '../harness';
 import { until } from '../support/until';
+import { PeriodicScheduler } from '../../src/common/periodic';
 import {
   PeriodicProbe,
   PeriodicProbeModule,
+  PROBE_FORMER_NAME,
   PROBE_INTERVAL_MS,
   PROBE_TABLE,
   PROBE_TABLE_DDL,
+  PROBE_TASK,
 } from '../fixtures/periodic-probe.module';
+
+/**
+ * The claim script of the version before tasks were renamed (`<prefix>:periodic:<class name>` and its lease),
+ * verbatim: what a process of that version runs during a rolling deploy.
+ */
+const PREVIOUS_TAKE = `
+local last = tonumber(redis.call('GET', KEYS[1]) or '-1')
+if last >= tonumber(ARGV[1]) then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[4])
+return 1`;
 
 /**
  * Periodic tasks (purges, sweepers, the no-show job) run once per period across every worker process that
@@ -88,7 +103,7 @@ describe('periodic tasks across a fleet', () => {
       return runs.size >= 6 && runs;
     }, 30_000);
     expect(repeated(shared)).toEqual([]);
-    expect(await keys(`${prefix}:periodic:*`)).toContain(`${prefix}:periodic:PeriodicProbe`);
+    expect(await keys(`${prefix}:periodic:*`)).toContain(`${prefix}:periodic:${PROBE_TASK}`);
 
     // Redis loses every claim: nothing needs restoring, the next periods are claimed again.
     const flushedFrom = periodNow();
@@ -132,14 +147,50 @@ describe('periodic tasks across a fleet', () => {
     expect(overlapping).toEqual([]);
   }, 120_000);
 
+  it('a process of the previous version (claiming under the former key) and one of this version never both run a period', async () => {
+    const prefix = `ghtest:${randomBytes(6).toString('hex')}`;
+    const current = await boot({ REDIS_KEY_PREFIX: prefix, RUN_WORKER: 'true' });
+    const previous = `previous-${randomBytes(4).toString('hex')}`;
+    const [key, lease] = [
+      `${prefix}:periodic:${PROBE_FORMER_NAME}`,
+      `${prefix}:periodic:${PROBE_FORMER_NAME}:running`,
+    ];
+    // The previous version's process asks for even periods just before they start (it wins them: this version
+    // must then stay out) and for odd ones just after (this version has taken them: it must stay out).
+    const from = periodNow() + 2;
+    let stop = false;
+    const previousProcess = (async () => {
+      for (let p = from; !stop; p++) {
+        const at = p * PROBE_INTERVAL_MS + (p % 2 === 0 ? -0.4 : 0.4) * PROBE_INTERVAL_MS;
+        await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
+        const won = await redis.eval(PREVIOUS_TAKE, 2, key, lease, String(p), previous, '60000', '5000');
+        if (won !== 1) continue;
+        await pg.query(
+          `INSERT INTO ${PROBE_TABLE} (period, instance, started_at, ended_at)
+           VALUES ($1, $2, clock_timestamp(), clock_timestamp())`,
+          [p, previous],
+        );
+        await redis.del(lease);
+      }
+    })();
+    const runs = await until(async () => {
+      const r = await runsPerPeriod([current.instance, previous], from);
+      return r.size >= 8 && r;
+    }, 30_000);
+    stop = true;
+    await previousProcess;
+    expect(repeated(await runsPerPeriod([current.instance, previous], from))).toEqual([]);
+    const ran = new Set([...runs.values()].flat());
+    expect(ran).toEqual(new Set([current.instance, previous]));
+  }, 120_000);
+
   it('shutting down waits for a round under way: it ends before the database closes', async () => {
     const { app, instance } = await boot({
       REDIS_KEY_PREFIX: `ghtest:${randomBytes(6).toString('hex')}`,
       RUN_WORKER: 'false',
     });
-    const probe = app.app.get(PeriodicProbe);
-    probe.durationMs = 800;
-    const round = probe.run(periodNow());
+    app.app.get(PeriodicProbe).durationMs = 800;
+    const round = app.app.get(PeriodicScheduler).run(PROBE_TASK, periodNow());
     await until(
       async () =>
         (await pg.query(`SELECT 1 FROM ${PROBE_TABLE} WHERE instance = $1`, [instance])).rowCount === 1,
@@ -164,7 +215,7 @@ describe('periodic tasks across a fleet', () => {
     // Nothing under its prefix but the queues' `meta` records, which their producers write on connecting.
     expect((await keys(`${idlePrefix}:*`)).filter((k) => !/:bull:[^:]+:meta$/.test(k))).toEqual([]);
     // …where the worker's claims are seen.
-    expect(await keys(`${workerPrefix}:periodic:*`)).toContain(`${workerPrefix}:periodic:PeriodicProbe`);
+    expect(await keys(`${workerPrefix}:periodic:*`)).toContain(`${workerPrefix}:periodic:${PROBE_TASK}`);
   }, 120_000);
 
   it('a worker that cannot reach Redis runs its periodic tasks itself', async () => {

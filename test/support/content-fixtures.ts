@@ -1,5 +1,4 @@
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { bootTestApp, TestApp } from '../harness';
 import { Contract } from './openapi-contract';
 import { contentSeeder } from '../../src/content/content.seeder';
@@ -215,7 +214,7 @@ export async function bootContentApp(): Promise<ContentTestApp> {
   const t = await bootTestApp({ env: { RUN_WORKER: 'false' } });
   const pg = new Client({ connectionString: t.db.url });
   await pg.connect();
-  await contentSeeder.run(t.app.get(DataSource), { scale: 1, log: () => undefined });
+  await contentSeeder.run(t.app, { scale: 1, log: () => undefined });
   const contract = await Contract.fetch(t.app, '/public/v1/openapi.json');
   const key = (await t.app.get(PublicKeysService).create('Test partner')).key;
   const bodies: string[] = [];

@@ -402,7 +402,7 @@ const ORGANISATION =
   'an organisation-wide or console record (no mode): keyed by the organisation id of the signed-in account or the credential, outside the /v1 tenant (organisation + mode) this test proves';
 
 const IDEMPOTENCY =
-  "filtered on the credential's tenant and the key (and the claim's request hash); proven over HTTP by tenancy.e2e-spec.ts (B reusing A's Idempotency-Key gets its own object), and the layer is being reworked (item 9)";
+  "filtered on the credential's tenant and the key (and the claim's request hash); proven over HTTP by tenancy.e2e-spec.ts (B reusing A's Idempotency-Key gets its own object), and bound to the credential since item 9";
 
 /** Write methods this test does not call, each with the reason. */
 const EXEMPT: Record<string, string> = {

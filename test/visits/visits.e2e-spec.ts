@@ -11,7 +11,7 @@ import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 import { LogProvider, MessagesService } from '../../src/visitor/messages/messages.service';
 import { VISIT_STATUSES, VISIT_TRANSITIONS } from '../../src/visitor/visits/visit-state-machine';
 import { VisitsService } from '../../src/visitor/visits/visits.service';
-import { NoShowJob } from '../../src/visitor/visits/visits.jobs';
+import { PeriodicScheduler } from '../../src/common/periodic';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
 const PASSWORD = 'correct horse battery staple';
@@ -372,7 +372,7 @@ describe('visits over HTTP', () => {
       const startOnlyInGrace = (await visit({ expected_at: ago(29) })).json().id;
       const checkedIn = (await visit({ expected_at: ago(90), expected_until: ago(60) })).json().id;
       await call(t.app, 'POST', `/v1/visits/${checkedIn}/check-in`, { key, body: {} });
-      expect(await t.app.get(NoShowJob).run()).toBeGreaterThanOrEqual(2);
+      expect(await t.app.get(PeriodicScheduler).run('visits.mark-no-shows')).toBeGreaterThanOrEqual(2);
       const statusOf = async (id: string) =>
         (await call(t.app, 'GET', `/v1/visits/${id}`, { key })).json().status;
       expect({

@@ -36,7 +36,8 @@ describe('events: every type needs its object read scope; redelivery follows the
     t = await bootOAuthApp({ WEBHOOK_ALLOW_LOCAL_TARGETS: 'true', TEST_MODE_RATE_PER_MINUTE: '100000' });
     org = await createOrg(t.app, 'pro');
     manageKey = await org.key({ mode: 'test', scopes: ['webhooks:manage'] });
-    everyType = (await endpoint(manageKey, [...EVENT_TYPES])).json();
+    // Naming a type in a subscription needs its read scope: the all-types endpoint is made with every scope.
+    everyType = (await endpoint(await org.key({ mode: 'test' }), [...EVENT_TYPES])).json();
     // One event of every type, recorded oldest first in catalogue order.
     for (const type of EVENT_TYPES) events.set(type, await record(type, { id: `obj_${type}` }));
   });
@@ -284,6 +285,70 @@ describe('events: every type needs its object read scope; redelivery follows the
       expect(notListed.statusCode).toBe(422);
       expect(notListed.json().errors[0]).toMatchObject({ location: 'body.endpoint_id' });
       expect(await deliveryCount(person.id, listing.id)).toBe(0);
+    });
+  });
+  describe('the catalogue against an independent table, and subscriptions', () => {
+    /** Written from the spec's scope table, not from the catalogue: a wrong mapping there fails here. */
+    const READ_SCOPE_OF_RESOURCE: Record<string, string> = {
+      visit: 'visits:read',
+      pass: 'visits:read',
+      visitor: 'visitors:read',
+      person: 'people:read',
+      delivery: 'deliveries:read',
+      booking: 'bookings:read',
+      attendance: 'attendance:read',
+      rollcall: 'rollcalls:read',
+      watchlist: 'watchlist:read',
+      webhook_endpoint: 'webhooks:manage',
+    };
+
+    it("each type's read scope is its resource's, and a GET of the served document requires it", async () => {
+      const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+      const getScopes = new Set(
+        Object.values(doc.paths as Record<string, { get?: { 'x-required-scope'?: string } }>)
+          .map((p) => p.get?.['x-required-scope'])
+          .filter(Boolean),
+      );
+      const wrong = EVENT_TYPES.filter(
+        (type) => eventReadScope(type) !== READ_SCOPE_OF_RESOURCE[type.split('.')[0]],
+      );
+      expect(wrong).toEqual([]);
+      expect([...new Set(EVENT_TYPES.map(eventReadScope))].filter((s) => !getScopes.has(s))).toEqual([]);
+    });
+
+    it('naming a type in an endpoint needs its read scope; "*" needs none beyond webhooks:manage', async () => {
+      const count = async () =>
+        (
+          await t.app
+            .get(DataSource)
+            .query(`SELECT count(*)::int AS n FROM visitor.webhook_endpoint WHERE organisation_id = $1`, [
+              org.id,
+            ])
+        )[0].n as number;
+      const before = await count();
+      const refused = await endpoint(manageKey, ['watchlist.matched']);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ code: 'scope_missing' });
+      expect(refused.json().detail).toContain('watchlist:read');
+      expect(await count()).toBe(before);
+
+      const star = await endpoint(manageKey, ['*']);
+      expect(star.statusCode).toBe(201);
+      const changed = await call(t.app, 'PATCH', `/v1/webhook-endpoints/${star.json().id}`, {
+        key: manageKey,
+        body: { enabled_events: ['visit.created', 'watchlist.matched'] },
+      });
+      expect(changed.statusCode).toBe(403);
+      expect(changed.json().detail).toMatch(/visits:read and watchlist:read/);
+      const unchanged = await call(t.app, 'GET', `/v1/webhook-endpoints/${star.json().id}`, {
+        key: manageKey,
+      });
+      expect(unchanged.json().enabled_events).toEqual(['*']);
+
+      const allowed = await endpoint(await keyOf(['webhooks:manage', 'watchlist:read']), [
+        'watchlist.matched',
+      ]);
+      expect(allowed.statusCode).toBe(201);
     });
   });
 });

@@ -6,7 +6,7 @@ import { until } from '../support/until';
 import { createEndpoint, standIn } from '../support/webhook-fixtures';
 import { Clock } from '../../src/common/clock';
 import { Transactions } from '../../src/database/unit-of-work';
-import { EventsRetention } from '../../src/visitor/events/events-retention';
+import { PeriodicScheduler } from '../../src/common/periodic';
 import { EventEnvelope, EventsService } from '../../src/visitor/events/events.service';
 import { WebhookEndpointsService } from '../../src/visitor/webhooks/webhook-endpoints.service';
 import { LOCAL_DELIVERY_ENV, startWebhookApp, WebhookApp } from './webhook-app';
@@ -193,7 +193,7 @@ describe('events outbox: transactions, first attempt, rotation overlap, 30-day p
 
       // 31 days after the old event, 29 after the recent one
       now = new Date(start.getTime() + 31 * DAY);
-      expect(await t.app.get(EventsRetention).run()).toBeGreaterThanOrEqual(1);
+      expect(await t.app.get(PeriodicScheduler).run('events.purge')).toBeGreaterThanOrEqual(1);
       expect(await count(`visitor.event WHERE id = $1`, old.id)).toBe(0);
       expect(await count(`visitor.webhook_delivery WHERE event_id = $1`, old.id)).toBe(0);
       expect(await attemptsOf(old.id)).toBe(0);

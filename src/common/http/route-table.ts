@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { DynamicModule, Injectable, Module } from '@nestjs/common';
 import FindMyWay, { HTTPMethod } from 'find-my-way';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -23,5 +23,18 @@ export class RouteTable {
 
   methodsFor(path: string): string[] {
     return METHODS.filter((m) => this.router.find(m, path) !== null);
+  }
+}
+
+/** The route table for every module (a process without HTTP gets an empty one). */
+@Module({})
+export class RouteTableModule {
+  static forRoot(table: RouteTable): DynamicModule {
+    return {
+      module: RouteTableModule,
+      global: true,
+      providers: [{ provide: RouteTable, useValue: table }],
+      exports: [RouteTable],
+    };
   }
 }

@@ -1,4 +1,3 @@
-import { Clock } from '../../common/clock';
 import { CliCommand, requiredFlag, UsageError } from '../../cli/cli-command';
 import { PublicKeysRepository } from './public-keys.repository';
 import { announceRevocation } from './key-revocations';
@@ -10,10 +9,8 @@ export const publicKeysCommand: CliCommand = {
   usage: 'public-keys create --name <partner> | list | revoke <pubkey_id> | usage <pubkey_id>',
   summary: 'Issue, list and revoke public content API keys (x-api-key); the key is printed once',
   async run(args, ctx) {
-    const ds = await ctx.dataSource();
-    const repo = new PublicKeysRepository(ds);
-    const keys = new PublicKeysService(repo, new Clock());
     const [sub, id] = args;
+    const keys = await ctx.get(PublicKeysService);
     switch (sub) {
       case 'create': {
         const name = requiredFlag(args, '--name').trim();
@@ -40,7 +37,10 @@ export const publicKeysCommand: CliCommand = {
         if (!id) throw new UsageError('usage needs the key id (pubkey_…)');
         return {
           key_id: id,
-          days: (await repo.usage(id)).map((u) => ({ day: u.day, requests: Number(u.requests) })),
+          days: (await (await ctx.get(PublicKeysRepository)).usage(id)).map((u) => ({
+            day: u.day,
+            requests: Number(u.requests),
+          })),
         };
       }
       default:

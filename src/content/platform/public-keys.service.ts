@@ -61,7 +61,8 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   private invalidatedAt = 0;
   private subscriber: Redis | null = null;
 
-  /** `redis` and `config` are absent in the CLI, which announces revocations itself (announceRevocation). */
+  /** `redis` and `config` are absent where the service is built by hand (a bench); revoking announces nothing itself:
+   * whoever revokes calls announceRevocation (the CLI). */
   constructor(
     private readonly repo: PublicKeysRepository,
     private readonly clock: Clock,

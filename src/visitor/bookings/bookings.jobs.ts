@@ -1,28 +1,24 @@
-import { Injectable, Logger } from '@nestjs/common';
-import type { Config } from '../../config/config';
-import { InjectConfig } from '../../config/config.module';
-import { PeriodicTask } from '../../common/periodic-task';
+import { Injectable } from '@nestjs/common';
+import { Periodic } from '../../common/periodic';
 import { BookingsService } from './bookings.service';
 
-/**
- * Every minute: pending bookings past confirm_by become `expired` (slot freed, booking.expired). One worker of the
- * fleet runs each period (PeriodicTask); should two overlap anyway, SKIP LOCKED gives each its own rows and the
- * status check in the transition table refuses a second expiry.
- */
+/** Bookings' periodic work. */
 @Injectable()
-export class BookingExpiryJob extends PeriodicTask {
-  protected readonly logger = new Logger('BookingExpiryJob');
-  protected readonly what = 'pending bookings expired';
-  protected override readonly intervalMs = 60_000;
+export class BookingsJobs {
+  constructor(private readonly bookings: BookingsService) {}
 
-  constructor(
-    private readonly bookings: BookingsService,
-    @InjectConfig() config: Config,
-  ) {
-    super(config);
-  }
-
-  protected work(): Promise<number> {
+  /**
+   * Every minute: pending bookings past confirm_by become `expired` (slot freed, booking.expired). One worker of
+   * the fleet runs each period (PeriodClaim); should two overlap anyway, SKIP LOCKED gives each its own rows and
+   * the status check in the transition table refuses a second expiry.
+   */
+  @Periodic({
+    name: 'bookings.expire',
+    every: 'minute',
+    what: 'pending bookings expired',
+    formerly: 'BookingExpiryJob',
+  })
+  expire(): Promise<number> {
     return this.bookings.expireDue();
   }
 }

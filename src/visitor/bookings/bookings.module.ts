@@ -8,14 +8,14 @@ import { PeopleModule } from '../people/people.module';
 import { PlatformModule } from '../platform/platform.module';
 import { VisitsModule } from '../visits/visits.module';
 import { sampleBooking } from './booking.samples';
-import { BookingExpiryJob } from './bookings.jobs';
+import { BookingsJobs } from './bookings.jobs';
 import { BookingsController } from './bookings.controller';
 import { BookingsRepository } from './bookings.repository';
 import { BookingsService } from './bookings.service';
 
 /**
  * Bookings; /v1/bookings. Sits above visits: a confirmed booking creates its visit through VisitsService. The
- * expiry job runs where RUN_WORKER is on (PeriodicTask).
+ * expiry task (`bookings.expire`, `@Periodic`) runs where RUN_WORKER is on.
  */
 @Module({
   imports: [
@@ -28,7 +28,7 @@ import { BookingsService } from './bookings.service';
     VisitsModule,
   ],
   controllers: [BookingsController],
-  providers: [BookingsRepository, BookingsService, BookingExpiryJob],
+  providers: [BookingsRepository, BookingsService, BookingsJobs],
   exports: [BookingsService],
 })
 export class BookingsModule implements OnModuleInit {

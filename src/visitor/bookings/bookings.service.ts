@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { newId } from '../../common/ids';
-import { RunOptions, Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { IS_RESPONSE, RunOptions, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import type { Slot } from '../booking-types/availability';
 import type { UsableType } from '../booking-types/booking-types.service';
 import { BookingTypesService } from '../booking-types/booking-types.service';
@@ -40,7 +40,6 @@ interface Prepared {
 }
 
 /** The created booking is the request's response: an idempotent POST stores it in the same transaction. */
-const RESPONSE = { isResponse: true };
 /** A transition's view is the response (an expiry found instead is committed, then answered with an error). */
 const ACTED: RunOptions = {
   responseOf: (o: { expired: boolean; view?: BookingResponse }) => (o.expired ? undefined : o.view),
@@ -211,7 +210,7 @@ export class BookingsService {
       if (!(await this.repo.insertTakingPlace(uow.manager, b, type.row.capacity))) throw slotTaken();
       await this.record(uow, tenant, form, b, t.events);
       return this.view(form, b, publishable ? 'attendee' : 'organisation');
-    }, RESPONSE);
+    }, IS_RESPONSE);
   }
 
   /** The visit a booking becomes. */

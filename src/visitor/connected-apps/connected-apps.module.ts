@@ -6,7 +6,7 @@ import { CredentialRegistry } from '../platform/credential.registry';
 import { PlatformModule } from '../platform/platform.module';
 import { ConnectedAppsRepository } from './connected-apps.repository';
 import { ConnectedAppsService } from './connected-apps.service';
-import { OAuthPurge } from './oauth-purge';
+import { ConnectedAppsJobs } from './connected-apps.jobs';
 import { OAuthTokenResolver } from './oauth-token.resolver';
 import { ProtectedResourceController } from './protected-resource.controller';
 
@@ -18,7 +18,7 @@ import { ProtectedResourceController } from './protected-resource.controller';
 @Module({
   imports: [PlatformModule, AuditModule, AccountsModule, OAuthModelsModule],
   controllers: [ProtectedResourceController],
-  providers: [ConnectedAppsRepository, ConnectedAppsService, OAuthTokenResolver, OAuthPurge],
+  providers: [ConnectedAppsRepository, ConnectedAppsService, OAuthTokenResolver, ConnectedAppsJobs],
   exports: [ConnectedAppsService],
 })
 export class ConnectedAppsModule implements OnModuleInit {

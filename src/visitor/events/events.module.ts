@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PlatformModule } from '../platform/platform.module';
 import { EventSamples } from './event-samples';
-import { EventsRetention } from './events-retention';
+import { EventsJobs } from './events.jobs';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
@@ -13,7 +13,7 @@ import { EventsService } from './events.service';
 @Module({
   imports: [PlatformModule],
   controllers: [EventsController],
-  providers: [EventsRepository, EventsService, EventSamples, EventsRetention],
+  providers: [EventsRepository, EventsService, EventSamples, EventsJobs],
   exports: [EventsService, EventSamples],
 })
 export class EventsModule {}

@@ -12,7 +12,7 @@ import type { EventsQuery } from './dto/events.query';
 import type { EventRow } from './event.entity';
 import { EventObject, EventType, readableEventTypes } from './event-types';
 import { EventsRepository } from './events.repository';
-import { EVENT_RETENTION_DAYS } from './events-retention';
+import { EVENT_RETENTION_DAYS } from './events.jobs';
 import { queryRange } from '../../common/validation/timestamp';
 
 export interface EventEnvelope {

@@ -13,12 +13,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { Observable } from 'rxjs';
-import type { Config } from '../../config/config';
-import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
 import { StoredResponse } from '../../common/http/stored-response';
-import { PeriodicTask } from '../../common/periodic-task';
 import { RunOptions, Transactions } from '../../database/unit-of-work';
 import { IdempotencyRepository } from './idempotency.repository';
 import type { Tenant } from './tenant';
@@ -301,24 +298,5 @@ export class IdempotencyInterceptor implements NestInterceptor {
         'Idempotent-Replayed': 'true',
       },
     );
-  }
-}
-
-/** Deletes idempotency keys older than 24 hours, hourly. */
-@Injectable()
-export class IdempotencyPurge extends PeriodicTask {
-  protected readonly logger = new Logger('Idempotency');
-  protected readonly what = 'idempotency keys older than 24 hours purged';
-
-  constructor(
-    private readonly repo: IdempotencyRepository,
-    private readonly clock: Clock,
-    @InjectConfig() config: Config,
-  ) {
-    super(config);
-  }
-
-  protected work(): Promise<number> {
-    return this.repo.purge(new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
   }
 }

@@ -5,7 +5,8 @@ import { PassportModule } from '@nestjs/passport';
 import { BearerCredentialGuard, BearerCredentialStrategy } from './bearer.strategy';
 import { CredentialRegistry } from './credential.registry';
 import { CursorCodecProvider } from './cursor-codec.provider';
-import { IdempotencyClaims, IdempotencyInterceptor, IdempotencyPurge } from './idempotency';
+import { IdempotencyClaims, IdempotencyInterceptor } from './idempotency';
+import { IdempotencyJobs } from './idempotency.jobs';
 import { IdempotencyRepository } from './idempotency.repository';
 import { VisitorAuthGuard } from './visitor-auth.guard';
 
@@ -26,7 +27,7 @@ const SHARED = [
  */
 @Module({
   imports: [RateLimitModule, OpenApiModule, PassportModule],
-  providers: [...SHARED, IdempotencyRepository, IdempotencyPurge],
+  providers: [...SHARED, IdempotencyRepository, IdempotencyJobs],
   exports: [...SHARED, RateLimitModule],
 })
 export class PlatformModule {}

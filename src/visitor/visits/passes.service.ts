@@ -6,7 +6,7 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { Tenant } from '../platform/tenant';
-import { PassQueue } from './pass.queue';
+import { JobQueue } from '../../common/queue/job-queue';
 import { PassTokens } from './pass-token';
 import { PassesRepository } from './passes.repository';
 
@@ -17,7 +17,7 @@ export class PassesService {
 
   constructor(
     private readonly repo: PassesRepository,
-    private readonly queue: PassQueue,
+    private readonly jobs: JobQueue,
     private readonly clock: Clock,
     @InjectConfig() config: Config,
   ) {
@@ -30,7 +30,7 @@ export class PassesService {
    */
   newPass(uow: UnitOfWork, channels: string[]): { id: string; channels: string[]; created_at: Date } {
     const id = newId('pass');
-    uow.afterCommit(() => this.queue.enqueueSoon(id));
+    uow.afterCommit(() => this.jobs.addSoon('visits.send-pass', { passId: id }));
     return { id, channels, created_at: this.clock.now() };
   }
 

@@ -1,28 +1,47 @@
-import { Processor } from '@nestjs/bullmq';
-import { ResilientWorkerHost } from '../../common/queue/resilient-worker-host';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { Clock } from '../../common/clock';
+import { Periodic } from '../../common/periodic';
+import { JobQueue, jobKind } from '../../common/queue/job-queue';
+import { JobProcessor } from '../../common/queue/job-worker';
+import { ResilientWorkerHost } from '../../common/queue/resilient-worker-host';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { Clock } from '../../common/clock';
-import { PeriodicTask, Sweeper } from '../../common/periodic-task';
 import { RedisService } from '../../redis/redis.service';
-import { PASS_QUEUE, PassJob, PassQueue } from './pass.queue';
 import { PassOutcome, PassSender } from './pass.sender';
 import { PassesRepository } from './passes.repository';
 import { VisitsService } from './visits.service';
 
-/** Sends queued passes (worker processes only). */
-@Processor(PASS_QUEUE)
-export class PassProcessor extends ResilientWorkerHost {
-  protected readonly logger = new Logger('PassWorker');
-  protected readonly waiting = 'passes';
+/** Sending one pass. */
+export interface PassJob {
+  passId: string;
+}
 
+declare module '../../common/queue/job-queue' {
+  interface Jobs {
+    'visits.send-pass': PassJob;
+  }
+}
+
+/**
+ * Pass sends, added after commit. The job id is the pass id, so adding twice is harmless; when Redis is down
+ * nothing is added and the pass sweeper picks the pending pass up from PostgreSQL.
+ */
+export const VISITS_SEND_PASS = jobKind({
+  name: 'visits.send-pass',
+  queue: 'visit-pass',
+  id: (p) => p.passId,
+  waiting: 'passes',
+});
+
+/** Sends queued passes (worker processes only). */
+@JobProcessor(VISITS_SEND_PASS)
+export class PassProcessor extends ResilientWorkerHost<'visits.send-pass'> {
   constructor(
     private readonly sender: PassSender,
     redis: RedisService,
   ) {
-    super(redis);
+    super(redis, VISITS_SEND_PASS);
   }
 
   process(job: Job<PassJob>): Promise<PassOutcome> {
@@ -30,42 +49,36 @@ export class PassProcessor extends ResilientWorkerHost {
   }
 }
 
-/** Re-enqueues passes still pending 10 s after they were issued (their job was lost with Redis). */
+/** Visits' periodic work. */
 @Injectable()
-export class PassSweeper extends Sweeper {
-  protected readonly logger = new Logger('PassSweeper');
-
+export class VisitsJobs {
   constructor(
     private readonly repo: PassesRepository,
-    private readonly queue: PassQueue,
+    private readonly visits: VisitsService,
+    private readonly jobs: JobQueue,
     private readonly clock: Clock,
-    @InjectConfig() config: Config,
-  ) {
-    super(config);
-  }
+    @InjectConfig() private readonly config: Config,
+  ) {}
 
-  protected async work(): Promise<number> {
+  /** Re-enqueues passes still pending 10 s after they were issued (their job was lost with Redis). */
+  @Periodic({ name: 'visits.sweep-passes', every: 'sweep', runsInTests: true, formerly: 'PassSweeper' })
+  async sweepPasses(): Promise<number> {
     const ids = await this.repo.stalePendingPasses(new Date(this.clock.now().getTime() - 10_000), 500);
-    await this.queue.enqueue(ids);
+    await this.jobs.add(
+      'visits.send-pass',
+      ids.map((passId) => ({ data: { passId } })),
+    );
     return ids.length;
   }
-}
 
-/** Every minute: `expected` visits whose window ended VISIT_NO_SHOW_GRACE_MINUTES ago become `no_show`. */
-@Injectable()
-export class NoShowJob extends PeriodicTask {
-  protected readonly logger = new Logger('NoShowJob');
-  protected readonly what = 'visits marked as no-shows';
-  protected override readonly intervalMs = 60_000;
-
-  constructor(
-    private readonly visits: VisitsService,
-    @InjectConfig() config: Config,
-  ) {
-    super(config);
-  }
-
-  protected work(): Promise<number> {
+  /** Every minute: `expected` visits whose window ended VISIT_NO_SHOW_GRACE_MINUTES ago become `no_show`. */
+  @Periodic({
+    name: 'visits.mark-no-shows',
+    every: 'minute',
+    what: 'visits marked as no-shows',
+    formerly: 'NoShowJob',
+  })
+  markNoShows(): Promise<number> {
     return this.visits.markNoShows(this.config.visits.noShowGraceMinutes);
   }
 }

@@ -1,4 +1,3 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { QueueModule } from '../../common/queue/queue.module';
 import { EventSamples } from '../events/event-samples';
@@ -9,12 +8,11 @@ import { OrganisationsModule } from '../organisations/organisations.module';
 import { PeopleModule } from '../people/people.module';
 import { PlatformModule } from '../platform/platform.module';
 import { WatchlistModule } from '../watchlist/watchlist.module';
-import { PASS_QUEUE, PassQueue } from './pass.queue';
 import { PassSender } from './pass.sender';
 import { PassPageController } from './pass-page.controller';
 import { PassPageService } from './pass-page.service';
 import { sampleVisit } from './visit.samples';
-import { NoShowJob, PassSweeper } from './visits.jobs';
+import { VISITS_SEND_PASS, VisitsJobs } from './visits.jobs';
 import { VisitsController } from './visits.controller';
 import { PassesRepository } from './passes.repository';
 import { PassesService } from './passes.service';
@@ -24,8 +22,8 @@ import { VisitsRepository } from './visits.repository';
 import { VisitsService } from './visits.service';
 
 /**
- * Visits, visitor records and passes; /v1/visits and the pass page (/passes/<token>). The pass sweeper and the no-show job run where RUN_WORKER is on
- * (PeriodicTask); the pass processor is composed by `VisitorWorkerModule`.
+ * Visits, visitor records and passes; /v1/visits and the pass page (/passes/<token>). The pass sweeper and the no-show task (`@Periodic`) run where
+ * RUN_WORKER is on; the processor of `visits.send-pass` is composed by `VisitorWorkerModule`.
  */
 @Module({
   imports: [
@@ -36,8 +34,7 @@ import { VisitsService } from './visits.service';
     OrganisationsModule,
     PeopleModule,
     WatchlistModule,
-    QueueModule,
-    BullModule.registerQueue({ name: PASS_QUEUE }),
+    QueueModule.forJobs(VISITS_SEND_PASS),
   ],
   controllers: [VisitsController, PassPageController],
   providers: [
@@ -47,13 +44,11 @@ import { VisitsService } from './visits.service';
     VisitsService,
     VisitorRecordsService,
     PassesService,
-    PassQueue,
     PassSender,
-    PassSweeper,
-    NoShowJob,
+    VisitsJobs,
     PassPageService,
   ],
-  exports: [VisitsService, VisitorRecordsService, PassQueue, PassSender],
+  exports: [VisitsService, VisitorRecordsService, PassSender],
 })
 export class VisitsModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

@@ -3,7 +3,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { ListQuery, Page } from '../platform/pagination';
-import { WebhookQueue } from './delivery/webhook-queue';
+import { JobQueue } from '../../common/queue/job-queue';
 import {
   toAttemptResponse,
   toDeliveryResponse,
@@ -21,7 +21,7 @@ import { WebhooksRepository } from './webhooks.repository';
 export class WebhookDeliveriesService {
   constructor(
     private readonly repo: WebhooksRepository,
-    private readonly queue: WebhookQueue,
+    private readonly jobs: JobQueue,
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
   ) {}
@@ -63,8 +63,10 @@ export class WebhookDeliveriesService {
     const retried = await this.repo.retryDelivery(id, now);
     if (!retried)
       throw new ApiError('conflict', `Delivery ${id} is being attempted right now; try again shortly.`);
-    await this.queue
-      .enqueue([{ deliveryId: id, attempt: retried.attemptCount + 1, retryOf: now.getTime() }])
+    await this.jobs
+      .add('webhooks.deliver', [
+        { data: { deliveryId: id, attempt: retried.attemptCount + 1, retryOf: now.getTime() } },
+      ])
       .catch(() => undefined);
     return toDeliveryResponse(retried);
   }

@@ -8,7 +8,8 @@ import {
 } from '@nestjs/swagger';
 import { Authorize } from '../platform/authorize.decorator';
 import type { Credential } from '../platform/credential';
-import { CurrentCredential, CurrentTenant } from '../platform/current';
+import { CurrentCredential, CurrentScopes, CurrentTenant } from '../platform/current';
+import type { Scope } from '../platform/scopes';
 import { ListQuery, Page, PageOf } from '../platform/pagination';
 import { planGives } from '../platform/plans';
 import type { Tenant } from '../platform/tenant';
@@ -43,9 +44,10 @@ export class WebhookEndpointsController {
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
   create(
     @CurrentTenant() tenant: Tenant,
+    @CurrentScopes() scopes: ReadonlySet<Scope>,
     @Body() body: CreateWebhookEndpointBody,
   ): Promise<WebhookEndpointWithSecretResponse> {
-    return this.endpoints.create(tenant, body);
+    return this.endpoints.create(tenant, body, scopes);
   }
 
   @Get()
@@ -75,10 +77,11 @@ export class WebhookEndpointsController {
   update(
     @CurrentCredential() c: Credential,
     @CurrentTenant() tenant: Tenant,
+    @CurrentScopes() scopes: ReadonlySet<Scope>,
     @Param('whep_id') id: string,
     @Body() body: UpdateWebhookEndpointBody,
   ): Promise<WebhookEndpointResponse> {
-    return this.endpoints.update(tenant, id, body, planGives(c, 'webhooks'));
+    return this.endpoints.update(tenant, id, body, planGives(c, 'webhooks'), scopes);
   }
 
   @Delete(':whep_id')

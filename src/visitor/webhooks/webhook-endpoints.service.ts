@@ -8,7 +8,8 @@ import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { ListQuery, Page } from '../platform/pagination';
-import { EVENT_TYPES, isEventType } from '../events/event-types';
+import { EVENT_TYPES, eventReadScope, isEventType } from '../events/event-types';
+import type { Scope } from '../platform/scopes';
 import { checkDestination, DestinationRefused } from './delivery/destination';
 import { DeliveryService } from './delivery/delivery.service';
 import { newSigningSecret } from './delivery/signature';
@@ -59,7 +60,7 @@ export class WebhookEndpointsService {
     }
   }
 
-  private checkEvents(events: string[]): void {
+  private checkEvents(events: string[], readable?: ReadonlySet<Scope>): void {
     if (events.length === 0)
       throw ApiError.validation([
         { location: 'body.enabled_events', message: 'must list at least one event type, or "*"' },
@@ -71,13 +72,26 @@ export class WebhookEndpointsService {
       .filter(({ t }) => t !== '*' && !isEventType(t))
       .map(({ t, i }) => ({ location: `body.enabled_events.${i}`, message: `unknown event type "${t}"` }));
     if (errors.length) throw ApiError.validation(errors);
+    if (!readable) return;
+    // An endpoint receives the objects of the types it names: naming one needs that type's read scope, as
+    // reading it at GET /v1/events does ("*" is the organisation's subscription to all but watchlist.matched).
+    const missing = [...new Set(events.filter(isEventType).map(eventReadScope)).values()].filter(
+      (scope) => !readable.has(scope),
+    );
+    if (missing.length)
+      throw new ApiError(
+        'scope_missing',
+        `Subscribing to these event types needs the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}, which the credential lacks.`,
+      );
   }
 
+  /** `readable`: the scopes the caller may use (its subscriptions need them); absent for the operator's own calls. */
   async create(
     tenant: Tenant,
     input: Required<Pick<EndpointInput, 'url' | 'enabled_events'>> & EndpointInput,
+    readable?: ReadonlySet<Scope>,
   ): Promise<WebhookEndpointWithSecretResponse> {
-    this.checkEvents(input.enabled_events);
+    this.checkEvents(input.enabled_events, readable);
     await this.checkUrl(input.url);
     const now = this.clock.tick();
     const secret = newSigningSecret();
@@ -119,6 +133,7 @@ export class WebhookEndpointsService {
     id: string,
     input: EndpointInput,
     planActive = true,
+    readable?: ReadonlySet<Scope>,
   ): Promise<WebhookEndpointResponse> {
     const row = await this.get(tenant, id);
     const onlyDisables = Object.entries(input).every(
@@ -129,7 +144,7 @@ export class WebhookEndpointsService {
         'plan_required',
         "This organisation's plan no longer includes live webhooks: its endpoints can be disabled or deleted, but not changed or enabled.",
       );
-    if (input.enabled_events) this.checkEvents(input.enabled_events);
+    if (input.enabled_events) this.checkEvents(input.enabled_events, readable);
     if (input.url !== undefined) await this.checkUrl(input.url);
     const changes: Partial<WebhookEndpointRow> = { updatedAt: this.clock.now() };
     if (input.url !== undefined) changes.url = input.url;

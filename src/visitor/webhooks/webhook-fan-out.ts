@@ -6,7 +6,7 @@ import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-wo
 import { EventSubscriber, EventsService, RecordedEvent } from '../events/events.service';
 import type { Scope } from '../platform/scopes';
 import type { Tenant } from '../platform/tenant';
-import { WebhookQueue } from './delivery/webhook-queue';
+import { JobQueue } from '../../common/queue/job-queue';
 import type { RedeliverResponse } from './dto/redeliver.response';
 import type { WebhookDeliveryRow } from './webhook.entity';
 import { WebhooksRepository } from './webhooks.repository';
@@ -20,7 +20,7 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
   constructor(
     private readonly events: EventsService,
     private readonly repo: WebhooksRepository,
-    private readonly queue: WebhookQueue,
+    private readonly jobs: JobQueue,
     private readonly tx: Transactions,
     private readonly clock: Clock,
   ) {}
@@ -130,7 +130,10 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
   private enqueueAfterCommit(uow: UnitOfWork, deliveryIds: string[]): void {
     if (deliveryIds.length)
       uow.afterCommit(() =>
-        this.queue.enqueue(deliveryIds.map((deliveryId) => ({ deliveryId, attempt: 1 }))),
+        this.jobs.add(
+          'webhooks.deliver',
+          deliveryIds.map((deliveryId) => ({ data: { deliveryId, attempt: 1 } })),
+        ),
       );
   }
 }

@@ -8,7 +8,7 @@ import { DISABLE_AFTER_MS, nextAttemptAt } from './retry-schedule';
 import { signatureHeader } from './signature';
 import { Resolver } from './destination';
 import { sendWebhook, SendResult } from './webhook-sender';
-import { WebhookQueue } from './webhook-queue';
+import { JobQueue } from '../../../common/queue/job-queue';
 
 export const claimMs = (config: Config): number => config.webhooks.timeoutMs + 5_000;
 
@@ -36,7 +36,7 @@ export class DeliveryService {
 
   constructor(
     private readonly repo: WebhooksRepository,
-    private readonly queue: WebhookQueue,
+    private readonly jobs: JobQueue,
     private readonly clock: Clock,
     @InjectConfig() private readonly config: Config,
   ) {
@@ -133,11 +133,10 @@ export class DeliveryService {
     }
     if (result.ok) return 'succeeded';
     if (!next) return 'failed';
-    await this.queue
-      .enqueue([
+    await this.jobs
+      .add('webhooks.deliver', [
         {
-          deliveryId: delivery.id,
-          attempt: attemptNumber + 1,
+          data: { deliveryId: delivery.id, attempt: attemptNumber + 1 },
           delayMs: next.getTime() - this.clock.now().getTime(),
         },
       ])
