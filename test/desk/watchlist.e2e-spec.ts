@@ -100,19 +100,20 @@ describe('watchlist over HTTP', () => {
         {
           entry: 'name',
           field: 'name',
-          explanation: /^name similarity 1\.00 to name 'Kwámé Mensah' \(edit distance 0;/,
+          explanation: /^name matches name 'Kwámé Mensah': Kwámé exact; Mensah exact$/,
         },
       ],
       [
         'one typo, against an alias',
-        { name: 'Yaw Boakya' },
+        { name: 'Yaw Boakyi' },
         {
           entry: 'alias',
           field: 'name',
-          explanation: /^name similarity 0\.\d\d to alias 'Yaw Boakye' \(edit distance 1;/,
+          explanation:
+            /^name matches alias 'Yaw Boakye': Yaw exact; Boakye variant \(same consonants and Double Metaphone key PK\)$/,
         },
       ],
-      ['near miss', { name: 'Kofi Mensah' }, null],
+      ['near miss: another given name', { name: 'Ama Mensah' }, null],
       ['expired entry', { name: 'Ekow Tetteh Brightwater' }, null],
     ];
     for (const [label, visitor, expected] of table) {
@@ -149,6 +150,61 @@ describe('watchlist over HTTP', () => {
           trigger: 'visit.created',
         }),
       ]);
+    }
+  });
+
+  it('knows names: initials, transliteration, spelling variants and omitted names match, near misses do not, each explained', async () => {
+    const ids: Record<string, string> = {};
+    for (const name of [
+      'Kwame Mensah',
+      'Mohammed Al-Hassan',
+      'Jürgen Schröder',
+      'María José García López',
+      'John Smith',
+      'Zhang Wei',
+      'Madonna',
+    ]) {
+      const res = await add({ name, severity: 'medium' });
+      expect(res.statusCode).toBe(201);
+      ids[name] = res.json().id;
+    }
+    const mine = new Set(Object.values(ids));
+    const table: [string, string | null, RegExp?][] = [
+      ['K. Mensah', 'Kwame Mensah', /^name matches name 'Kwame Mensah': Kwame initial; Mensah exact$/],
+      [
+        'Muhammad Al Hasan',
+        'Mohammed Al-Hassan',
+        /^name matches name 'Mohammed Al-Hassan': Mohammed variant \(same consonants and Double Metaphone key MHMT\); Hassan variant \(same consonants and Double Metaphone key HSN\)$/,
+      ],
+      [
+        'Juergen Schroeder',
+        'Jürgen Schröder',
+        /^name matches name 'Jürgen Schröder': Jürgen transliteration; Schröder transliteration$/,
+      ],
+      [
+        'María García',
+        'María José García López',
+        /^name matches name 'María José García López': María exact; García exact; not given: José, López$/,
+      ],
+      ['Дмитрий Smith', null],
+      ['张伟', 'Zhang Wei', /^name matches name 'Zhang Wei': Zhang transliteration; Wei transliteration$/],
+      ['John Smithson', null],
+      ['Joan Smith', null],
+      ['Zhang Wen', null],
+      ['Madonna Smith', null],
+      ['Kwame', null],
+    ];
+    for (const [name, entry, explanation] of table) {
+      const v = (await visit({ name })).json();
+      const got = ((v.watchlist?.matches ?? []) as Json[]).filter((m) => mine.has(m.entry_id));
+      if (!entry) {
+        expect({ name, got }).toEqual({ name, got: [] });
+        continue;
+      }
+      expect({ name, got: got.map((m) => m.entry_id) }).toEqual({ name, got: [ids[entry]] });
+      expect(got[0].field).toBe('name');
+      expect(got[0].explanation).toMatch(explanation!);
+      expect(got[0].explanation).not.toContain(name);
     }
   });
 

@@ -6,6 +6,7 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { Severity } from './dto/watchlist.request';
+import { matchNames, nameKeys, Word, words } from './name-match';
 
 export interface WatchlistEntryRow {
   id: string;
@@ -46,26 +47,130 @@ export interface Screened {
   email: string | null;
 }
 
-/** Name similarity (pg_trgm, over the normalised names) at or above which a name matches. */
-export const NAME_SIMILARITY = 0.6;
-/** Edit distance (fuzzystrmatch, over the normalised names) at or below which a name of 5+ letters matches. */
-export const NAME_EDIT_DISTANCE = 1;
-
 const ACTIVE = `(e.expires_at IS NULL OR e.expires_at > $8)`;
 const NEW_ID = `'wlm_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', '')`;
 
 /**
- * Screening, in one statement (explanations quote the entry's names, never a value that is also the visitor's): the active entries of the tenant whose phone (E.164) or e-mail (case ignored)
- * equals the visitor's, and whose name or an alias is near the visitor's name. Names are compared after
- * `visitor.watch_norm` (lower case, accents removed, words sorted), so case, accents and word order do not
- * count; a candidate comes from the trigram index (`visitor.watch_name_candidates`: `%` at similarity ≥ 0.5)
- * and matches when its similarity is at
- * least NAME_SIMILARITY or its edit distance at most NAME_EDIT_DISTANCE (names of 5 letters or more). The best
- * name or alias of each entry is kept. New matches are inserted (one per visit, entry and field) and returned.
+ * Candidates of a screening: the names and aliases of the tenant's active entries that share an index key with the
+ * visitor's name (`nameKeys`, GIN index on `watchlist_name.keys`; `matchNames` then decides and explains), and the
+ * entries whose phone or e-mail equals the visitor's. Most visitors have none, and screening ends here. Run
+ * unprepared, so each run is planned with its keys (a generic plan may read the tenant's entries instead of the index).
+ */
+export const CANDIDATES_SQL = `
+  WITH n AS MATERIALIZED (
+    SELECT entry_id, kind, value FROM visitor.watchlist_name
+     WHERE keys && $3::text[] AND organisation_id = $1 AND livemode = $2)
+  SELECT n.entry_id, n.kind, n.value, e.severity
+    FROM n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
+   WHERE e.organisation_id = $1 AND e.livemode = $2 AND (e.expires_at IS NULL OR e.expires_at > $4)
+  UNION ALL
+  SELECT e.id, 'phone', NULL, e.severity FROM visitor.watchlist_entry e
+   WHERE $5::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND e.phone = $5
+     AND (e.expires_at IS NULL OR e.expires_at > $4)
+  UNION ALL
+  SELECT e.id, 'email', NULL, e.severity FROM visitor.watchlist_entry e
+   WHERE $6::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND lower(e.email) = lower($6)
+     AND (e.expires_at IS NULL OR e.expires_at > $4)`;
+
+/** Runs a statement (prepared under `prepareAs` when given) and returns its rows. */
+export type RunQuery = (sql: string, params: unknown[], prepareAs?: string) => Promise<unknown[]>;
+
+/**
+ * Screens a visit's visitor: candidates (CANDIDATES_SQL); when any, names decided by `matchNames`, then one
+ * statement (SCREEN_SQL) that stores the new name, phone and e-mail matches. Returns the new matches.
+ */
+export async function screenVisitor(
+  run: RunQuery,
+  tenant: Tenant,
+  s: Screened,
+  trigger: string,
+  now: Date,
+): Promise<WatchlistMatchRow[]> {
+  const name = s.name?.trim() ?? '';
+  const cand = (await run(CANDIDATES_SQL, [
+    tenant.organisationId,
+    tenant.livemode,
+    name ? nameKeys(name, 'query') : [],
+    now,
+    s.phone,
+    s.email,
+  ])) as { entry_id: string; kind: string; value: string | null; severity: string }[];
+  const names = bestNameMatches(
+    name,
+    cand.filter((c): c is (typeof cand)[number] & { value: string } => c.value !== null),
+  );
+  if (names.length === 0 && cand.every((c) => c.value !== null)) return [];
+  return (await run(SCREEN_SQL, [
+    tenant.organisationId,
+    tenant.livemode,
+    s.visitId,
+    s.visitorId,
+    s.name,
+    s.phone,
+    s.email,
+    now,
+    trigger,
+    names.map((n) => n.entry_id),
+    names.map((n) => n.value),
+    names.map((n) => n.score),
+    names.map((n) => n.explanation),
+    names.map((n) => n.severity),
+  ])) as WatchlistMatchRow[];
+}
+
+/** A name or alias of an entry that matched the visitor's name, decided in `bestNameMatches`. */
+export interface NameHit {
+  entry_id: string;
+  severity: string;
+  value: string;
+  score: number;
+  explanation: string;
+}
+
+/** Words of entries' names, kept (up to 50,000 names) since the same entries are compared again and again. */
+const WORDS = new Map<string, Word[]>();
+function entryWords(name: string): Word[] {
+  let w = WORDS.get(name);
+  if (!w) {
+    if (WORDS.size >= 50_000) WORDS.clear();
+    WORDS.set(name, (w = words(name)));
+  }
+  return w;
+}
+
+/** The best name or alias of each candidate entry that matches the visitor's name (name before alias on a tie). */
+export function bestNameMatches(
+  visitor: string,
+  candidates: { entry_id: string; kind: string; value: string; severity: string }[],
+): NameHit[] {
+  const v = words(visitor);
+  const best = new Map<string, NameHit & { kind: string }>();
+  for (const c of candidates) {
+    const m = matchNames(v, entryWords(c.value));
+    if (!m) continue;
+    const had = best.get(c.entry_id);
+    if (had && (had.score > m.score || (had.score === m.score && had.kind === 'name'))) continue;
+    best.set(c.entry_id, {
+      entry_id: c.entry_id,
+      kind: c.kind,
+      severity: c.severity,
+      value: c.value,
+      score: m.score,
+      explanation: `name matches ${c.kind} '${c.value}': ${m.explanation}`,
+    });
+  }
+  return [...best.values()].map(({ kind: _kind, ...h }) => h);
+}
+
+/**
+ * Screening, in one statement (explanations quote the entry's names, never a value that is also the visitor's):
+ * the active entries of the tenant whose phone (E.164) or e-mail (case ignored) equals the visitor's, and the name
+ * matches decided before (`bestNameMatches`, passed as arrays $10–$14, with the entry's severity read by the candidates
+ * statement in the same transaction, so no join to the entries: a generic plan may read them all). New matches are inserted (one per visit,
+ * entry and field) and returned.
  */
 export const SCREEN_SQL = `
-  WITH q AS (SELECT visitor.watch_norm($5) AS norm),
-  cand AS (
+  WITH cand AS (
     SELECT e.id AS entry_id, e.severity, 'phone' AS field, e.phone AS entry_value, $6::text AS matched_value,
            1::real AS score, 'phone equals the entry''s phone (E.164)' AS explanation
       FROM visitor.watchlist_entry e
@@ -77,18 +182,9 @@ export const SCREEN_SQL = `
      WHERE $7::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND lower(e.email) = lower($7)
        AND ${ACTIVE}
     UNION ALL
-    SELECT * FROM (
-      SELECT DISTINCT ON (n.entry_id) n.entry_id, e.severity, 'name', n.value, $5::text,
-             round(similarity(n.norm, q.norm)::numeric, 2)::real,
-             format('name similarity %s to %s ''%s'' (edit distance %s; case, accents and word order ignored)',
-                    to_char(similarity(n.norm, q.norm), 'FM0.00'), n.kind, n.value,
-                    levenshtein(left(n.norm, 255), left(q.norm, 255)))
-        FROM q, visitor.watch_name_candidates($1, $2, q.norm) n JOIN visitor.watchlist_entry e ON e.id = n.entry_id
-       WHERE q.norm <> '' AND ${ACTIVE}
-         AND (similarity(n.norm, q.norm) >= ${NAME_SIMILARITY}
-              OR (length(q.norm) >= 5 AND levenshtein(left(n.norm, 255), left(q.norm, 255)) <= ${NAME_EDIT_DISTANCE}))
-       ORDER BY n.entry_id, similarity(n.norm, q.norm) DESC, n.kind DESC
-    ) names
+    SELECT c.entry_id, c.severity, 'name', c.value, $5::text, c.score, c.explanation
+      FROM unnest($10::text[], $11::text[], $12::real[], $13::text[], $14::text[])
+           AS c(entry_id, value, score, explanation, severity)
   ), ins AS (
     INSERT INTO visitor.watchlist_match (id, organisation_id, livemode, entry_id, visit_id, visitor_id, field,
                                          entry_value, matched_value, score, explanation, severity, trigger, created_at)
@@ -125,6 +221,7 @@ export class WatchlistRepository implements VisitorDataHolder {
   /** The entry and one normalised row per name and alias, in the caller's transaction. */
   async insert(m: EntityManager, e: WatchlistEntryRow): Promise<void> {
     assertTenant({ organisationId: e.organisation_id, livemode: e.livemode });
+    const names = [e.name, ...e.aliases];
     await m.query(
       `INSERT INTO visitor.watchlist_entry (id, organisation_id, livemode, name, aliases, phone, email, company, reason,
                                             severity, expires_at, created_by, created_at, updated_at)
@@ -146,10 +243,17 @@ export class WatchlistRepository implements VisitorDataHolder {
       ],
     );
     await m.query(
-      `INSERT INTO visitor.watchlist_name (entry_id, organisation_id, livemode, kind, value, norm)
-       SELECT $1, $2, $3, kind, value, visitor.watch_norm(value)
-         FROM (SELECT 'name' AS kind, $4::text AS value UNION ALL SELECT 'alias', unnest($5::text[])) n`,
-      [e.id, e.organisation_id, e.livemode, e.name, e.aliases],
+      `INSERT INTO visitor.watchlist_name (entry_id, organisation_id, livemode, kind, value, norm, keys)
+       SELECT $1, $2, $3, n.kind, n.value, visitor.watch_norm(n.value), ARRAY(SELECT jsonb_array_elements_text(n.keys))
+         FROM unnest($4::text[], $5::text[], $6::jsonb[]) AS n(kind, value, keys)`,
+      [
+        e.id,
+        e.organisation_id,
+        e.livemode,
+        names.map(() => 'alias').fill('name', 0, 1),
+        names,
+        names.map((n) => JSON.stringify(nameKeys(n))),
+      ],
     );
   }
 
@@ -188,7 +292,7 @@ export class WatchlistRepository implements VisitorDataHolder {
     );
   }
 
-  /** Screens the visit's visitor (see SCREEN); returns the new matches, already stored. */
+  /** Screens the visit's visitor (`screenVisitor`) in the caller's transaction; returns the new matches. */
   screen(
     m: EntityManager,
     tenant: Tenant,
@@ -197,17 +301,14 @@ export class WatchlistRepository implements VisitorDataHolder {
     now: Date,
   ): Promise<WatchlistMatchRow[]> {
     assertTenant(tenant);
-    return preparedQuery<WatchlistMatchRow>(m, 'watchlist_screen', SCREEN_SQL, [
-      tenant.organisationId,
-      tenant.livemode,
-      s.visitId,
-      s.visitorId,
-      s.name,
-      s.phone,
-      s.email,
-      now,
+    return screenVisitor(
+      (sql, params, prepareAs) =>
+        prepareAs ? preparedQuery(m, prepareAs, sql, params) : (m.query(sql, params) as Promise<unknown[]>),
+      tenant,
+      s,
       trigger,
-    ]);
+      now,
+    );
   }
 
   /** The visit's flag built from all its matches, in the caller's transaction. */

@@ -16,9 +16,8 @@ export const sampleMatch: SampleFactory<'watchlist'> = (_type, _tenant, now) => 
     visit_id: newId('visit'),
     visitor_id: newId('visitor'),
     field: 'name',
-    score: 0.79,
-    explanation:
-      "name similarity 0.79 to alias 'Kwame Mensa' (edit distance 1; case, accents and word order ignored)",
+    score: 0.85,
+    explanation: "name matches alias 'Kwame Mensah': Kwame initial; Mensah exact",
     severity: 'high',
     trigger: 'visit.created',
     created_at: now,

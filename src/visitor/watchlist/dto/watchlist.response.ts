@@ -47,8 +47,16 @@ export class WatchlistMatchSummary {
   @ApiProperty({ enum: SEVERITIES }) severity: string;
   @ApiProperty({ enum: ['phone', 'email', 'name'], description: 'Which field of the visitor matched' })
   field: string;
-  @ApiProperty({ description: '1 for phone and e-mail; the trigram similarity for names' }) score: number;
-  @ApiProperty({ example: "name similarity 0.79 to alias 'Kwame Mensa' (edit distance 1)" })
+  @ApiProperty({
+    description:
+      '1 for phone and e-mail; for names the mean weight of the rules the words matched by (exact 1, transliteration 0.97, joined 0.95, variant 0.9, spelling 0.8, initial 0.7), times 0.9 when words were omitted',
+  })
+  score: number;
+  @ApiProperty({
+    description:
+      "Which rule matched: for names, the entry's name or alias and each of its words with its rule (exact, transliteration, variant, spelling, initial, joined), then the words not given",
+    example: "name matches alias 'Kwame Mensah': Kwame initial; Mensah exact",
+  })
   explanation: string;
   @ApiProperty({ format: 'date-time' }) matched_at: string;
 }
