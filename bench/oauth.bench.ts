@@ -98,7 +98,7 @@ export async function main(): Promise<void> {
   );
   const client = await new ClientsService(
     new ClientsRepository(ds),
-    s.orgRepo,
+    s.orgs,
     graph.get(AuditService),
     graph.get(Clock),
   ).register(owner, {

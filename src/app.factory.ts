@@ -24,6 +24,8 @@ import { guardVisitorRoutes } from './visitor/platform/visitor-routes';
 import { guardConsoleRoutes } from './console/console-access';
 import { OpenApiRegistry } from './docs/openapi.registry';
 import { buildOpenApiDocuments } from './docs/openapi.builder';
+import { SCOPE_WORDS } from './visitor/platform/scope-words';
+import { IDEMPOTENCY_KEY_PARAMETER } from './visitor/platform/idempotency';
 import { ResponseSchemas } from './docs/response-schemas';
 import { page as docsPage } from './docs/docs.render';
 import { registerPages } from './pages/page-framework';
@@ -179,7 +181,10 @@ export async function createApp(
   app.useGlobalPipes(new ApiValidationPipe());
   // The documents are built from the controllers' metadata before Nest registers their routes, so each route
   // is registered with its documented response schemas (see ResponseSchemas).
-  const docs = buildOpenApiDocuments(app, config);
+  const docs = buildOpenApiDocuments(app, config, {
+    scopes: SCOPE_WORDS,
+    idempotencyKey: IDEMPOTENCY_KEY_PARAMETER,
+  });
   app.get(OpenApiRegistry).set(docs);
   responseSchemas = new ResponseSchemas(docs);
   await registerPages(fastify, config);

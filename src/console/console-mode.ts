@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import type { AccountRow } from '../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../visitor/accounts/console-caller';
 import { ListQuery } from '../visitor/platform/pagination';
 import type { Tenant } from '../visitor/platform/tenant';
 
@@ -20,7 +20,7 @@ export class ConsoleModeListQuery extends ListQuery {
 }
 
 /** The signed-in person's organisation in the mode the query names. */
-export const tenantOf = (a: AccountRow, q: { mode?: 'live' | 'test' }): Tenant => ({
+export const tenantOf = (a: ConsoleCaller, q: { mode?: 'live' | 'test' }): Tenant => ({
   organisationId: a.organisation_id,
   livemode: q.mode !== 'test',
 });

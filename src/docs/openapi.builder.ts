@@ -4,8 +4,6 @@ import type { Config } from '../config/config';
 import { PREFIX } from '../common/http/surface';
 import { ERROR_CODES, PUBLIC_CODES, visitorCode } from '../common/errors/error-codes';
 import type { OpenApiDocument } from './openapi.registry';
-import { SCOPE_WORDS } from '../visitor/platform/scope-words';
-import { IDEMPOTENCY_KEY_PARAMETER } from '../visitor/platform/idempotency';
 
 type Json = Record<string, unknown>;
 
@@ -58,10 +56,19 @@ const PROBLEM_SCHEMA: Json = {
   },
 };
 
+/** What the visitor surface hands the builder about itself (docs/ imports no surface). */
+export interface VisitorDocumentation {
+  /** Each OAuth scope in plain words (the OAuth scheme's `scopes`). */
+  scopes: Record<string, string>;
+  /** The `Idempotency-Key` header parameter every credentialed POST takes (IdempotencyInterceptor). */
+  idempotencyKey: Record<string, unknown>;
+}
+
 /** Builds one document from the code and splits it into the two published contracts. */
 export function buildOpenApiDocuments(
   app: INestApplication,
   config: Config,
+  visitor: VisitorDocumentation,
 ): { public: OpenApiDocument; visitor: OpenApiDocument } {
   const all = toOpenApi31(
     SwaggerModule.createDocument(
@@ -113,7 +120,7 @@ export function buildOpenApiDocuments(
             authorizationUrl: `${config.appUrl}/oauth/authorize`,
             tokenUrl: `${config.authUrl}/oauth/token`,
             refreshUrl: `${config.authUrl}/oauth/token`,
-            scopes: SCOPE_WORDS,
+            scopes: visitor.scopes,
           },
         },
       },
@@ -126,7 +133,7 @@ export function buildOpenApiDocuments(
         : undefined,
     // IdempotencyInterceptor covers every POST that takes a credential (all but the document itself).
     operationParameters: (method, op) =>
-      method === 'post' && typeof op['x-required-scope'] === 'string' ? [IDEMPOTENCY_KEY_PARAMETER] : [],
+      method === 'post' && typeof op['x-required-scope'] === 'string' ? [visitor.idempotencyKey] : [],
     errorName: 'Problem',
     errorSchema: PROBLEM_SCHEMA,
     errorMediaType: 'application/problem+json',

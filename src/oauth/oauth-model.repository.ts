@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../database/prepared';
 import { oauthIdHash } from '../visitor/connected-apps/token-hash';
 
@@ -115,6 +115,46 @@ export class OAuthModelRepository {
 
   async revokeByGrantId(kind: string, grantId: string): Promise<void> {
     await this.ds.query(`DELETE FROM oauth.model WHERE kind = $1 AND grant_id = $2`, [kind, grantId]);
+  }
+
+  /** An access token by the hash of its value: its grant, scope, audience and expiry. */
+  async accessToken(
+    idHash: string,
+  ): Promise<{ grant_id: string; scope: string | null; aud: string | null; expires_at: Date | null } | null> {
+    const rows = await preparedQuery<{
+      grant_id: string;
+      scope: string | null;
+      aud: string | null;
+      expires_at: Date | null;
+    }>(
+      this.ds,
+      'oauth_access_token_by_hash',
+      `SELECT grant_id, payload->>'scope' AS scope, payload->>'aud' AS aud, expires_at
+         FROM oauth.model WHERE kind = 'AccessToken' AND id_hash = $1`,
+      [idHash],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Deletes everything stored under these grants (codes, tokens, sessions), in the caller's transaction. */
+  async deleteGrants(m: EntityManager, grantIds: string[]): Promise<void> {
+    if (grantIds.length) await m.query(`DELETE FROM oauth.model WHERE grant_id = ANY($1)`, [grantIds]);
+  }
+
+  /** Deletes the person's sign-in sessions at the authorization server, in the caller's transaction. */
+  async deleteSessions(m: EntityManager, accountId: string): Promise<void> {
+    await m.query(`DELETE FROM oauth.model WHERE kind = 'Session' AND payload->>'accountId' = $1`, [
+      accountId,
+    ]);
+  }
+
+  /** Deletes rows past their expiry; returns how many. */
+  async purgeExpired(before: Date): Promise<number> {
+    // TypeORM's pg driver answers DELETE with [rows, affected].
+    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [
+      before,
+    ])) as [unknown[], number];
+    return affected;
   }
 
   private restore(row: ModelRow, id: string | undefined): ModelPayload {

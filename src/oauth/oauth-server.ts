@@ -9,7 +9,7 @@ import { badCharAt } from '../common/errors/validation.pipe';
 import { randomBase62 } from '../common/ids';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
-import { AccountsRepository } from '../visitor/accounts/accounts.repository';
+import { AccountsService } from '../visitor/accounts/accounts.service';
 import { SCOPES } from '../visitor/platform/scopes';
 import {
   ACCESS_TOKEN_PREFIX,
@@ -106,7 +106,7 @@ export class OAuthServer {
     @InjectConfig() private readonly config: Config,
     models: OAuthModelRepository,
     clients: ClientsRepository,
-    accounts: AccountsRepository,
+    accounts: AccountsService,
     clock: Clock,
   ) {
     this.resource = `${config.baseUrl}/v1`;

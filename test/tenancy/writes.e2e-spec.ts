@@ -328,13 +328,13 @@ const CASES: Record<string, WriteCase> = {
     },
     refused: (r) => r === false,
   },
-  'WatchlistRepository.flag': {
-    // the flag is recomputed from the visit's matches: cleared first, A's own call sets it again
+  'VisitsRepository.setWatchlist': {
+    // the flag the watchlist built, stored on the visit: cleared first, A's own call sets it again
     prepare: async (c) => {
       await c.pg.query(`UPDATE visitor.visit SET watchlist = NULL WHERE id = $1`, [c.a.visit]);
-      return (t) => inTx(c, (m) => c.app.get(WatchlistRepository).flag(m, t, c.a.visit));
+      const flag = { flagged: true, severity: 'low', matches: [] } as never;
+      return (t) => inTx(c, (m) => c.app.get(VisitsRepository).setWatchlist(m, t, c.a.visit, flag));
     },
-    refused: (r) => r === null,
   },
   'WebhooksRepository.updateEndpoint': {
     prepare: async (c) => (t) =>
@@ -420,7 +420,6 @@ const EXEMPT: Record<string, string> = {
   'ConnectedAppsRepository.revokeClient': ORGANISATION,
   'ConnectedAppsRepository.decide': ORGANISATION,
   'ConnectedAppsRepository.touch': BY_ID_AFTER_READ('the connection of the OAuth token just resolved'),
-  'ConnectedAppsRepository.purgeExpired': 'a retention sweep over every organisation (no tenant by design)',
   'OrganisationsRepository.insertOrganisation': ORGANISATION,
   'OrganisationsRepository.updateOrganisation': ORGANISATION,
   'OrganisationsRepository.insertSite': ORGANISATION,
@@ -433,7 +432,7 @@ const EXEMPT: Record<string, string> = {
   'EventsRepository.insert': INSERT_VALUES,
   'MessagesRepository.insert': INSERT_VALUES,
   'PeopleRepository.insert': INSERT_VALUES,
-  'VisitsRepository.insertPass': INSERT_VALUES,
+  'PassesRepository.insertPass': INSERT_VALUES,
   'WatchlistRepository.insert': INSERT_VALUES,
   'WebhooksRepository.insertEndpoint': INSERT_VALUES,
   'WebhooksRepository.insertDeliveries': INSERT_VALUES,
@@ -448,8 +447,8 @@ const EXEMPT: Record<string, string> = {
   'FilesRepository.settle': BY_ID_AFTER_READ('the file the signed upload link names'),
   'RollcallsRepository.mark': BY_ID_AFTER_READ('the roll call, locked with RollcallsRepository.find'),
   'RollcallsRepository.touch': BY_ID_AFTER_READ('the roll call, locked with RollcallsRepository.find'),
-  'VisitsRepository.revokePasses': BY_ID_AFTER_READ('the visit, locked with VisitsRepository.find'),
-  'VisitsRepository.finishPass': WORKER,
+  'PassesRepository.revokePasses': BY_ID_AFTER_READ('the visit, locked with VisitsRepository.find'),
+  'PassesRepository.finishPass': WORKER,
   'VisitTypesRepository.deleteEverywhere':
     "removes one organisation's visit type in both modes (the console's organisation-wide delete): filtered on the organisation",
   'WebhooksRepository.claim': WORKER,

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Put, Query, StreamableFile } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { PassThrough, Readable } from 'node:stream';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AttendanceService } from '../../visitor/attendance/attendance.service';
 import { HolidayBody, LeaveBody, SaveShiftBody } from '../../visitor/attendance/dto/attendance.request';
 import { ShiftResponse } from '../../visitor/attendance/dto/attendance.response';
@@ -29,7 +29,7 @@ export class ConsoleAttendanceController {
   @ApiOperation({ summary: 'Create a shift (and put people on it)' })
   @ApiOkResponse({ type: ShiftResponse })
   createShift(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Body() body: SaveShiftBody,
     @Query() q: ModeQuery,
   ): Promise<ShiftResponse> {
@@ -41,7 +41,7 @@ export class ConsoleAttendanceController {
   @ApiOperation({ summary: 'Replace a shift (and put more people on it)' })
   @ApiOkResponse({ type: ShiftResponse })
   saveShift(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('shift_id') id: string,
     @Body() body: SaveShiftBody,
     @Query() q: ModeQuery,
@@ -53,7 +53,7 @@ export class ConsoleAttendanceController {
   @ConsoleAuth('owner', 'admin')
   @ApiOperation({ summary: 'Record leave of a person (local dates, inclusive)' })
   addLeave(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Body() body: LeaveBody,
     @Query() q: ModeQuery,
   ): Promise<{ id: string }> {
@@ -64,7 +64,7 @@ export class ConsoleAttendanceController {
   @ConsoleAuth('owner', 'admin')
   @ApiOperation({ summary: 'Record a public holiday (of one site, or every site)' })
   addHoliday(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Body() body: HolidayBody,
     @Query() q: ModeQuery,
   ): Promise<{ id: string }> {
@@ -76,7 +76,7 @@ export class ConsoleAttendanceController {
   @ApiOperation({
     summary: 'Staff CSV import (base64 file): all or nothing; a dry run reports every bad row',
   })
-  importStaff(@CurrentAccount() a: AccountRow, @Body() body: StaffImportBody, @Query() q: ModeQuery) {
+  importStaff(@CurrentAccount() a: ConsoleCaller, @Body() body: StaffImportBody, @Query() q: ModeQuery) {
     return this.staff.run(tenantOf(a, q), Readable.from([Buffer.from(body.file_base64, 'base64')]), {
       dryRun: body.dry_run ?? false,
     });
@@ -88,7 +88,7 @@ export class ConsoleAttendanceController {
     summary: 'Timesheet CSV download: the daily file, or the summary file (one row per person)',
   })
   @ApiProduces('text/csv')
-  async export(@CurrentAccount() a: AccountRow, @Query() q: TimesheetQuery): Promise<StreamableFile> {
+  async export(@CurrentAccount() a: ConsoleCaller, @Query() q: TimesheetQuery): Promise<StreamableFile> {
     const out = new PassThrough();
     const kind = q.kind ?? 'daily';
     // Range problems are refused before the first byte is sent; later failures end the stream.

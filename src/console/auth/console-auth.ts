@@ -11,7 +11,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
 import type { Role } from '../../visitor/platform/scopes';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService, SESSION_COOKIE } from '../../visitor/accounts/accounts.service';
 import { declareConsoleAccess } from '../console-access';
 
@@ -19,7 +19,7 @@ const ROLES = 'gatehouse:console-roles';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    account?: AccountRow;
+    account?: ConsoleCaller;
   }
 }
 
@@ -68,7 +68,7 @@ export const ConsoleAuth = (...roles: Role[]) =>
     UseGuards(ConsoleSessionGuard),
   );
 
-export const CurrentAccount = createParamDecorator((_: unknown, context: ExecutionContext): AccountRow => {
+export const CurrentAccount = createParamDecorator((_: unknown, context: ExecutionContext): ConsoleCaller => {
   const account = context.switchToHttp().getRequest<FastifyRequest>().account;
   if (!account) throw new Error('no console account: is the route missing @ConsoleAuth?');
   return account;

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res, UseGuards } fr
 import { ConsolePublic } from '../console-access';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService, SESSION_COOKIE, SESSION_HOURS } from '../../visitor/accounts/accounts.service';
 import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
 import { SignInLimitGuard } from '../../visitor/accounts/sign-in-limit.guard';
@@ -50,7 +50,7 @@ export class SessionController {
   @ConsoleAuth()
   @ApiOperation({ summary: 'The signed-in account' })
   @ApiOkResponse({ type: ConsoleAccountResponse })
-  me(@CurrentAccount() account: AccountRow): ConsoleAccountResponse {
+  me(@CurrentAccount() account: ConsoleCaller): ConsoleAccountResponse {
     return toAccountResponse(account);
   }
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { BookingTypesService } from '../../visitor/booking-types/booking-types.service';
 import { SaveBookingTypeBody } from '../../visitor/booking-types/dto/booking-type.request';
 import { BookingTypeResponse } from '../../visitor/booking-types/dto/booking-type.response';
@@ -19,7 +19,7 @@ export class ConsoleBookingTypesController {
   @ApiOperation({ summary: 'Booking types of one mode' })
   @ApiOkResponse({ type: PageOf(BookingTypeResponse) })
   list(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Query() q: ConsoleModeListQuery,
   ): Promise<Page<BookingTypeResponse>> {
     return this.types.page(tenantOf(a, q), false, q);
@@ -30,7 +30,7 @@ export class ConsoleBookingTypesController {
   @ApiOperation({ summary: 'One booking type' })
   @ApiOkResponse({ type: BookingTypeResponse })
   get(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('btype_id') id: string,
     @Query() q: ModeQuery,
   ): Promise<BookingTypeResponse> {
@@ -44,7 +44,7 @@ export class ConsoleBookingTypesController {
   })
   @ApiOkResponse({ type: BookingTypeResponse })
   create(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Body() body: SaveBookingTypeBody,
     @Query() q: ModeQuery,
   ): Promise<BookingTypeResponse> {
@@ -56,7 +56,7 @@ export class ConsoleBookingTypesController {
   @ApiOperation({ summary: 'Replace a booking type (existing bookings keep their slots)' })
   @ApiOkResponse({ type: BookingTypeResponse })
   save(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('btype_id') id: string,
     @Body() body: SaveBookingTypeBody,
     @Query() q: ModeQuery,

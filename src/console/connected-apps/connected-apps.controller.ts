@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { ConnectedAppsService } from '../../visitor/connected-apps/connected-apps.service';
 import { ConnectedAppResponse } from '../../visitor/connected-apps/dto/connected-app.response';
 import { ClientsService } from '../../oauth/clients/clients.service';
@@ -8,7 +8,7 @@ import { RegisterAppBody } from '../../oauth/clients/dto/register-app.request';
 import { OAuthAppResponse, RegisteredOAuthAppResponse } from '../../oauth/clients/dto/oauth-app.response';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
 
-const actor = (a: AccountRow) => ({ type: 'console_account' as const, id: a.id });
+const actor = (a: ConsoleCaller) => ({ type: 'console_account' as const, id: a.id });
 
 /**
  * Connected apps, for Owners and Admins: every app that asked to connect or is connected (who connected it, when,
@@ -23,7 +23,7 @@ export class ConsoleConnectedAppsController {
   @Get()
   @ApiOperation({ summary: 'Apps that asked to connect to the organisation or are connected' })
   @ApiOkResponse({ type: [ConnectedAppResponse] })
-  list(@CurrentAccount() a: AccountRow): Promise<ConnectedAppResponse[]> {
+  list(@CurrentAccount() a: ConsoleCaller): Promise<ConnectedAppResponse[]> {
     return this.apps.list(a.organisation_id);
   }
 
@@ -31,7 +31,7 @@ export class ConsoleConnectedAppsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve an app for the organisation' })
   @ApiOkResponse({ type: ConnectedAppResponse })
-  approve(@CurrentAccount() a: AccountRow, @Param('client_id') id: string): Promise<ConnectedAppResponse> {
+  approve(@CurrentAccount() a: ConsoleCaller, @Param('client_id') id: string): Promise<ConnectedAppResponse> {
     return this.apps.decide(a.organisation_id, id, 'approved', actor(a));
   }
 
@@ -39,7 +39,7 @@ export class ConsoleConnectedAppsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Deny an app: its authorization requests end with access_denied' })
   @ApiOkResponse({ type: ConnectedAppResponse })
-  deny(@CurrentAccount() a: AccountRow, @Param('client_id') id: string): Promise<ConnectedAppResponse> {
+  deny(@CurrentAccount() a: ConsoleCaller, @Param('client_id') id: string): Promise<ConnectedAppResponse> {
     return this.apps.decide(a.organisation_id, id, 'denied', actor(a));
   }
 
@@ -47,7 +47,7 @@ export class ConsoleConnectedAppsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke an app: every token of it is unauthorized from the next call' })
   @ApiOkResponse({ type: ConnectedAppResponse })
-  revoke(@CurrentAccount() a: AccountRow, @Param('client_id') id: string): Promise<ConnectedAppResponse> {
+  revoke(@CurrentAccount() a: ConsoleCaller, @Param('client_id') id: string): Promise<ConnectedAppResponse> {
     return this.apps.revoke(a.organisation_id, id, actor(a));
   }
 }
@@ -63,7 +63,7 @@ export class ConsoleOAuthAppsController {
   @ApiOperation({ summary: 'Register an app; a confidential app gets a secret shown only in this response' })
   @ApiCreatedResponse({ type: RegisteredOAuthAppResponse })
   register(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Body() body: RegisterAppBody,
   ): Promise<RegisteredOAuthAppResponse> {
     return this.clients.register(a, body);
@@ -72,7 +72,7 @@ export class ConsoleOAuthAppsController {
   @Get()
   @ApiOperation({ summary: "The organisation's registered apps" })
   @ApiOkResponse({ type: [OAuthAppResponse] })
-  list(@CurrentAccount() a: AccountRow): Promise<OAuthAppResponse[]> {
+  list(@CurrentAccount() a: ConsoleCaller): Promise<OAuthAppResponse[]> {
     return this.clients.list(a);
   }
 }

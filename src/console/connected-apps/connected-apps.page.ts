@@ -3,8 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
 import { CsrfToken, Page } from '../../pages/page.decorator';
 import { PostedForm } from '../../pages/posted-form';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
-import { AccountsRepository } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
+import { AccountsService } from '../../visitor/accounts/accounts.service';
 import { ConnectedAppsService } from '../../visitor/connected-apps/connected-apps.service';
 import { SCOPE_WORDS } from '../../visitor/platform/scope-words';
 import { isScope } from '../../visitor/platform/scopes';
@@ -30,7 +30,7 @@ const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) +
 export class ConsoleAppsPageController {
   constructor(
     private readonly apps: ConnectedAppsService,
-    private readonly accounts: AccountsRepository,
+    private readonly accounts: AccountsService,
     private readonly clients: ClientsService,
   ) {}
 
@@ -50,7 +50,7 @@ export class ConsoleAppsPageController {
   @Page('console-app-new')
   @CheckCsrf()
   async register(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @CsrfToken() csrf: string,
     @Body() form: Record<string, string | undefined>,
   ) {
@@ -76,7 +76,7 @@ export class ConsoleAppsPageController {
 
   @Get()
   @Page('console-apps')
-  async show(@CurrentAccount() a: AccountRow, @CsrfToken() csrf: string) {
+  async show(@CurrentAccount() a: ConsoleCaller, @CsrfToken() csrf: string) {
     const apps = await this.apps.list(a.organisation_id);
     const ids = new Set(apps.flatMap((x) => [x.requested_by, ...x.connections.map((c) => c.account_id)]));
     const names = new Map<string, string>();
@@ -107,7 +107,7 @@ export class ConsoleAppsPageController {
   @Post(':client_id/:decision')
   @PostedForm()
   async decide(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('client_id') clientId: string,
     @Param('decision') decision: string,
   ) {

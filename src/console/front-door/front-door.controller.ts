@@ -3,19 +3,19 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { ApiError } from '../../common/errors/api-error';
 import { PublicFormResponse } from '../../visitor/forms/dto/forms.response';
 import { FormsService } from '../../visitor/forms/forms.service';
-import { MessagesRepository } from '../../visitor/messages/messages.repository';
+import { MessagesService } from '../../visitor/messages/messages.service';
 import { CursorCodecProvider } from '../../visitor/platform/cursor-codec.provider';
 import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
 import { VisitTypeResponse } from '../../visitor/visit-types/dto/visit-type.response';
 import { VisitTypesService } from '../../visitor/visit-types/visit-types.service';
 import { VisitResponse } from '../../visitor/visits/dto/visit.response';
 import { VisitsService } from '../../visitor/visits/visits.service';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
 import { ModeQuery, SaveVisitTypeBody, PublishFormBody } from './dto/front-door.request';
 import { OutboxMessageResponse, toOutbox } from './dto/outbox-message.response';
 import { VisitTypeListResponse } from './dto/visit-type-list.response';
-const tenantOf = (a: AccountRow, q: ModeQuery) => ({
+const tenantOf = (a: ConsoleCaller, q: ModeQuery) => ({
   organisationId: a.organisation_id,
   livemode: q.mode !== 'test',
 });
@@ -28,7 +28,7 @@ const tenantOf = (a: AccountRow, q: ModeQuery) => ({
 @Controller('console')
 export class ConsoleFrontDoorController {
   constructor(
-    private readonly messages: MessagesRepository,
+    private readonly messages: MessagesService,
     private readonly visits: VisitsService,
     private readonly visitTypes: VisitTypesService,
     private readonly forms: FormsService,
@@ -39,7 +39,7 @@ export class ConsoleFrontDoorController {
   @ConsoleAuth()
   @ApiOperation({ summary: 'Messages test mode would have sent (passes, notices), newest first' })
   @ApiOkResponse({ type: PageOf(OutboxMessageResponse) })
-  outbox(@CurrentAccount() a: AccountRow, @Query() q: ListQuery): Promise<Page<OutboxMessageResponse>> {
+  outbox(@CurrentAccount() a: ConsoleCaller, @Query() q: ListQuery): Promise<Page<OutboxMessageResponse>> {
     const tenant = { organisationId: a.organisation_id, livemode: false };
     return this.cursors.codec.createdPage(
       'console-test-outbox',
@@ -60,7 +60,7 @@ export class ConsoleFrontDoorController {
   @ApiOperation({ summary: 'A visit with every answer, protected ones included' })
   @ApiOkResponse({ type: VisitResponse })
   visit(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('visit_id') id: string,
     @Query() q: ModeQuery,
   ): Promise<VisitResponse> {
@@ -72,7 +72,7 @@ export class ConsoleFrontDoorController {
   @ApiOperation({ summary: 'Visit types of one mode (built-in and organisation-defined), with public forms' })
   @ApiOkResponse({ type: VisitTypeListResponse })
   async visitTypeList(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Query() q: ModeQuery,
   ): Promise<VisitTypeListResponse> {
     return { data: await this.visitTypes.list(tenantOf(a, q)) };
@@ -83,7 +83,7 @@ export class ConsoleFrontDoorController {
   @ApiOperation({ summary: 'One visit type of one mode' })
   @ApiOkResponse({ type: VisitTypeResponse })
   visitType(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('key') key: string,
     @Query() q: ModeQuery,
   ): Promise<VisitTypeResponse> {
@@ -97,7 +97,7 @@ export class ConsoleFrontDoorController {
   })
   @ApiOkResponse({ type: VisitTypeResponse })
   saveVisitType(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('key') key: string,
     @Body() body: SaveVisitTypeBody,
     @Query() q: ModeQuery,
@@ -113,7 +113,7 @@ export class ConsoleFrontDoorController {
       'Delete an organisation-defined visit type no visit has (both modes); built-in types are turned off',
   })
   @ApiNoContentResponse()
-  async deleteVisitType(@CurrentAccount() a: AccountRow, @Param('key') key: string): Promise<void> {
+  async deleteVisitType(@CurrentAccount() a: ConsoleCaller, @Param('key') key: string): Promise<void> {
     await this.visitTypes.remove(a.organisation_id, key);
   }
 
@@ -122,7 +122,7 @@ export class ConsoleFrontDoorController {
   @ApiOperation({ summary: 'Publish a new version of the visit or person form' })
   @ApiOkResponse({ type: PublicFormResponse })
   async publishForm(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('kind') kind: string,
     @Body() body: PublishFormBody,
   ): Promise<PublicFormResponse> {

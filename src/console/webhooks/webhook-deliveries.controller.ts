@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { OperatorOnly } from '../console-access';
 import { ApiExcludeController, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { ListQuery, Page, PageOf } from '../../visitor/platform/pagination';
 import {
   EventDeliveriesResponse,
@@ -23,7 +23,7 @@ export class ConsoleWebhookDeliveriesController {
   @ApiOperation({ summary: "An endpoint's deliveries, newest first" })
   @ApiOkResponse({ type: PageOf(WebhookDeliveryResponse) })
   list(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('whep_id') id: string,
     @Query() q: ListQuery,
   ): Promise<Page<WebhookDeliveryResponse>> {
@@ -36,7 +36,7 @@ export class ConsoleWebhookDeliveriesController {
   })
   @ApiOkResponse({ type: WebhookDeliveryWithAttemptsResponse })
   get(
-    @CurrentAccount() a: AccountRow,
+    @CurrentAccount() a: ConsoleCaller,
     @Param('dlv_id') id: string,
   ): Promise<WebhookDeliveryWithAttemptsResponse> {
     return this.deliveries.get(a.organisation_id, id);
@@ -46,7 +46,7 @@ export class ConsoleWebhookDeliveriesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Attempt a delivery again now (same webhook-id and body)' })
   @ApiOkResponse({ type: WebhookDeliveryResponse })
-  retry(@CurrentAccount() a: AccountRow, @Param('dlv_id') id: string): Promise<WebhookDeliveryResponse> {
+  retry(@CurrentAccount() a: ConsoleCaller, @Param('dlv_id') id: string): Promise<WebhookDeliveryResponse> {
     return this.deliveries.retry(a.organisation_id, id);
   }
 }

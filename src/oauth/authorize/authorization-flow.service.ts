@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
-import { AccountsRepository } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService } from '../../visitor/accounts/accounts.service';
 import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
 import {
@@ -10,7 +9,7 @@ import {
   AppInfo,
   ConnectedAppsService,
 } from '../../visitor/connected-apps/connected-apps.service';
-import { OrganisationsRepository } from '../../visitor/organisations/organisations.repository';
+import { OrganisationsService } from '../../visitor/organisations/organisations.service';
 import { isScope, Scope } from '../../visitor/platform/scopes';
 import { ClientsRepository } from '../clients/clients.repository';
 import { OAuthServer } from '../oauth-server';
@@ -56,10 +55,9 @@ export class AuthorizationFlowService {
   constructor(
     private readonly server: OAuthServer,
     private readonly accounts: AccountsService,
-    private readonly accountRows: AccountsRepository,
     private readonly attempts: SignInAttempts,
     private readonly connected: ConnectedAppsService,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly clients: ClientsRepository,
   ) {}
 
@@ -118,7 +116,7 @@ export class AuthorizationFlowService {
     const app = await this.app(d);
     if (d.prompt.name === 'login' || !d.session?.accountId)
       return { page: 'sign-in', uid: d.uid, app, ...(error ? { error } : {}) };
-    const account = await this.accountRows.findById(d.session.accountId);
+    const account = await this.accounts.findById(d.session.accountId);
     if (!account) return { page: 'sign-in', uid: d.uid, app };
     const org = await this.orgs.findOrganisation(account.organisation_id);
     const organisation = org?.name ?? account.organisation_id;
@@ -167,7 +165,7 @@ export class AuthorizationFlowService {
   ): Promise<string> {
     const d = await this.details(req, reply);
     if (!answer.allow) return this.deny(req, reply, 'The person declined to connect the app.');
-    const account = d.session?.accountId ? await this.accountRows.findById(d.session.accountId) : null;
+    const account = d.session?.accountId ? await this.accounts.findById(d.session.accountId) : null;
     if (!account) throw new ApiError('unauthorized', 'Sign in first.');
     const requested = new Set<string>(this.requestedScopes(d));
     const scopes = [...new Set(answer.scopes)].filter((s) => requested.has(s));
@@ -205,7 +203,7 @@ export class AuthorizationFlowService {
   }
 
   /** For the console's pending list: the account behind an id (null when gone). */
-  account(id: string): Promise<AccountRow | null> {
-    return this.accountRows.findById(id);
+  account(id: string): Promise<ConsoleCaller | null> {
+    return this.accounts.findById(id);
   }
 }

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId, randomBase62 } from '../../common/ids';
-import type { AccountRow } from '../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AuditService } from '../../visitor/audit/audit.service';
-import { OrganisationsRepository } from '../../visitor/organisations/organisations.repository';
+import { OrganisationsService } from '../../visitor/organisations/organisations.service';
 import { PLAN_RULES } from '../../visitor/platform/plans';
 import { oauthIdHash } from '../../visitor/connected-apps/token-hash';
 import { redirectUriProblem } from '../redirect-uris';
@@ -22,12 +22,12 @@ import type { RegisterAppBody } from './dto/register-app.request';
 export class ClientsService {
   constructor(
     private readonly repo: ClientsRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {}
 
-  async register(account: AccountRow, body: RegisterAppBody): Promise<RegisteredOAuthAppResponse> {
+  async register(account: ConsoleCaller, body: RegisterAppBody): Promise<RegisteredOAuthAppResponse> {
     const org = await this.orgs.findOrganisation(account.organisation_id);
     if (!org) throw ApiError.notFound('The organisation');
     if (!PLAN_RULES[org.plan].live.includes('rest'))
@@ -72,7 +72,7 @@ export class ClientsService {
     return { ...toOAuthAppResponse(row), client_secret: secret };
   }
 
-  async list(account: AccountRow): Promise<OAuthAppResponse[]> {
+  async list(account: ConsoleCaller): Promise<OAuthAppResponse[]> {
     return (await this.repo.listForOrganisation(account.organisation_id)).map(toOAuthAppResponse);
   }
 

@@ -61,6 +61,15 @@ export class AccountsRepository {
     return rows[0] ?? null;
   }
 
+  /** E-mail addresses of the organisation's Owners and Admins. */
+  async adminEmails(organisationId: string): Promise<string[]> {
+    const rows = (await this.ds.query(
+      `SELECT email FROM visitor.console_account WHERE organisation_id = $1 AND role IN ('owner', 'admin') ORDER BY created_at`,
+      [organisationId],
+    )) as { email: string }[];
+    return rows.map((r) => r.email);
+  }
+
   async findById(id: string): Promise<AccountRow | null> {
     const rows: AccountRow[] = await this.ds.query(`SELECT * FROM visitor.console_account WHERE id = $1`, [
       id,
@@ -78,8 +87,8 @@ export class AccountsRepository {
 
   /**
    * A new password hash, and every open session of the account ended with it (on `m`: the same transaction):
-   * console sessions are revoked, except `keepTokenHash` (the one that made the change, if any), and the OAuth
-   * engine's sign-in sessions (the authorization page's) are deleted. Returns the console sessions ended.
+   * console sessions are revoked, except `keepTokenHash` (the one that made the change, if any); the service ends
+   * the OAuth engine's sign-in sessions in the same transaction. Returns the console sessions ended.
    */
   async changePassword(
     m: EntityManager,
@@ -95,7 +104,6 @@ export class AccountsRepository {
         RETURNING 1`,
       [id, at, keepTokenHash],
     );
-    await m.query(`DELETE FROM oauth.model WHERE kind = 'Session' AND payload->>'accountId' = $1`, [id]);
     return ended.length;
   }
 

@@ -8,7 +8,9 @@ import { newId, randomBase62 } from '../../common/ids';
 import { Transactions } from '../../database/unit-of-work';
 import { Actor, AuditService } from '../audit/audit.service';
 import { isRole, Role } from '../platform/scopes';
-import { AccountRow, AccountsRepository } from './accounts.repository';
+import { AccountRow, AccountsRepository, ActingAccess } from './accounts.repository';
+import { OAuthModelsService } from '../../oauth/oauth-models.service';
+import { ConsoleAccount, ConsoleCaller, toConsoleAccount, toConsoleCaller } from './console-caller';
 
 export const SESSION_COOKIE = 'gh_session';
 export const SESSION_HOURS = 12;
@@ -28,7 +30,7 @@ export interface AccountInput {
 export interface SignedIn {
   token: string;
   expiresAt: Date;
-  account: AccountRow;
+  account: ConsoleCaller;
 }
 
 /** People who use the console: e-mail and password (argon2id), sessions in a secure cookie, roles. */
@@ -39,10 +41,27 @@ export class AccountsService {
 
   constructor(
     private readonly repo: AccountsRepository,
+    private readonly models: OAuthModelsService,
     private readonly audit: AuditService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
   ) {}
+
+  /** The account, null when unknown. */
+  async findById(id: string): Promise<ConsoleAccount | null> {
+    const row = await this.repo.findById(id);
+    return row && toConsoleAccount(row);
+  }
+
+  /** E-mail addresses of the organisation's Owners and Admins (whom a disabled webhook endpoint is reported to). */
+  adminEmails(organisationId: string): Promise<string[]> {
+    return this.repo.adminEmails(organisationId);
+  }
+
+  /** The account's current role and its organisation's access facts (an OAuth token acts with today's role). */
+  actingAccess(accountId: string, organisationId: string): Promise<ActingAccess | null> {
+    return this.repo.actingAccess(accountId, organisationId);
+  }
 
   /**
    * Sets a new password (operator action: the demo command); audited. The person's other sessions end in the same
@@ -50,7 +69,7 @@ export class AccountsService {
    * opened with the old password does not outlive it.
    */
   async resetPassword(
-    account: AccountRow,
+    account: ConsoleCaller,
     password: string,
     actor: Actor,
     keepSessionToken: string | null = null,
@@ -66,6 +85,7 @@ export class AccountsService {
         this.clock.now(),
         keepSessionToken && hashToken(keepSessionToken),
       );
+      await this.models.endSessions(uow, account.id);
       await this.audit.record(
         {
           organisationId: account.organisation_id,
@@ -155,11 +175,12 @@ export class AccountsService {
         uow.manager,
       );
     });
-    return { token, expiresAt, account };
+    return { token, expiresAt, account: toConsoleCaller(account) };
   }
 
-  session(token: string): Promise<AccountRow | null> {
-    return this.repo.sessionAccount(hashToken(token), this.clock.now());
+  async session(token: string): Promise<ConsoleCaller | null> {
+    const row = await this.repo.sessionAccount(hashToken(token), this.clock.now());
+    return row && toConsoleCaller(row);
   }
 
   async signOut(token: string): Promise<void> {

@@ -6,7 +6,7 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { isTimestamp } from '../../common/validation/timestamp';
 import { Transactions } from '../../database/unit-of-work';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
 import { generateKey, hashKey, KEY_PREFIXES, keyMatches, KeyKind, parseKey } from './api-key-format';
 import { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
 import { Actor, AuditService } from '../audit/audit.service';
@@ -73,7 +73,7 @@ export class ApiKeysService implements CredentialResolver {
 
   constructor(
     private readonly repo: ApiKeysRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly audit: AuditService,
     private readonly tx: Transactions,
     private readonly clock: Clock,

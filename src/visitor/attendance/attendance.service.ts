@@ -5,8 +5,8 @@ import { ApiError, FieldError } from '../../common/errors/api-error';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
-import { PeopleRepository } from '../people/people.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
+import { PeopleService } from '../people/people.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { ListQuery, Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -69,8 +69,8 @@ export function checkDateRange(from: string, to: string, max: number, at = 'quer
 export class AttendanceService {
   constructor(
     private readonly repo: AttendanceRepository,
-    private readonly people: PeopleRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly people: PeopleService,
+    private readonly orgs: OrganisationsService,
     private readonly events: EventsService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
@@ -214,7 +214,7 @@ export class AttendanceService {
     input: EvidenceConsentBody,
   ): Promise<EvidenceConsentResponse> {
     return this.tx.run(async (uow) => {
-      if (!(await this.people.find(tenant, personId, uow.manager, true)))
+      if (!(await this.people.find(tenant, personId, uow, true)))
         throw ApiError.notFound(`Person ${personId}`);
       await this.repo.setConsent(
         uow.manager,

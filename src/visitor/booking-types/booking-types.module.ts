@@ -13,6 +13,6 @@ import { BookingTypesService } from './booking-types.service';
   imports: [PlatformModule, FormsModule, OrganisationsModule, PeopleModule, VisitTypesModule],
   controllers: [BookingTypesController],
   providers: [BookingTypesRepository, BookingTypesService],
-  exports: [BookingTypesRepository, BookingTypesService],
+  exports: [BookingTypesService],
 })
 export class BookingTypesModule {}

@@ -3,16 +3,15 @@ import { DateTime } from 'luxon';
 import { Clock } from '../../common/clock';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { newId } from '../../common/ids';
-import { Transactions } from '../../database/unit-of-work';
+import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { publicForm } from '../forms/custom-fields.validator';
 import { FormsService } from '../forms/forms.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
-import { PeopleRepository } from '../people/people.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
+import { PeopleService } from '../people/people.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { ListQuery, Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
-import { VisitTypesRepository } from '../visit-types/visit-types.repository';
-import { typeProblems } from '../visit-types/visit-types.service';
+import { typeProblems, VisitTypesService } from '../visit-types/visit-types.service';
 import {
   addDays,
   daysBetween,
@@ -51,9 +50,9 @@ const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.
 export class BookingTypesService {
   constructor(
     private readonly repo: BookingTypesRepository,
-    private readonly orgs: OrganisationsRepository,
-    private readonly people: PeopleRepository,
-    private readonly visitTypes: VisitTypesRepository,
+    private readonly orgs: OrganisationsService,
+    private readonly people: PeopleService,
+    private readonly visitTypes: VisitTypesService,
     private readonly forms: FormsService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
@@ -116,6 +115,22 @@ export class BookingTypesService {
         `Booking type ${id} is not published: a publishable key cannot book it.`,
       );
     return found;
+  }
+
+  /** Takes one place of a slot in the caller's transaction; false when the slot is full. */
+  takeSlot(
+    uow: UnitOfWork,
+    tenant: Tenant,
+    typeId: string,
+    startsAt: Date,
+    capacity: number,
+  ): Promise<boolean> {
+    return this.repo.take(uow.manager, tenant, typeId, startsAt, capacity);
+  }
+
+  /** Gives a place of a slot back in the caller's transaction (decline, expiry, cancel, a reschedule's old slot). */
+  releaseSlot(uow: UnitOfWork, tenant: Tenant, typeId: string, startsAt: Date): Promise<void> {
+    return this.repo.release(uow.manager, tenant, typeId, startsAt);
   }
 
   /** The type (any state) and its zone, for changes to existing bookings. */
@@ -235,7 +250,7 @@ export class BookingTypesService {
     const [site, hosts, vtype] = await Promise.all([
       this.orgs.findSite(tenant, input.site_id),
       Promise.all(input.host_ids.map((h) => this.people.find(tenant, h))),
-      this.visitTypes.one(tenant, input.visit_type),
+      this.visitTypes.find(tenant, input.visit_type),
     ]);
     if (!site)
       errors.push({

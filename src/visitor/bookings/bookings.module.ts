@@ -29,7 +29,7 @@ import { BookingsService } from './bookings.service';
   ],
   controllers: [BookingsController],
   providers: [BookingsRepository, BookingsService, BookingsJobs],
-  exports: [BookingsService, BookingsRepository],
+  exports: [BookingsService],
 })
 export class BookingsModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

@@ -5,7 +5,6 @@ import { newId } from '../../common/ids';
 import { IS_RESPONSE, RunOptions, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import type { Slot } from '../booking-types/availability';
 import type { UsableType } from '../booking-types/booking-types.service';
-import { BookingTypesRepository } from '../booking-types/booking-types.repository';
 import { BookingTypesService } from '../booking-types/booking-types.service';
 import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
@@ -13,7 +12,7 @@ import { publicForm, type Form } from '../forms/custom-fields.validator';
 import { FormsService } from '../forms/forms.service';
 import { localWhen } from '../messages/local-time';
 import { MessagesService } from '../messages/messages.service';
-import { PeopleRepository } from '../people/people.repository';
+import { PeopleService } from '../people/people.service';
 import type { Caller } from '../platform/current';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
@@ -69,8 +68,7 @@ export class BookingsService {
   constructor(
     private readonly repo: BookingsRepository,
     private readonly types: BookingTypesService,
-    private readonly slots: BookingTypesRepository,
-    private readonly people: PeopleRepository,
+    private readonly people: PeopleService,
     private readonly visits: VisitsService,
     private readonly forms: FormsService,
     private readonly events: EventsService,
@@ -248,6 +246,11 @@ export class BookingsService {
     };
   }
 
+  /** The booking locked in the caller's transaction, null when unknown (erasure of its attendee). */
+  lock(uow: UnitOfWork, tenant: Tenant, id: string): Promise<BookingEntity | null> {
+    return this.repo.find(tenant, id, uow.manager, true);
+  }
+
   async get(tenant: Tenant, id: string): Promise<BookingResponse> {
     const b = await this.repo.find(tenant, id);
     if (!b) throw ApiError.notFound(`Booking ${id}`);
@@ -351,16 +354,16 @@ export class BookingsService {
       changes.shareReasonWithAttendee = extra.share ?? false;
     }
     if (action === 'cancel') changes.cancelReason = extra.reason ?? null;
-    if (t.slot === 'release') await this.slots.release(uow.manager, tenant, b.bookingTypeId, b.startsAt);
+    if (t.slot === 'release') await this.types.releaseSlot(uow, tenant, b.bookingTypeId, b.startsAt);
     if (t.slot === 'move') {
       const slot = p.slot!;
       if (slot.start.getTime() === b.startsAt.getTime())
         throw ApiError.validation([
           { location: 'body.start', message: 'is the slot the booking already has' },
         ]);
-      if (!(await this.slots.take(uow.manager, tenant, b.bookingTypeId, slot.start, p.type!.row.capacity)))
+      if (!(await this.types.takeSlot(uow, tenant, b.bookingTypeId, slot.start, p.type!.row.capacity)))
         throw slotTaken();
-      await this.slots.release(uow.manager, tenant, b.bookingTypeId, b.startsAt);
+      await this.types.releaseSlot(uow, tenant, b.bookingTypeId, b.startsAt);
       changes.startsAt = slot.start;
       changes.endsAt = slot.end;
     }

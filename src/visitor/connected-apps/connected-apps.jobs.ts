@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { Periodic } from '../../common/periodic';
-import { ConnectedAppsRepository } from './connected-apps.repository';
+import { OAuthModelsService } from '../../oauth/oauth-models.service';
 
 /** Connected apps' periodic work. */
 @Injectable()
 export class ConnectedAppsJobs {
   constructor(
-    private readonly repo: ConnectedAppsRepository,
+    private readonly models: OAuthModelsService,
     private readonly clock: Clock,
   ) {}
 
@@ -22,6 +22,6 @@ export class ConnectedAppsJobs {
     formerly: 'OAuthPurge',
   })
   purge(): Promise<number> {
-    return this.repo.purgeExpired(this.clock.now());
+    return this.models.purgeExpired(this.clock.now());
   }
 }

@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
+import { OAuthModelsModule } from '../../oauth/oauth-models.module';
 import { CredentialRegistry } from '../platform/credential.registry';
 import { PlatformModule } from '../platform/platform.module';
 import { ConnectedAppsRepository } from './connected-apps.repository';
@@ -15,7 +16,7 @@ import { ProtectedResourceController } from './protected-resource.controller';
  * server that issues the tokens is `src/oauth`.
  */
 @Module({
-  imports: [PlatformModule, AuditModule, AccountsModule],
+  imports: [PlatformModule, AuditModule, AccountsModule, OAuthModelsModule],
   controllers: [ProtectedResourceController],
   providers: [ConnectedAppsRepository, ConnectedAppsService, OAuthTokenResolver, ConnectedAppsJobs],
   exports: [ConnectedAppsService],

@@ -36,11 +36,6 @@ export interface TokenConnectionRow extends ConnectionRow {
   expires_at: Date | null;
 }
 
-const TOKEN_BY_HASH = `
-  SELECT c.*, m.payload->>'scope' AS scope, m.payload->>'aud' AS aud, m.expires_at
-    FROM oauth.model m JOIN oauth.connection c ON c.grant_id = m.grant_id
-   WHERE m.kind = 'AccessToken' AND m.id_hash = $1`;
-
 /** TypeORM's pg driver answers UPDATE … RETURNING with [rows, affected]; INSERT … RETURNING with the rows. */
 const updated = <T>(result: unknown): T[] => (result as [T[], number])[0];
 
@@ -133,9 +128,8 @@ export class ConnectedAppsRepository {
   }
 
   /**
-   * Marks every live connection of the app in the organisation revoked and deletes what the engine stored under
-   * their grants (grant, codes, access and refresh tokens): the next call with any of its tokens is
-   * `unauthorized`. Returns the grant ids.
+   * Marks every live connection of the app in the organisation revoked; returns their grant ids (the service
+   * ends those grants at the authorization server in the same transaction).
    */
   async revokeClient(
     m: EntityManager,
@@ -150,15 +144,17 @@ export class ConnectedAppsRepository {
         [organisationId, clientId, at],
       ),
     );
-    const grants = rows.map((r) => r.grant_id);
-    if (grants.length) await m.query(`DELETE FROM oauth.model WHERE grant_id = ANY($1)`, [grants]);
-    return grants;
+    return rows.map((r) => r.grant_id);
   }
 
-  async tokenByHash(idHash: string): Promise<TokenConnectionRow | null> {
-    const rows = await preparedQuery<TokenConnectionRow>(this.ds, 'oauth_token_by_hash', TOKEN_BY_HASH, [
-      idHash,
-    ]);
+  /** The connection of a grant (the /v1 resolver's second step, after the access token). */
+  async connection(grantId: string): Promise<ConnectionRow | null> {
+    const rows = await preparedQuery<ConnectionRow>(
+      this.ds,
+      'oauth_connection_by_grant',
+      `SELECT * FROM oauth.connection WHERE grant_id = $1`,
+      [grantId],
+    );
     return rows[0] ?? null;
   }
 
@@ -176,14 +172,5 @@ export class ConnectedAppsRepository {
       ),
     );
     return rows[0]?.first_today ?? false;
-  }
-
-  /** Deletes the authorization server's rows (`oauth.model`) past their expiry; returns how many. */
-  async purgeExpired(before: Date): Promise<number> {
-    // TypeORM's pg driver answers DELETE with [rows, affected].
-    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [
-      before,
-    ])) as [unknown[], number];
-    return affected;
   }
 }

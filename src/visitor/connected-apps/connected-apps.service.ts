@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
-import { Transactions } from '../../database/unit-of-work';
-import type { AccountRow } from '../accounts/accounts.repository';
+import { Transactions, UnitOfWork } from '../../database/unit-of-work';
+import { OAuthModelsService } from '../../oauth/oauth-models.service';
+import type { ConsoleCaller } from '../accounts/console-caller';
 import { Actor, AuditService } from '../audit/audit.service';
 import type { Role } from '../platform/scopes';
 import {
@@ -33,10 +34,27 @@ export const approvesApps = (role: Role) => role === 'owner' || role === 'admin'
 export class ConnectedAppsService {
   constructor(
     private readonly repo: ConnectedAppsRepository,
+    private readonly models: OAuthModelsService,
     private readonly audit: AuditService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Marks every live connection of the app revoked and deletes what the engine stored under their grants (grant,
+   * codes, access and refresh tokens), in `uow`: the next call with any of its tokens is `unauthorized`. Returns
+   * the grant ids.
+   */
+  private async endConnections(
+    uow: UnitOfWork,
+    organisationId: string,
+    clientId: string,
+    at: Date,
+  ): Promise<string[]> {
+    const grants = await this.repo.revokeClient(uow.manager, organisationId, clientId, at);
+    await this.models.revokeGrants(uow, grants);
+    return grants;
+  }
 
   approval(organisationId: string, clientId: string): Promise<ApprovalRow | null> {
     return this.repo.approval(organisationId, clientId);
@@ -46,7 +64,7 @@ export class ConnectedAppsService {
    * A member asks for the app: a pending request admins see (an existing decision is kept). Audited once, when the
    * request is made, not on every later view of the waiting page.
    */
-  async requestApproval(account: AccountRow, app: AppInfo): Promise<ApprovalRow> {
+  async requestApproval(account: ConsoleCaller, app: AppInfo): Promise<ApprovalRow> {
     return this.tx.run(async (uow) => {
       const { row, inserted } = await this.repo.requestApproval(uow.manager, {
         organisation_id: account.organisation_id,
@@ -80,7 +98,7 @@ export class ConnectedAppsService {
    * Owner or Admin connecting an app not yet approved approves it; anyone else needs it approved already.
    */
   async connect(
-    account: AccountRow,
+    account: ConsoleCaller,
     app: AppInfo,
     grant: { grantId: string; livemode: boolean; scopes: string[] },
   ): Promise<void> {
@@ -157,9 +175,7 @@ export class ConnectedAppsService {
       if (!row) throw ApiError.notFound('The connected app');
       // Denying an app that was connected also ends its connections: a denied app holds no token.
       const ended =
-        status === 'denied'
-          ? await this.repo.revokeClient(uow.manager, organisationId, clientId, row.decided_at!)
-          : [];
+        status === 'denied' ? await this.endConnections(uow, organisationId, clientId, row.decided_at!) : [];
       await this.audit.record(
         {
           organisationId,
@@ -201,7 +217,7 @@ export class ConnectedAppsService {
       const now = this.clock.now();
       const approval = await this.repo.approval(organisationId, clientId, uow.manager);
       if (!approval) throw ApiError.notFound('The connected app');
-      const grants = await this.repo.revokeClient(uow.manager, organisationId, clientId, now);
+      const grants = await this.endConnections(uow, organisationId, clientId, now);
       const row = await this.repo.decide(
         uow.manager,
         organisationId,

@@ -3,7 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { AccountsRepository } from '../accounts/accounts.repository';
+import { AccountsService } from '../accounts/accounts.service';
+import { OAuthModelsService } from '../../oauth/oauth-models.service';
 import { AuditService } from '../audit/audit.service';
 import type { Credential, CredentialResolver } from '../platform/credential';
 import { isScope } from '../platform/scopes';
@@ -26,7 +27,8 @@ export class OAuthTokenResolver implements CredentialResolver {
 
   constructor(
     private readonly repo: ConnectedAppsRepository,
-    private readonly accounts: AccountsRepository,
+    private readonly models: OAuthModelsService,
+    private readonly accounts: AccountsService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @InjectConfig() config: Config,
@@ -35,8 +37,11 @@ export class OAuthTokenResolver implements CredentialResolver {
   }
 
   async resolve(token: string, req?: FastifyRequest): Promise<Credential | 'revoked' | null> {
-    const t = await this.repo.tokenByHash(oauthIdHash(token));
-    if (!t || t.aud !== this.resource) return null;
+    const access = await this.models.accessToken(oauthIdHash(token));
+    const connection = access && (await this.repo.connection(access.grant_id));
+    if (!access || !connection) return null;
+    const t = { ...connection, scope: access.scope, aud: access.aud, expires_at: access.expires_at };
+    if (t.aud !== this.resource) return null;
     const now = this.clock.now();
     if (t.revoked_at || (t.expires_at && new Date(t.expires_at) <= now)) return 'revoked';
     const who = await this.accounts.actingAccess(t.account_id, t.organisation_id);

@@ -6,8 +6,7 @@ import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { FilesService } from '../files/files.service';
 import { MessagesService } from '../messages/messages.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
-import { PeopleRepository } from '../people/people.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
 import { PeopleService } from '../people/people.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
@@ -33,9 +32,8 @@ export class DeliveriesService {
 
   constructor(
     private readonly repo: DeliveriesRepository,
-    private readonly orgs: OrganisationsRepository,
-    private readonly people: PeopleRepository,
-    private readonly peopleService: PeopleService,
+    private readonly orgs: OrganisationsService,
+    private readonly people: PeopleService,
     private readonly files: FilesService,
     private readonly messages: MessagesService,
     private readonly events: EventsService,
@@ -47,7 +45,7 @@ export class DeliveriesService {
   async create(tenant: Tenant, input: CreateDeliveryBody): Promise<DeliveryResponse> {
     const [sites, peopleErrors] = await Promise.all([
       this.orgs.existingSiteIds(tenant, [input.site_id]),
-      this.peopleService.unknownPeople(tenant, [
+      this.people.unknownPeople(tenant, [
         { location: 'body.recipient_id', id: input.recipient_id },
         { location: 'body.received_by', id: input.received_by },
       ]),
@@ -150,7 +148,7 @@ export class DeliveriesService {
   async collect(tenant: Tenant, id: string, input: CollectDeliveryBody): Promise<DeliveryResponse> {
     // another tenant's delivery is not_found before anything in the body is judged
     if (!(await this.repo.find(tenant, id))) throw ApiError.notFound(`Delivery ${id}`);
-    const errors = await this.peopleService.unknownPeople(tenant, [
+    const errors = await this.people.unknownPeople(tenant, [
       { location: 'body.collected_by', id: input.collected_by },
     ]);
     if (errors.length) throw ApiError.validation(errors);

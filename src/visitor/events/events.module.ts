@@ -14,6 +14,6 @@ import { EventsService } from './events.service';
   imports: [PlatformModule],
   controllers: [EventsController],
   providers: [EventsRepository, EventsService, EventSamples, EventsJobs],
-  exports: [EventsRepository, EventsService, EventSamples],
+  exports: [EventsService, EventSamples],
 })
 export class EventsModule {}

@@ -111,6 +111,15 @@ export class MessagesService {
     this.providers = configuredProviders(config as Config & MessagesSettings);
   }
 
+  /** The tenant's messages, newest first, keyset-paged on (created_at, id) (the console's test outbox). */
+  list(
+    tenant: { organisationId: string; livemode: boolean },
+    limit: number,
+    before?: { createdAt: Date; id: string },
+  ): Promise<MessageRow[]> {
+    return this.repo.list(tenant, limit, before);
+  }
+
   /** The provider each channel uses now. */
   providerOf(channel: Channel): MessageProvider {
     return this.providers.get(channel)!;

@@ -10,6 +10,6 @@ import { OrganisationsService } from './organisations.service';
   imports: [PlatformModule, AuditModule],
   controllers: [OrganisationsController],
   providers: [OrganisationsRepository, OrganisationsService],
-  exports: [OrganisationsRepository, OrganisationsService],
+  exports: [OrganisationsService],
 })
 export class OrganisationsModule {}

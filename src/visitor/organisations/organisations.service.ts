@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Transactions } from '../../database/unit-of-work';
+import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { Actor, AuditService } from '../audit/audit.service';
 import { isPlan, Plan } from '../platform/plans';
 import type { Tenant } from '../platform/tenant';
@@ -211,6 +211,26 @@ export class OrganisationsService {
       );
       return (await this.repo.findSite({ organisationId, livemode }, siteId, uow.manager))!;
     });
+  }
+
+  /** The organisation, null when unknown (in the caller's transaction when it passes one). */
+  findOrganisation(id: string, uow?: UnitOfWork): Promise<OrganisationRow | null> {
+    return this.repo.findOrganisation(id, uow?.manager);
+  }
+
+  /** The tenant's site with its gates, null when unknown. */
+  findSite(tenant: Tenant, id: string, uow?: UnitOfWork): Promise<SiteRow | null> {
+    return this.repo.findSite(tenant, id, uow?.manager);
+  }
+
+  /** Ids of the given sites that exist in this tenant (for checking references such as a person's sites). */
+  existingSiteIds(tenant: Tenant, ids: string[], uow?: UnitOfWork): Promise<Set<string>> {
+    return this.repo.existingSiteIds(tenant, ids, uow?.manager);
+  }
+
+  /** Every site of the tenant, id and name (the staff import resolves names). */
+  siteNames(tenant: Tenant): Promise<{ id: string; name: string }[]> {
+    return this.repo.siteNames(tenant);
   }
 
   async organisation(id: string): Promise<OrganisationRow> {

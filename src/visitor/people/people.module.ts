@@ -15,7 +15,7 @@ import { StaffImport } from './staff-import';
   imports: [PlatformModule, EventsModule, FormsModule, OrganisationsModule],
   controllers: [PeopleController],
   providers: [PeopleRepository, PeopleService, StaffImport],
-  exports: [PeopleService, PeopleRepository, StaffImport],
+  exports: [PeopleService, StaffImport],
 })
 export class PeopleModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

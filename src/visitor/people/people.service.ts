@@ -7,7 +7,7 @@ import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
 import { FormsService } from '../forms/forms.service';
 import type { Form } from '../forms/custom-fields.validator';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import { PLAN_RULES } from '../platform/plans';
@@ -42,7 +42,7 @@ export class PeopleService {
   constructor(
     private readonly repo: PeopleRepository,
     private readonly forms: FormsService,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly events: EventsService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
@@ -122,7 +122,7 @@ export class PeopleService {
    */
   private async assertRoomForHost(uow: UnitOfWork, tenant: Tenant): Promise<void> {
     if (!tenant.livemode) return;
-    const org = await this.orgs.findOrganisation(tenant.organisationId, uow.manager);
+    const org = await this.orgs.findOrganisation(tenant.organisationId, uow);
     const max = org ? PLAN_RULES[org.plan].maxHosts : null;
     if (!org || max === null) return;
     if ((await this.repo.countHostsLocked(uow.manager, tenant)) >= max)
@@ -176,6 +176,16 @@ export class PeopleService {
     return named
       .filter((n) => n.id && !found.has(n.id))
       .map((n) => ({ location: n.location, message: `no person ${n.id} in this organisation and mode` }));
+  }
+
+  /** The tenant's person, null when unknown (locked for the caller's transaction with `lock`). */
+  find(tenant: Tenant, id: string, uow?: UnitOfWork, lock = false): Promise<PersonRow | null> {
+    return this.repo.find(tenant, id, uow?.manager, lock);
+  }
+
+  /** Ids of the given people that exist in this tenant. */
+  existingIds(tenant: Tenant, ids: string[], uow?: UnitOfWork): Promise<Set<string>> {
+    return this.repo.existingIds(tenant, ids, uow?.manager);
   }
 
   async get(tenant: Tenant, id: string, audience: Audience = 'integration'): Promise<PersonResponse> {

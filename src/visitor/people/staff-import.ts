@@ -6,7 +6,7 @@ import { Transactions } from '../../database/unit-of-work';
 import { PeopleRepository, StaffRow } from './people.repository';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
 import { assertTenant, Tenant } from '../platform/tenant';
 
 /** The staff CSV columns of the spec, in its order; `name` and `email` are required. */
@@ -81,7 +81,7 @@ class EncodingError extends Error {
 export class StaffImport {
   constructor(
     private readonly people: PeopleRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
   ) {}

@@ -13,7 +13,6 @@ import { VisitorAuthGuard } from './visitor-auth.guard';
 const SHARED = [
   CredentialRegistry,
   CursorCodecProvider,
-  IdempotencyRepository,
   IdempotencyClaims,
   IdempotencyInterceptor,
   VisitorAuthGuard,
@@ -28,7 +27,7 @@ const SHARED = [
  */
 @Module({
   imports: [RateLimitModule, OpenApiModule, PassportModule],
-  providers: [...SHARED, IdempotencyJobs],
+  providers: [...SHARED, IdempotencyRepository, IdempotencyJobs],
   exports: [...SHARED, RateLimitModule],
 })
 export class PlatformModule {}

@@ -4,7 +4,7 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
 import { PeopleService } from '../people/people.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
@@ -33,7 +33,7 @@ import { RollcallsRepository } from './rollcalls.repository';
 export class RollcallsService {
   constructor(
     private readonly repo: RollcallsRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly people: PeopleService,
     @Inject(ON_SITE_STAFF) private readonly staff: OnSiteStaff,
     private readonly events: EventsService,

@@ -10,6 +10,6 @@ import { VisitTypesService } from './visit-types.service';
   imports: [PlatformModule, FormsModule],
   controllers: [VisitTypesController],
   providers: [VisitTypesRepository, VisitTypesService],
-  exports: [VisitTypesService, VisitTypesRepository],
+  exports: [VisitTypesService],
 })
 export class VisitTypesModule {}

@@ -72,6 +72,11 @@ export class VisitTypesService {
   }
 
   /** The type a visit may use: known and on (and open for pre-registration with a publishable key). */
+  /** Whether the tenant's type is on and takes pre-registration, null when the key is unknown. */
+  find(tenant: Tenant, key: string): ReturnType<VisitTypesRepository['one']> {
+    return this.repo.one(tenant, key);
+  }
+
   async assertUsable(tenant: Tenant, key: string, opts: { publishable?: boolean } = {}): Promise<void> {
     const errors = typeProblems(key, await this.repo.one(tenant, key), opts.publishable ?? false);
     if (errors.length) throw ApiError.validation(errors);

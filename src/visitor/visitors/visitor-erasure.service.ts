@@ -3,11 +3,11 @@ import { DiscoveryService, Reflector } from '@nestjs/core';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { Transactions, UnitOfWork } from '../../database/unit-of-work';
-import { BookingsRepository } from '../bookings/bookings.repository';
+import { BookingsService } from '../bookings/bookings.service';
 import { EventsService } from '../events/events.service';
 import type { Tenant } from '../platform/tenant';
 import { Erasure, VISITOR_DATA, VisitorDataHolder } from '../platform/visitor-data';
-import { VisitorRow, VisitsRepository } from '../visits/visits.repository';
+import { VisitorRecordsService, VisitorRow } from '../visits/visitor-records.service';
 
 /**
  * Permanent erasure of a visitor (DELETE /v1/visitors/{id}) or of a booking's attendee who never became one
@@ -22,8 +22,8 @@ export class VisitorErasure implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
-    private readonly visits: VisitsRepository,
-    private readonly bookings: BookingsRepository,
+    private readonly visitors: VisitorRecordsService,
+    private readonly bookings: BookingsService,
     private readonly events: EventsService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
@@ -47,7 +47,7 @@ export class VisitorErasure implements OnModuleInit {
   /** Erases the visitor everywhere (including records hidden by plan history); afterwards it is `not_found`. */
   async erase(tenant: Tenant, visitorId: string): Promise<void> {
     await this.tx.run(async (uow) => {
-      const visitor = await this.visits.findVisitor(tenant, visitorId, uow.manager);
+      const visitor = await this.visitors.find(uow, tenant, visitorId);
       if (!visitor) throw ApiError.notFound(`Visitor ${visitorId}`);
       await this.eraseVisitor(uow, tenant, visitor);
     });
@@ -62,10 +62,10 @@ export class VisitorErasure implements OnModuleInit {
    */
   async eraseAttendee(tenant: Tenant, bookingId: string): Promise<void> {
     await this.tx.run(async (uow) => {
-      const booking = await this.bookings.find(tenant, bookingId, uow.manager, true);
+      const booking = await this.bookings.lock(uow, tenant, bookingId);
       if (!booking) throw ApiError.notFound(`Booking ${bookingId}`);
       const phone = booking.attendeePhone;
-      const visitor = phone ? await this.visits.findVisitor(tenant, phone, uow.manager, 'phone') : null;
+      const visitor = phone ? await this.visitors.find(uow, tenant, phone, 'phone') : null;
       if (visitor) return this.eraseVisitor(uow, tenant, visitor);
       await this.runHolders(uow, tenant, {
         visitorId: null,

@@ -4,14 +4,14 @@ import { Authorize } from '../platform/authorize.decorator';
 import { Caller, CurrentCaller, CurrentTenant } from '../platform/current';
 import type { Tenant } from '../platform/tenant';
 import { VisitorResponse } from '../visits/dto/visit.response';
-import { VisitsService } from '../visits/visits.service';
+import { VisitorRecordsService } from '../visits/visitor-records.service';
 import { VisitorErasure } from './visitor-erasure.service';
 
 @ApiTags('Visits')
 @Controller('v1/visitors')
 export class VisitorsController {
   constructor(
-    private readonly visits: VisitsService,
+    private readonly visitors: VisitorRecordsService,
     private readonly erasure: VisitorErasure,
   ) {}
 
@@ -20,7 +20,7 @@ export class VisitorsController {
   @ApiOperation({ summary: 'A visitor record (matched by phone across visits)', operationId: 'getVisitor' })
   @ApiOkResponse({ type: VisitorResponse })
   get(@CurrentCaller('visits') caller: Caller, @Param('visitor_id') id: string): Promise<VisitorResponse> {
-    return this.visits.getVisitor(caller, id);
+    return this.visitors.get(caller, id);
   }
 
   @Delete(':visitor_id')

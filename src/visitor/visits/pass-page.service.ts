@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { toString as qrSvg } from 'qrcode';
 import { ApiError } from '../../common/errors/api-error';
-import { ACTIVE_STATUSES, PassPageRow, VisitsRepository } from './visits.repository';
-import { VisitsService } from './visits.service';
+import { PassesRepository, PassPageRow } from './passes.repository';
+import { ACTIVE_STATUSES } from './visits.repository';
+import { PassesService } from './passes.service';
 
 /** What the pass page template (`src/pages/templates/pass.eta`) is given: nothing private. */
 export interface PassPageView {
@@ -41,12 +42,12 @@ function formatWhen(row: PassPageRow): string | null {
 @Injectable()
 export class PassPageService {
   constructor(
-    private readonly repo: VisitsRepository,
-    private readonly visits: VisitsService,
+    private readonly repo: PassesRepository,
+    private readonly passes: PassesService,
   ) {}
 
   async view(token: string): Promise<PassPageView> {
-    const passId = this.visits.tokens.passIdOf(token);
+    const passId = this.passes.tokens.passIdOf(token);
     const row = passId ? await this.repo.findPassPage(passId) : null;
     if (!row || row.revoked_at || !ACTIVE_STATUSES.includes(row.status)) throw ApiError.notFound('The pass');
     return {

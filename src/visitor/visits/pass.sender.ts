@@ -5,8 +5,10 @@ import { Clock } from '../../common/clock';
 import { Transactions } from '../../database/unit-of-work';
 import type { Channel } from '../messages/message.entity';
 import { MessagesService } from '../messages/messages.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
+import { PassesService } from './passes.service';
 import { VisitsService } from './visits.service';
+import { PassesRepository } from './passes.repository';
 import { VisitsRepository } from './visits.repository';
 import { localWhen } from '../messages/local-time';
 
@@ -21,9 +23,11 @@ export type PassOutcome = 'sent' | 'failed' | 'skipped';
 export class PassSender {
   constructor(
     private readonly repo: VisitsRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly passRows: PassesRepository,
+    private readonly orgs: OrganisationsService,
     private readonly messages: MessagesService,
     private readonly visits: VisitsService,
+    private readonly passes: PassesService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
     @InjectConfig() private readonly config: Config,
@@ -31,13 +35,13 @@ export class PassSender {
 
   async send(passId: string): Promise<PassOutcome> {
     return this.tx.run(async (uow) => {
-      const pass = await this.repo.claimPass(uow.manager, passId);
+      const pass = await this.passRows.claimPass(uow.manager, passId);
       if (!pass) return 'skipped';
       const tenant = { organisationId: pass.organisation_id, livemode: pass.livemode };
       const visit = await this.repo.find(tenant, pass.visit_id, uow.manager);
       const now = this.clock.now();
       if (!visit || !visit.visitor_phone) {
-        await this.repo.finishPass(
+        await this.passRows.finishPass(
           uow.manager,
           passId,
           { status: 'failed', channel: null, messageId: null, error: 'visitor erased' },
@@ -45,10 +49,10 @@ export class PassSender {
         );
         return 'failed';
       }
-      const org = await this.orgs.findOrganisation(tenant.organisationId, uow.manager);
-      const site = await this.orgs.findSite(tenant, visit.site_id, uow.manager);
+      const org = await this.orgs.findOrganisation(tenant.organisationId, uow);
+      const site = await this.orgs.findSite(tenant, visit.site_id, uow);
       const when = visit.expected_at ? ` on ${localWhen(visit.expected_at, site?.time_zone ?? 'UTC')}` : '';
-      const link = this.visits.tokens.link(this.config.siteUrl, passId);
+      const link = this.passes.tokens.link(this.config.siteUrl, passId);
       const outcome = await this.messages.send(
         tenant,
         pass.channels as Channel[],
@@ -61,7 +65,7 @@ export class PassSender {
         uow.manager,
       );
       if (!outcome.channel) {
-        await this.repo.finishPass(
+        await this.passRows.finishPass(
           uow.manager,
           passId,
           {
@@ -74,7 +78,7 @@ export class PassSender {
         );
         return 'failed';
       }
-      await this.repo.finishPass(
+      await this.passRows.finishPass(
         uow.manager,
         passId,
         { status: 'sent', channel: outcome.channel, messageId: outcome.messageId, error: null },

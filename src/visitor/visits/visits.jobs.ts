@@ -9,7 +9,7 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { RedisService } from '../../redis/redis.service';
 import { PassOutcome, PassSender } from './pass.sender';
-import { VisitsRepository } from './visits.repository';
+import { PassesRepository } from './passes.repository';
 import { VisitsService } from './visits.service';
 
 /** Sending one pass. */
@@ -53,7 +53,7 @@ export class PassProcessor extends ResilientWorkerHost<'visits.send-pass'> {
 @Injectable()
 export class VisitsJobs {
   constructor(
-    private readonly repo: VisitsRepository,
+    private readonly repo: PassesRepository,
     private readonly visits: VisitsService,
     private readonly jobs: JobQueue,
     private readonly clock: Clock,

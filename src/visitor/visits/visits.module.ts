@@ -14,6 +14,10 @@ import { PassPageService } from './pass-page.service';
 import { sampleVisit } from './visit.samples';
 import { VISITS_SEND_PASS, VisitsJobs } from './visits.jobs';
 import { VisitsController } from './visits.controller';
+import { PassesRepository } from './passes.repository';
+import { PassesService } from './passes.service';
+import { VisitorRecordsService } from './visitor-records.service';
+import { VisitorsRepository } from './visitors.repository';
 import { VisitsRepository } from './visits.repository';
 import { VisitsService } from './visits.service';
 
@@ -33,8 +37,18 @@ import { VisitsService } from './visits.service';
     QueueModule.forJobs(VISITS_SEND_PASS),
   ],
   controllers: [VisitsController, PassPageController],
-  providers: [VisitsRepository, VisitsService, PassSender, VisitsJobs, PassPageService],
-  exports: [VisitsRepository, VisitsService, PassSender],
+  providers: [
+    VisitsRepository,
+    VisitorsRepository,
+    PassesRepository,
+    VisitsService,
+    VisitorRecordsService,
+    PassesService,
+    PassSender,
+    VisitsJobs,
+    PassPageService,
+  ],
+  exports: [VisitsService, VisitorRecordsService, PassSender],
 })
 export class VisitsModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

@@ -10,6 +10,10 @@ import type { VisitStatus } from './visit-state-machine';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { VisitWatchlistResponse } from '../watchlist/dto/watchlist.response';
+import type { PassRow } from './passes.repository';
+import type { VisitorRow } from './visitors.repository';
+
+export type { PassRow, VisitorRow };
 
 export type { Tenant };
 
@@ -75,20 +79,6 @@ export type VisitListRow = Omit<VisitRow, VisitTimestamp> & {
   [K in VisitTimestamp]: VisitRow[K] extends Date ? string : string | null;
 };
 
-export interface VisitorRow {
-  id: string;
-  organisation_id: string;
-  livemode: boolean;
-  name: string | null;
-  phone: string | null;
-  email: string | null;
-  company: string | null;
-  last_visit_at: Date;
-  created_at: Date;
-  updated_at: Date;
-  erased_at: Date | null;
-}
-
 export interface VisitFilter {
   status?: VisitStatus;
   siteId?: string;
@@ -98,29 +88,6 @@ export interface VisitFilter {
   updatedSince?: Date;
   /** Live-mode plan history: visits created before this are omitted unless still active. */
   hiddenBefore: Date | null;
-}
-
-export interface PassRow {
-  id: string;
-  organisation_id: string;
-  livemode: boolean;
-  visit_id: string;
-  channels: string[];
-  status: 'pending' | 'sent' | 'failed';
-  created_at: Date;
-}
-
-/** The pass page's row (VisitsRepository.findPassPage). */
-export interface PassPageRow {
-  revoked_at: Date | null;
-  livemode: boolean;
-  status: VisitStatus;
-  expected_at: Date | null;
-  expected_until: Date | null;
-  site_name: string;
-  time_zone: string;
-  organisation_name: string;
-  host_name: string;
 }
 
 /** Statuses plan history never hides. */
@@ -185,7 +152,11 @@ const CREATE_VISIT = `
   )
   SELECT id, name, phone, email, company FROM r`;
 
-/** Visits, visitor records and passes: tenant-scoped SQL, every statement filtered on organisation and mode. */
+/**
+ * Visits: tenant-scoped SQL, every statement filtered on organisation and mode. A new visit is written with its
+ * visitor record and first pass in one statement (the hot path's one round trip), and erasure empties all three in
+ * order; otherwise visitor records are `VisitorsRepository`'s and passes `PassesRepository`'s.
+ */
 @Injectable()
 @HoldsVisitorData(10)
 export class VisitsRepository implements VisitorDataHolder {
@@ -327,6 +298,20 @@ export class VisitsRepository implements VisitorDataHolder {
     );
   }
 
+  /** Stores the visit's watchlist flag (rebuilt by the watchlist from the visit's matches), in the caller's transaction. */
+  async setWatchlist(
+    m: EntityManager,
+    tenant: Tenant,
+    id: string,
+    flag: VisitWatchlistResponse,
+  ): Promise<void> {
+    assertTenant(tenant);
+    await m.query(
+      `UPDATE visitor.visit SET watchlist = $4 WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      [id, tenant.organisationId, tenant.livemode, JSON.stringify(flag)],
+    );
+  }
+
   /**
    * Keyset page in (created_at, id) order, `limit` rows (the caller asks one more than it shows), timestamps as
    * ISO strings. The limit is part of the statement's text, not a parameter: with it known, PostgreSQL settles on
@@ -360,32 +345,6 @@ export class VisitsRepository implements VisitorDataHolder {
     // One named statement per filter combination and limit (the name is a digest of the text).
     const name = `visits_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
     return preparedQuery<VisitListRow>(this.ds, name, text, params, LIST_TYPES);
-  }
-
-  /** The visitor (not erased) with this id, or with this phone number (visits match visitors by phone). */
-  async findVisitor(
-    tenant: Tenant,
-    id: string,
-    m?: EntityManager,
-    by: 'id' | 'phone' = 'id',
-  ): Promise<VisitorRow | null> {
-    assertTenant(tenant);
-    const rows: VisitorRow[] = await this.m(m).query(
-      `SELECT * FROM visitor.visitor
-        WHERE ${by === 'phone' ? 'phone' : 'id'} = $1 AND organisation_id = $2 AND livemode = $3 AND erased_at IS NULL`,
-      [id, tenant.organisationId, tenant.livemode],
-    );
-    return rows[0] ?? null;
-  }
-
-  /** Whether the visitor has a visit plan history never hides. */
-  async visitorHasActiveVisit(tenant: Tenant, visitorId: string): Promise<boolean> {
-    const rows: unknown[] = await this.ds.query(
-      `SELECT 1 FROM visitor.visit WHERE visitor_id = $1 AND organisation_id = $2 AND livemode = $3
-          AND status IN ('expected', 'awaiting_approval', 'checked_in') LIMIT 1`,
-      [visitorId, tenant.organisationId, tenant.livemode],
-    );
-    return rows.length > 0;
   }
 
   /**
@@ -425,81 +384,6 @@ export class VisitsRepository implements VisitorDataHolder {
       [visitorId, ...t, now],
     )) as [{ id: string }[], number];
     erasure.relatedIds.push(...visits.map((v) => v.id));
-  }
-
-  insertPass(m: EntityManager, p: PassRow): Promise<unknown> {
-    assertTenant({ organisationId: p.organisation_id, livemode: p.livemode });
-    return m.query(
-      `INSERT INTO visitor.visit_pass (id, organisation_id, livemode, visit_id, channels, status, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [p.id, p.organisation_id, p.livemode, p.visit_id, p.channels, p.status, p.created_at],
-    );
-  }
-
-  /** Earlier passes of a visit stop working when a new one is issued. */
-  revokePasses(m: EntityManager, visitId: string, exceptId: string, now: Date): Promise<unknown> {
-    return m.query(
-      `UPDATE visitor.visit_pass SET revoked_at = $3 WHERE visit_id = $1 AND id <> $2 AND revoked_at IS NULL`,
-      [visitId, exceptId, now],
-    );
-  }
-
-  /** Claims a pending pass for sending (exactly one sender wins); null when it is not pending. */
-  async claimPass(m: EntityManager, id: string): Promise<PassRow | null> {
-    const rows: PassRow[] = await m.query(
-      `SELECT * FROM visitor.visit_pass WHERE id = $1 AND status = 'pending' FOR UPDATE SKIP LOCKED`,
-      [id],
-    );
-    return rows[0] ?? null;
-  }
-
-  async finishPass(
-    m: EntityManager,
-    id: string,
-    r: { status: 'sent' | 'failed'; channel: string | null; messageId: string | null; error: string | null },
-    now: Date,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE visitor.visit_pass SET status = $2, channel = $3, message_id = $4, error = $5, sent_at = $6 WHERE id = $1`,
-      [id, r.status, r.channel, r.messageId, r.error, r.status === 'sent' ? now : null],
-    );
-  }
-
-  /** A pass by id (for the pass link): null when unknown. */
-  async findPass(id: string): Promise<(PassRow & { revoked_at: Date | null }) | null> {
-    const rows: (PassRow & { revoked_at: Date | null })[] = await this.ds.query(
-      `SELECT * FROM visitor.visit_pass WHERE id = $1`,
-      [id],
-    );
-    return rows[0] ?? null;
-  }
-
-  /**
-   * What the pass page shows of a pass (no tenant: the signed token is the credential): the pass's own state,
-   * the visit's status and times, the site, the organisation and the host's name. Null when the pass is unknown.
-   */
-  async findPassPage(id: string): Promise<PassPageRow | null> {
-    const rows: PassPageRow[] = await this.ds.query(
-      `SELECT p.revoked_at, p.livemode, v.status, v.expected_at, v.expected_until,
-              s.name AS site_name, s.time_zone, o.name AS organisation_name, h.name AS host_name
-         FROM visitor.visit_pass p
-         JOIN visitor.visit v ON v.id = p.visit_id
-         JOIN visitor.site s ON s.id = v.site_id
-         JOIN visitor.organisation o ON o.id = v.organisation_id
-         JOIN visitor.person h ON h.id = v.host_id
-        WHERE p.id = $1`,
-      [id],
-    );
-    return rows[0] ?? null;
-  }
-
-  /** Passes still pending a while after they were issued (their job was lost): the sweeper re-enqueues them. */
-  async stalePendingPasses(olderThan: Date, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.ds.query(
-      `SELECT id FROM visitor.visit_pass WHERE status = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2`,
-      [olderThan, limit],
-    );
-    return rows.map((r) => r.id);
   }
 
   /**

@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { Config } from '../../config/config';
-import { InjectConfig } from '../../config/config.module';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { JobQueue } from '../../common/queue/job-queue';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import type { EventTypeOf } from '../events/event-types';
 import { EventsService } from '../events/events.service';
@@ -13,14 +10,14 @@ import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import { publicForm, type Form } from '../forms/custom-fields.validator';
 import { EMPTY_FORM, FormsService } from '../forms/forms.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
-import { PeopleRepository } from '../people/people.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
+import { PeopleService } from '../people/people.service';
 import type { Audience } from '../people/people.service';
 import { typeProblems } from '../visit-types/visit-types.service';
 import { ScreeningTrigger, WatchlistService } from '../watchlist/watchlist.service';
 import { DEFAULT_PASS_CHANNELS, VisitsQuery } from './dto/visit.request';
-import { toVisitorResponse, toVisitResponse, VisitorResponse, VisitResponse } from './dto/visit.response';
-import { PassTokens } from './pass-token';
+import { toVisitResponse, VisitResponse } from './dto/visit.response';
+import { PassesService } from './passes.service';
 import { transition, VisitAction } from './visit-state-machine';
 import {
   ACTIVE_STATUSES,
@@ -82,23 +79,18 @@ const OPEN_STATUSES = ACTIVE_STATUSES;
  */
 @Injectable()
 export class VisitsService {
-  readonly tokens: PassTokens;
-
   constructor(
     private readonly repo: VisitsRepository,
-    private readonly orgs: OrganisationsRepository,
-    private readonly people: PeopleRepository,
+    private readonly orgs: OrganisationsService,
+    private readonly people: PeopleService,
     private readonly forms: FormsService,
     private readonly events: EventsService,
-    private readonly jobs: JobQueue,
+    private readonly passes: PassesService,
     private readonly watchlist: WatchlistService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
-    @InjectConfig() config: Config,
-  ) {
-    this.tokens = new PassTokens(config.secrets.sessionSecret);
-  }
+  ) {}
 
   /** The visit for `audience`; the watchlist flag only for the console and callers that may see it. */
   view(
@@ -139,7 +131,9 @@ export class VisitsService {
       },
       trigger,
     );
-    return flag ?? row.watchlist;
+    if (!flag) return row.watchlist;
+    await this.repo.setWatchlist(uow.manager, tenant, row.id, flag);
+    return flag;
   }
 
   /** Records `types` for the visit as it is now (re-read in the transaction), integration view. */
@@ -246,34 +240,6 @@ export class VisitsService {
     );
   }
 
-  /**
-   * A new pending pass of the visit (the caller writes it in `uow`), sent by a job enqueued after commit without
-   * holding the request: a job lost on the way is the pass sweeper's (the pass stays pending in PostgreSQL).
-   */
-  private newPass(uow: UnitOfWork, channels: string[]): { id: string; channels: string[]; created_at: Date } {
-    const id = newId('pass');
-    uow.afterCommit(() => this.jobs.addSoon('visits.send-pass', { passId: id }));
-    return { id, channels, created_at: this.clock.now() };
-  }
-
-  /** A resent pass: a new pending pass, and the earlier ones revoked. */
-  private async reissuePass(
-    uow: UnitOfWork,
-    tenant: Tenant,
-    visitId: string,
-    channels: string[],
-  ): Promise<void> {
-    const pass = this.newPass(uow, channels);
-    await this.repo.insertPass(uow.manager, {
-      ...pass,
-      organisation_id: tenant.organisationId,
-      livemode: tenant.livemode,
-      visit_id: visitId,
-      status: 'pending',
-    });
-    await this.repo.revokePasses(uow.manager, visitId, pass.id, pass.created_at);
-  }
-
   async create(
     caller: VisitCaller,
     input: VisitInput,
@@ -374,7 +340,7 @@ export class VisitsService {
         company: input.visitor.company ?? null,
       },
       columns,
-      this.newPass(uow, channels),
+      this.passes.newPass(uow, channels),
     );
     // The row as a read would return it, built from what was just written (no re-read on the hot path).
     const row: VisitRow = {
@@ -496,8 +462,8 @@ export class VisitsService {
     }
     return this.tx.run(async (uow) => {
       const row = await this.lock(uow, caller, id);
-      if (extra.passToken) await this.checkPass(row, extra.passToken);
-      const site = await this.orgs.findSite(tenant, row.site_id, uow.manager);
+      if (extra.passToken) await this.passes.check(row.id, extra.passToken);
+      const site = await this.orgs.findSite(tenant, row.site_id, uow);
       // Check-in screens again (entries may have been added since); at a site that holds them, a visit with a
       // high-severity match waits for approval instead of checking in.
       const flag =
@@ -535,15 +501,6 @@ export class VisitsService {
     }, IS_RESPONSE);
   }
 
-  private async checkPass(row: VisitRow, token: string): Promise<void> {
-    const refuse = (message: string) => ApiError.validation([{ location: 'body.pass', message }]);
-    const passId = this.tokens.passIdOf(token);
-    if (!passId) throw refuse('is not a pass token');
-    const pass = await this.repo.findPass(passId);
-    if (!pass || pass.visit_id !== row.id) throw refuse('is not a pass of this visit');
-    if (pass.revoked_at) throw refuse('has been replaced by a newer pass');
-  }
-
   async resendPass(caller: VisitCaller, id: string, channels?: string[]): Promise<VisitResponse> {
     return this.tx.run(async (uow) => {
       const row = await this.lock(uow, caller, id);
@@ -555,7 +512,7 @@ export class VisitsService {
           pass_channels: use,
           updated_at: this.clock.now(),
         });
-      await this.reissuePass(uow, caller.tenant, id, use);
+      await this.passes.reissue(uow, caller.tenant, id, use);
       const form = await this.forms.current(caller.tenant, 'visit', uow.manager);
       return this.view(
         form,
@@ -566,22 +523,6 @@ export class VisitsService {
     }, IS_RESPONSE);
   }
 
-  async getVisitor(caller: VisitCaller, id: string): Promise<VisitorResponse> {
-    const row = await this.repo.findVisitor(caller.tenant, id);
-    if (!row) throw ApiError.notFound(`Visitor ${id}`);
-    if (
-      caller.hiddenBefore &&
-      row.last_visit_at < caller.hiddenBefore &&
-      !(await this.repo.visitorHasActiveVisit(caller.tenant, id))
-    )
-      throw new ApiError(
-        'plan_required',
-        "This visitor's visits are older than the organisation's plan shows; upgrade the plan to see them.",
-      );
-    return toVisitorResponse(row);
-  }
-
-  /** GET /v1/visits: one page, oldest first, with the form that decides which answers it shows. */
   page(caller: VisitCaller, q: VisitsQuery): Promise<Page<VisitResponse>> {
     const expected = queryRange(q, 'expected_from', 'expected_to');
     const filter = {

@@ -196,20 +196,21 @@ export const SCREEN_SQL = `
   )
   SELECT * FROM ins ORDER BY created_at, id`;
 
-/** The visit's flag rebuilt from all its matches (highest severity first in importance), stored and returned. */
+/**
+ * The visit's flag built from all its matches (highest severity first in importance); the visits domain stores it
+ * on the visit.
+ */
 const FLAG = `
-  UPDATE visitor.visit v SET watchlist = (
-    SELECT jsonb_build_object(
-             'flagged', true,
-             'severity', (ARRAY['low', 'medium', 'high'])[max(array_position(ARRAY['low', 'medium', 'high'], m.severity))],
-             'matches', jsonb_agg(jsonb_build_object(
-               'id', m.id, 'entry_id', m.entry_id, 'severity', m.severity, 'field', m.field,
-               'score', round(m.score::numeric, 2), 'explanation', m.explanation,
-               'matched_at', to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-               ORDER BY m.created_at, m.id))
-      FROM visitor.watchlist_match m WHERE m.visit_id = v.id)
-   WHERE v.id = $1 AND v.organisation_id = $2 AND v.livemode = $3
-  RETURNING v.watchlist`;
+  SELECT jsonb_build_object(
+           'flagged', true,
+           'severity', (ARRAY['low', 'medium', 'high'])[max(array_position(ARRAY['low', 'medium', 'high'], m.severity))],
+           'matches', jsonb_agg(jsonb_build_object(
+             'id', m.id, 'entry_id', m.entry_id, 'severity', m.severity, 'field', m.field,
+             'score', round(m.score::numeric, 2), 'explanation', m.explanation,
+             'matched_at', to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+             ORDER BY m.created_at, m.id)) AS watchlist
+    FROM visitor.watchlist_match m WHERE m.visit_id = $1 AND m.organisation_id = $2 AND m.livemode = $3
+  HAVING count(*) > 0`;
 
 /** Watchlist entries (with their normalised names) and matches; tenant-scoped SQL. */
 @Injectable()
@@ -310,10 +311,10 @@ export class WatchlistRepository implements VisitorDataHolder {
     );
   }
 
-  /** Rebuilds and stores the visit's flag from all its matches; returns it. */
+  /** The visit's flag built from all its matches, in the caller's transaction. */
   async flag(m: EntityManager, tenant: Tenant, visitId: string): Promise<unknown> {
     assertTenant(tenant);
-    const rows = await preparedQuery<{ watchlist: unknown }>(m, 'watchlist_flag', FLAG, [
+    const rows = await preparedQuery<{ watchlist: unknown }>(m, 'watchlist_flag_of', FLAG, [
       visitId,
       tenant.organisationId,
       tenant.livemode,

@@ -5,7 +5,7 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { EventsService } from '../events/events.service';
-import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { OrganisationsService } from '../organisations/organisations.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
@@ -30,7 +30,7 @@ export type ScreeningTrigger = 'visit.created' | 'visit.updated' | 'visit.check_
 export class WatchlistService {
   constructor(
     private readonly repo: WatchlistRepository,
-    private readonly orgs: OrganisationsRepository,
+    private readonly orgs: OrganisationsService,
     private readonly events: EventsService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
@@ -102,9 +102,9 @@ export class WatchlistService {
   }
 
   /**
-   * Screens a visit's visitor in the caller's transaction. New matches are stored, the visit's flag is rebuilt,
-   * and each new match records `watchlist.matched`. Returns the visit's new flag, or null when nothing new
-   * matched (the visit keeps the flag it had).
+   * Screens a visit's visitor in the caller's transaction. New matches are stored and each records
+   * `watchlist.matched`. Returns the visit's flag rebuilt from all its matches (the caller, the visits domain,
+   * stores it on the visit), or null when nothing new matched (the visit keeps the flag it had).
    */
   async screen(
     uow: UnitOfWork,

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Transactions } from '../../database/unit-of-work';
+import { AccountsService } from '../accounts/accounts.service';
 import { EventsService } from '../events/events.service';
 import { MessagesService } from '../messages/messages.service';
 import { DeliveryService, EndpointDisabledListener } from './delivery/delivery.service';
@@ -24,6 +25,7 @@ export class EndpointDisabledNotifier implements EndpointDisabledListener, OnMod
     private readonly delivery: DeliveryService,
     private readonly repo: WebhooksRepository,
     private readonly messages: MessagesService,
+    private readonly accounts: AccountsService,
     private readonly events: EventsService,
     private readonly tx: Transactions,
   ) {}
@@ -45,7 +47,7 @@ export class EndpointDisabledNotifier implements EndpointDisabledListener, OnMod
         this.events.record(uow, tenant, 'webhook_endpoint.disabled', toWebhookEndpointResponse(row)),
       );
     const mode = endpoint.livemode ? 'live' : 'test';
-    for (const email of await this.repo.adminEmails(endpoint.organisationId))
+    for (const email of await this.accounts.adminEmails(endpoint.organisationId))
       await this.messages.send(tenant, ['email'], {
         to: { email },
         subject: `Webhook endpoint disabled: ${endpoint.url}`,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { QueueModule } from '../../common/queue/queue.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { EventsModule } from '../events/events.module';
 import { MessagesModule } from '../messages/messages.module';
 import { PlatformModule } from '../platform/platform.module';
@@ -19,7 +20,13 @@ import { WebhooksRepository } from './webhooks.repository';
  * (`webhooks.sweep`, `@Periodic`) runs where RUN_WORKER is on.
  */
 @Module({
-  imports: [PlatformModule, EventsModule, MessagesModule, QueueModule.forJobs(WEBHOOKS_DELIVER)],
+  imports: [
+    PlatformModule,
+    AccountsModule,
+    EventsModule,
+    MessagesModule,
+    QueueModule.forJobs(WEBHOOKS_DELIVER),
+  ],
   controllers: [WebhookEndpointsController, EventRedeliveryController],
   providers: [
     WebhooksRepository,
@@ -30,6 +37,6 @@ import { WebhooksRepository } from './webhooks.repository';
     WebhookFanOut,
     WebhooksJobs,
   ],
-  exports: [WebhooksRepository, DeliveryService, WebhookEndpointsService, WebhookDeliveriesService],
+  exports: [DeliveryService, WebhookEndpointsService, WebhookDeliveriesService],
 })
 export class WebhooksModule {}

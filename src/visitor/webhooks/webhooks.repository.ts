@@ -422,15 +422,6 @@ export class WebhooksRepository implements VisitorDataHolder {
     return this.ds.getRepository(WebhookDeliveryRow).findOneByOrFail({ id });
   }
 
-  /** E-mail addresses of the organisation's Owners and Admins. */
-  async adminEmails(organisationId: string): Promise<string[]> {
-    const rows = (await this.ds.query(
-      `SELECT email FROM visitor.console_account WHERE organisation_id = $1 AND role IN ('owner', 'admin') ORDER BY created_at`,
-      [organisationId],
-    )) as { email: string }[];
-    return rows.map((r) => r.email);
-  }
-
   deliveriesOfEvent(eventId: string): Promise<WebhookDeliveryRow[]> {
     return this.ds
       .getRepository(WebhookDeliveryRow)

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { AccountRow } from '../../../visitor/accounts/accounts.repository';
+import type { ConsoleCaller } from '../../../visitor/accounts/console-caller';
 
 export class ConsoleAccountResponse {
   @ApiProperty({ example: 'acct_3kT9…' }) id: string;
@@ -9,7 +9,7 @@ export class ConsoleAccountResponse {
   @ApiProperty({ enum: ['owner', 'admin', 'member', 'support'] }) role: string;
 }
 
-export const toAccountResponse = (a: AccountRow): ConsoleAccountResponse => ({
+export const toAccountResponse = (a: ConsoleCaller): ConsoleAccountResponse => ({
   id: a.id,
   organisation_id: a.organisation_id,
   email: a.email,
