@@ -57,6 +57,8 @@ export interface AdapterDeps {
   /** The `Authorization` header of the request the engine is handling (its async-local context). */
   currentAuthorization: () => string | undefined;
   now: () => Date;
+  /** After a grant is revoked by the engine (a replay, or its own revocation): its connection ends. */
+  grantRevoked: (grantId: string) => Promise<void>;
 }
 
 /** A client registered by dynamic client registration, as the engine hands it to `upsert`. */
@@ -95,6 +97,10 @@ function lookupValue(value: string, what: string): string {
  * `oauth.model` keyed by the hash of its id.
  */
 export function adapterFactory(deps: AdapterDeps) {
+  const revokeGrant = async (grantId: string) => {
+    await deps.models.revokeGrant(grantId);
+    await deps.grantRevoked(grantId);
+  };
   return class PostgresAdapter implements Adapter {
     constructor(private readonly name: string) {}
 
@@ -132,7 +138,7 @@ export function adapterFactory(deps: AdapterDeps) {
     async consume(id: string): Promise<void> {
       const { won, grantId } = await deps.models.consume(this.name, id);
       if (won) return;
-      if (grantId) await deps.models.revokeGrant(grantId);
+      if (grantId) await revokeGrant(grantId);
       throw new errors.InvalidGrant(
         this.name === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
       );
@@ -141,7 +147,7 @@ export function adapterFactory(deps: AdapterDeps) {
     async destroy(id: string): Promise<void> {
       if (this.name === 'Client') return deps.clients.delete(lookupValue(id, 'client_id'), deps.now());
       // The engine destroys a grant only to revoke it: everything issued under it goes too.
-      if (this.name === 'Grant') return deps.models.revokeGrant(id);
+      if (this.name === 'Grant') return revokeGrant(id);
       await deps.models.destroy(this.name, id);
     }
 

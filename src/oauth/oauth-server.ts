@@ -10,6 +10,7 @@ import { randomBase62 } from '../common/ids';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AccountsService } from '../visitor/accounts/accounts.service';
+import { ConnectedAppsService } from '../visitor/connected-apps/connected-apps.service';
 import { SCOPES } from '../visitor/platform/scopes';
 import {
   ACCESS_TOKEN_PREFIX,
@@ -108,6 +109,7 @@ export class OAuthServer {
     clients: ClientsRepository,
     accounts: AccountsService,
     clock: Clock,
+    connectedApps: ConnectedAppsService,
   ) {
     this.resource = `${config.baseUrl}/v1`;
     const resource = this.resource;
@@ -117,6 +119,7 @@ export class OAuthServer {
         clients,
         currentAuthorization: () => (Provider.ctx as KoaContextWithOIDC | undefined)?.get('authorization'),
         now: () => clock.now(),
+        grantRevoked: (grantId) => connectedApps.grantRevoked(grantId),
       }),
       clients: [],
       clientAuthMethods: ['client_secret_basic', 'none'],

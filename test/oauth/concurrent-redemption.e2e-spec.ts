@@ -12,6 +12,7 @@ import {
 } from '../support/oauth-fixtures';
 import { FormBrowser } from '../../bench/oauth-flow';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
+import { ConnectedAppsService } from '../../src/visitor/connected-apps/connected-apps.service';
 
 /**
  * Issue "Hardening, third round" item 1: an authorization code or a refresh token redeemed by several requests at
@@ -21,6 +22,7 @@ import type { AccountRow } from '../../src/visitor/accounts/accounts.repository'
 describe('OAuth: concurrent redemption of one code or refresh token', () => {
   let t: TestApp & { baseUrl: string };
   let owner: AccountRow;
+  let orgId: string;
   let as: oauth.AuthorizationServer;
   const redirectUri = 'http://127.0.0.1:9/callback';
   const ROUNDS = 7;
@@ -30,6 +32,7 @@ describe('OAuth: concurrent redemption of one code or refresh token', () => {
   beforeAll(async () => {
     t = await bootOAuthApp();
     const org = await createOrg(t.app, 'pro');
+    orgId = org.id;
     owner = await createPerson(t, org, 'owner');
     as = await discover(t.baseUrl);
   });
@@ -90,6 +93,10 @@ describe('OAuth: concurrent redemption of one code or refresh token', () => {
       refresh_token: tokens.refresh_token,
     });
     expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    // and the console no longer lists the app's connection as live
+    const clientId = Buffer.from(basic, 'base64').toString().split(':')[0];
+    const app = (await t.app.get(ConnectedAppsService).list(orgId)).find((a) => a.client_id === clientId);
+    expect(app?.connections).toEqual([]);
   }
 
   it('a code sent by two or four requests at once gives one set of tokens, and the replay revokes it', async () => {

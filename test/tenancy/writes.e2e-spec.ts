@@ -420,6 +420,8 @@ const EXEMPT: Record<string, string> = {
   'ConnectedAppsRepository.revokeClient': ORGANISATION,
   'ConnectedAppsRepository.decide': ORGANISATION,
   'ConnectedAppsRepository.touch': BY_ID_AFTER_READ('the connection of the OAuth token just resolved'),
+  'ConnectedAppsRepository.revokeGrantConnection':
+    'takes no tenant: it ends the connection of a grant the OAuth engine itself just revoked (a replayed code or refresh token); no request names the grant',
   'OrganisationsRepository.insertOrganisation': ORGANISATION,
   'OrganisationsRepository.updateOrganisation': ORGANISATION,
   'OrganisationsRepository.insertSite': ORGANISATION,

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
+import { change } from '../../database/sql';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied';
 export type ClientSource = 'console' | 'dcr' | 'metadata_document';
@@ -145,6 +146,16 @@ export class ConnectedAppsRepository {
       ),
     );
     return rows.map((r) => r.grant_id);
+  }
+
+  /** Marks the live connection of one grant revoked (the engine revoked the grant); whether one was. */
+  async revokeGrantConnection(grantId: string, at: Date): Promise<boolean> {
+    const { affected } = await change(
+      this.ds,
+      `UPDATE oauth.connection SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL`,
+      [grantId, at],
+    );
+    return affected > 0;
   }
 
   /** The connection of a grant (the /v1 resolver's second step, after the access token). */

@@ -41,6 +41,14 @@ export class ConnectedAppsService {
   ) {}
 
   /**
+   * The engine revoked a grant (a code or refresh token presented twice, RFC 9700 §4.14.2): the connection it
+   * belonged to ends too, so the console no longer lists it as connected.
+   */
+  async grantRevoked(grantId: string): Promise<void> {
+    await this.repo.revokeGrantConnection(grantId, this.clock.now());
+  }
+
+  /**
    * Marks every live connection of the app revoked and deletes what the engine stored under their grants (grant,
    * codes, access and refresh tokens), in `uow`: the next call with any of its tokens is `unauthorized`. Returns
    * the grant ids.
