@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../database/prepared';
 import { oauthIdHash } from '../visitor/connected-apps/token-hash';
+import { change } from '../database/sql';
 
 /** What the engine hands its adapter: a model's payload (`jti` is the stored value itself). */
 export type ModelPayload = Record<string, unknown> & {
@@ -150,10 +151,7 @@ export class OAuthModelRepository {
 
   /** Deletes rows past their expiry; returns how many. */
   async purgeExpired(before: Date): Promise<number> {
-    // TypeORM's pg driver answers DELETE with [rows, affected].
-    const [, affected] = (await this.ds.query(`DELETE FROM oauth.model WHERE expires_at <= $1`, [
-      before,
-    ])) as [unknown[], number];
+    const { affected } = await change(this.ds, `DELETE FROM oauth.model WHERE expires_at <= $1`, [before]);
     return affected;
   }
 

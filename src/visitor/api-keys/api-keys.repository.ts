@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { Plan } from '../platform/plans';
+import { change } from '../../database/sql';
 
 export interface ApiKeyRow {
   id: string;
@@ -100,11 +101,11 @@ export class ApiKeysRepository {
 
   /** Revokes once; returns false when the key was already revoked. */
   async revoke(m: EntityManager, organisationId: string, id: string, at: Date): Promise<boolean> {
-    // TypeORM's pg driver answers UPDATE … RETURNING with [rows, affected].
-    const [, affected] = (await m.query(
+    const { affected } = await change(
+      m,
       `UPDATE visitor.api_key SET revoked_at = $3 WHERE organisation_id = $1 AND id = $2 AND revoked_at IS NULL`,
       [organisationId, id, at],
-    )) as [unknown[], number];
+    );
     return affected > 0;
   }
 

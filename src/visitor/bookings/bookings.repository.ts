@@ -15,6 +15,7 @@ import {
 } from '../platform/visitor-data';
 import type { BookingStatus } from './booking-state-machine';
 import { BookingEntity } from './booking.entity';
+import { change } from '../../database/sql';
 
 export interface BookingFilter {
   bookingTypeId?: string;
@@ -133,8 +134,8 @@ export class BookingsRepository implements VisitorDataHolder {
    */
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, erasure: Erasure): Promise<void> {
     assertTenant(tenant);
-    // An UPDATE … RETURNING answers [rows, count] through TypeORM.
-    const [rows] = (await uow.manager.query(
+    const { rows } = await change<{ id: string }>(
+      uow.manager,
       `UPDATE visitor.booking b
           SET attendee_name = NULL, attendee_phone = NULL, attendee_email = NULL, attendee_company = NULL,
               custom_fields = '{}', decline_reason = NULL, cancel_reason = NULL
@@ -143,7 +144,7 @@ export class BookingsRepository implements VisitorDataHolder {
                OR b.attendee_phone = $4 OR b.id = ANY($5::text[]))
         RETURNING b.id`,
       [erasure.visitorId, tenant.organisationId, tenant.livemode, erasure.phone, erasure.relatedIds],
-    )) as [{ id: string }[], number];
+    );
     const ids = rows.map((r) => r.id).filter((id) => !erasure.relatedIds.includes(id));
     erasure.relatedIds.push(...ids);
     const all = rows.map((r) => r.id);

@@ -37,9 +37,6 @@ export interface TokenConnectionRow extends ConnectionRow {
   expires_at: Date | null;
 }
 
-/** TypeORM's pg driver answers UPDATE … RETURNING with [rows, affected]; INSERT … RETURNING with the rows. */
-const updated = <T>(result: unknown): T[] => (result as [T[], number])[0];
-
 /**
  * Approvals and connections of OAuth apps (schema `oauth`). Every method but the token lookup takes the
  * organisation first: an organisation sees and changes only its own.
@@ -95,12 +92,11 @@ export class ConnectedAppsRepository {
     by: string,
     at: Date,
   ): Promise<ApprovalRow | null> {
-    const rows = updated<ApprovalRow>(
-      await m.query(
-        `UPDATE oauth.approval SET status = $3, decided_by = $4, decided_at = $5
+    const { rows } = await change<ApprovalRow>(
+      m,
+      `UPDATE oauth.approval SET status = $3, decided_by = $4, decided_at = $5
           WHERE organisation_id = $1 AND client_id = $2 RETURNING *`,
-        [organisationId, clientId, status, by, at],
-      ),
+      [organisationId, clientId, status, by, at],
     );
     return rows[0] ?? null;
   }
@@ -138,12 +134,11 @@ export class ConnectedAppsRepository {
     clientId: string,
     at: Date,
   ): Promise<string[]> {
-    const rows = updated<{ grant_id: string }>(
-      await m.query(
-        `UPDATE oauth.connection SET revoked_at = $3
+    const { rows } = await change<{ grant_id: string }>(
+      m,
+      `UPDATE oauth.connection SET revoked_at = $3
           WHERE organisation_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING grant_id`,
-        [organisationId, clientId, at],
-      ),
+      [organisationId, clientId, at],
     );
     return rows.map((r) => r.grant_id);
   }
@@ -171,16 +166,15 @@ export class ConnectedAppsRepository {
 
   /** `last_used_at`, written at most once a minute per connection; true when the day changed (audit the use). */
   async touch(grantId: string, at: Date): Promise<boolean> {
-    const rows = updated<{ first_today: boolean }>(
-      await this.ds.query(
-        `UPDATE oauth.connection c SET last_used_at = $2::timestamptz
+    const { rows } = await change<{ first_today: boolean }>(
+      this.ds,
+      `UPDATE oauth.connection c SET last_used_at = $2::timestamptz
            FROM (SELECT last_used_at FROM oauth.connection WHERE grant_id = $1) old
           WHERE c.grant_id = $1
          RETURNING (old.last_used_at IS NULL
                     OR (old.last_used_at AT TIME ZONE 'UTC')::date <> ($2::timestamptz AT TIME ZONE 'UTC')::date)
                    AS first_today`,
-        [grantId, at],
-      ),
+      [grantId, at],
     );
     return rows[0]?.first_today ?? false;
   }

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import type { DeliveryStatus } from './dto/delivery.request';
+import { change } from '../../database/sql';
 
 export interface DeliveryRow {
   id: string;
@@ -73,12 +74,12 @@ export class DeliveriesRepository {
   ): Promise<DeliveryRow | null> {
     assertTenant(tenant);
     const cols = Object.keys(changes) as (keyof DeliveryRow)[];
-    // TypeORM answers an UPDATE with [rows, count].
-    const [rows] = (await m.query(
+    const { rows } = await change<DeliveryRow>(
+      m,
       `UPDATE visitor.delivery SET ${cols.map((c, i) => `${c} = $${i + 4}`).join(', ')}
         WHERE id = $1 AND organisation_id = $2 AND livemode = $3 AND status = 'received' RETURNING *`,
       [id, tenant.organisationId, tenant.livemode, ...cols.map((c) => changes[c])],
-    )) as [DeliveryRow[], number];
+    );
     return rows[0] ?? null;
   }
 

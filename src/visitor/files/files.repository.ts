@@ -5,6 +5,7 @@ import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import { FILE_STORAGE, FileStorage } from './file-storage';
 import type { FilePurpose } from './file-purposes';
+import { change } from '../../database/sql';
 
 export type FileStatus = 'pending' | 'ready' | 'rejected';
 
@@ -104,12 +105,12 @@ export class FilesRepository implements VisitorDataHolder {
     now: Date,
     m?: EntityManager,
   ): Promise<FileRow | null> {
-    // TypeORM answers an UPDATE with [rows, count].
-    const [rows] = (await (m ?? this.ds.manager).query(
+    const { rows } = await change<FileRow>(
+      m ?? this.ds.manager,
       `UPDATE visitor.file SET status = $2, rejected_reason = $3, uploaded_at = $4, updated_at = $4
         WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
       [id, outcome.status, outcome.status === 'rejected' ? outcome.reason : null, now],
-    )) as [FileRow[], number];
+    );
     return rows[0] ?? null;
   }
 
@@ -119,10 +120,11 @@ export class FilesRepository implements VisitorDataHolder {
    */
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
     assertTenant(tenant);
-    const [rows] = (await uow.manager.query(
+    const { rows } = await change<{ storage_key: string }>(
+      uow.manager,
       `DELETE FROM visitor.file WHERE organisation_id = $2 AND livemode = $3 AND visitor_id = $1 RETURNING storage_key`,
       [visitorId, tenant.organisationId, tenant.livemode],
-    )) as [{ storage_key: string }[], number];
+    );
     if (rows.length)
       uow.afterCommit(async () => {
         for (const r of rows)

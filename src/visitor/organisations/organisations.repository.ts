@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Plan } from '../platform/plans';
 import { assertTenant, Tenant } from '../platform/tenant';
+import { change } from '../../database/sql';
 
 export interface OrganisationRow {
   id: string;
@@ -169,11 +170,12 @@ export class OrganisationsRepository {
     holds: boolean,
     now: Date,
   ): Promise<boolean | null> {
-    const [rows] = (await m.query(
+    const { rows } = await change<{ livemode: boolean }>(
+      m,
       `UPDATE visitor.site SET watchlist_holds_check_in = $3, updated_at = $4
         WHERE id = $1 AND organisation_id = $2 RETURNING livemode`,
       [siteId, organisationId, holds, now],
-    )) as [{ livemode: boolean }[], number];
+    );
     return rows[0]?.livemode ?? null;
   }
 

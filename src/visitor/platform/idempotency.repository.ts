@@ -13,6 +13,7 @@ import {
   HoldsVisitorData,
   VisitorDataHolder,
 } from './visitor-data';
+import { change } from '../../database/sql';
 
 export interface IdempotencyRow {
   request_hash: string;
@@ -125,9 +126,11 @@ export class IdempotencyRepository implements VisitorDataHolder {
 
   /** Deletes keys older than `before`; returns how many. */
   async purge(before: Date): Promise<number> {
-    const [, n] = (await this.ds.query(`DELETE FROM visitor.idempotency_key WHERE created_at < $1`, [
-      before,
-    ])) as [unknown, number];
+    const { affected: n } = await change(
+      this.ds,
+      `DELETE FROM visitor.idempotency_key WHERE created_at < $1`,
+      [before],
+    );
     return n;
   }
 

@@ -5,6 +5,7 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { Mark } from './dto/rollcall.request';
+import { change } from '../../database/sql';
 
 /** A roll call with its progress counts. */
 export interface RollcallRow {
@@ -125,13 +126,13 @@ export class RollcallsRepository implements VisitorDataHolder {
     subjectId: string,
     mark: { status: Mark; note: string | null; markedBy: string | null; at: Date },
   ): Promise<RollcallPersonRow | null> {
-    // TypeORM answers an UPDATE with [rows, count].
-    const [rows] = (await m.query(
+    const { rows } = await change<RollcallPersonRow>(
+      m,
       `UPDATE visitor.rollcall_person SET status = $3, note = $4, marked_by = $5, marked_at = $6
         WHERE rollcall_id = $1 AND subject_id = $2
        RETURNING subject_id, kind, name, visit_id, status, note, marked_by, marked_at`,
       [rollcallId, subjectId, mark.status, mark.note, mark.markedBy, mark.at],
-    )) as [RollcallPersonRow[], number];
+    );
     return rows[0] ?? null;
   }
 
@@ -148,11 +149,12 @@ export class RollcallsRepository implements VisitorDataHolder {
     at: Date,
   ): Promise<boolean> {
     assertTenant(tenant);
-    const [, n] = (await m.query(
+    const { affected: n } = await change(
+      m,
       `UPDATE visitor.rollcall SET status = 'closed', closed_by = $4, closed_at = $5, updated_at = $5
         WHERE id = $1 AND organisation_id = $2 AND livemode = $3 AND status = 'active'`,
       [id, tenant.organisationId, tenant.livemode, closedBy, at],
-    )) as [unknown, number];
+    );
     return n > 0;
   }
 

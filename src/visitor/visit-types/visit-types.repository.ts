@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Tenant } from '../platform/tenant';
 import { DataSource, EntityManager } from 'typeorm';
 import { VisitTypeRow } from './visit-type.entity';
+import { change } from '../../database/sql';
 
 @Injectable()
 export class VisitTypesRepository {
@@ -60,10 +61,11 @@ export class VisitTypesRepository {
 
   /** Deletes the type's rows in both modes; returns how many there were. */
   async deleteEverywhere(m: EntityManager, organisationId: string, key: string): Promise<number> {
-    const [, n] = (await m.query(`DELETE FROM visitor.visit_type WHERE organisation_id = $1 AND key = $2`, [
-      organisationId,
-      key,
-    ])) as [unknown, number];
+    const { affected: n } = await change(
+      m,
+      `DELETE FROM visitor.visit_type WHERE organisation_id = $1 AND key = $2`,
+      [organisationId, key],
+    );
     return n;
   }
 }

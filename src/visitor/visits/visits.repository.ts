@@ -12,6 +12,7 @@ import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visito
 import type { VisitWatchlistResponse } from '../watchlist/dto/watchlist.response';
 import type { PassRow } from './passes.repository';
 import type { VisitorRow } from './visitors.repository';
+import { change } from '../../database/sql';
 
 export type { PassRow, VisitorRow };
 
@@ -378,11 +379,12 @@ export class VisitsRepository implements VisitorDataHolder {
         WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
       [visitorId, ...t, now],
     );
-    const [visits] = (await m.query(
+    const { rows: visits } = await change<{ id: string }>(
+      m,
       `UPDATE visitor.visit SET purpose = '', custom_fields = '{}', cancel_reason = NULL, decision_reason = NULL, updated_at = $4
         WHERE visitor_id = $1 AND organisation_id = $2 AND livemode = $3 RETURNING id`,
       [visitorId, ...t, now],
-    )) as [{ id: string }[], number];
+    );
     erasure.relatedIds.push(...visits.map((v) => v.id));
   }
 

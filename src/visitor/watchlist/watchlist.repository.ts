@@ -7,6 +7,7 @@ import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { Severity } from './dto/watchlist.request';
 import { matchNames, nameKeys, Word, words } from './name-match';
+import { change } from '../../database/sql';
 
 export interface WatchlistEntryRow {
   id: string;
@@ -269,10 +270,11 @@ export class WatchlistRepository implements VisitorDataHolder {
   /** Deletes the entry (its names go with it; matches keep its id); false when it is not the tenant's. */
   async delete(tenant: Tenant, id: string): Promise<boolean> {
     assertTenant(tenant);
-    const [, n] = (await this.ds.query(
+    const { affected: n } = await change(
+      this.ds,
       `DELETE FROM visitor.watchlist_entry WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
       [id, tenant.organisationId, tenant.livemode],
-    )) as [unknown, number];
+    );
     return n > 0;
   }
 

@@ -8,6 +8,7 @@ import { assertTenant, Tenant } from '../platform/tenant';
 import { PLAN_RULES, PLANS } from '../platform/plans';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { change } from '../../database/sql';
 
 export type { Tenant };
 
@@ -413,11 +414,12 @@ export class WebhooksRepository implements VisitorDataHolder {
    * holds it right now.
    */
   async retryDelivery(id: string, now: Date): Promise<WebhookDeliveryRow | null> {
-    const [rows] = (await this.ds.query(
+    const { rows } = await change<{ id: string }>(
+      this.ds,
       `UPDATE visitor.webhook_delivery SET status = 'pending', next_attempt_at = $2, held_since = NULL, updated_at = $2
         WHERE id = $1 AND (status <> 'pending' OR locked_until IS NULL OR locked_until < $2) RETURNING id`,
       [id, now],
-    )) as [{ id: string }[], number];
+    );
     if (!rows.length) return null;
     return this.ds.getRepository(WebhookDeliveryRow).findOneByOrFail({ id });
   }
