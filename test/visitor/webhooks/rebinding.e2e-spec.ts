@@ -1,0 +1,144 @@
+import { createServer, Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { bootTestApp, TestApp } from '../../harness';
+import { WebhookReceiver } from '../../support/webhook-receiver';
+import { Transactions } from '../../../src/database/unit-of-work';
+import { EventsService } from '../../../src/visitor/events/events.service';
+import { DeliveryService } from '../../../src/visitor/webhooks/delivery/delivery.service';
+import type { Resolver } from '../../../src/visitor/webhooks/delivery/destination';
+import { WebhookEndpointsService } from '../../../src/visitor/webhooks/webhook-endpoints.service';
+import { LOCAL_DELIVERY_ENV } from '../../support/webhook-app';
+import { standIn } from '../../support/webhook-fixtures';
+
+/**
+ * Destination checks at connect time: every attempt resolves the host again, refuses a non-public answer, and
+ * connects to exactly the address it checked (the DeliveryService resolver hook plays DNS).
+ */
+describe('webhook delivery: DNS rebinding', () => {
+  let strict: TestApp;
+  let local: TestApp;
+  let pg: Client;
+  let receiver: WebhookReceiver;
+  let trap: Server;
+  const trapped: string[] = [];
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    // A TCP listener on loopback that records any connection at all (TLS or not).
+    trap = createServer((s) => {
+      trapped.push(String(s.remoteAddress));
+      s.destroy();
+    });
+    await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
+    // production rules (https only, public addresses only); no worker: the test drives each attempt
+    strict = await bootTestApp({ env: { RUN_WORKER: 'false', WEBHOOK_TIMEOUT_MS: '1000' } });
+    // (a receiver timeout generous enough for a loaded machine)
+    local = await bootTestApp({
+      db: strict.db,
+      env: { ...LOCAL_DELIVERY_ENV, RUN_WORKER: 'false', WEBHOOK_TIMEOUT_MS: '10000' },
+    });
+    pg = new Client({ connectionString: strict.db.url });
+    await pg.connect();
+  });
+  afterAll(async () => {
+    await pg.end();
+    await local.close();
+    await strict.close();
+    await receiver.stop();
+    await new Promise((r) => trap.close(r));
+  });
+
+  /** Saves an endpoint through the service (its URL checked), records an event, returns the delivery id. */
+  async function deliveryTo(
+    app: TestApp['app'],
+    url: string,
+  ): Promise<{ deliveryId: string; endpointId: string }> {
+    const tenant = { organisationId: `org_rebind_${Date.now()}${Math.random()}`, livemode: true };
+    const ep = await app.get(WebhookEndpointsService).create(tenant, { url, enabled_events: ['*'] });
+    await app
+      .get(Transactions)
+      .run((uow) => app.get(EventsService).record(uow, tenant, 'visit.created', standIn({ id: 'v' })));
+    const { rows } = await pg.query(`SELECT id FROM visitor.webhook_delivery WHERE endpoint_id = $1`, [
+      ep.id,
+    ]);
+    return { deliveryId: rows[0].id, endpointId: ep.id };
+  }
+  const deliveryRow = async (id: string) =>
+    (await pg.query(`SELECT * FROM visitor.webhook_delivery WHERE id = $1`, [id])).rows[0];
+
+  it('a host public when saved and loopback at delivery time is refused, and nothing connects to loopback', async () => {
+    const svc = strict.app.get(DeliveryService);
+    const answers: string[] = [];
+    let answer = '93.184.216.34';
+    svc.resolver = async (host) => {
+      answers.push(`${host}=${answer}`);
+      return [{ address: answer, family: 4 }];
+    };
+    const { deliveryId } = await deliveryTo(
+      strict.app,
+      `https://rebind.example:${(trap.address() as AddressInfo).port}/hook`,
+    );
+    expect(answers).toEqual(['rebind.example=93.184.216.34']); // checked when saved
+
+    answer = '127.0.0.1'; // the DNS answer changes after the check
+    expect(await svc.attempt(deliveryId)).toBe('retrying');
+    const d = await deliveryRow(deliveryId);
+    expect(d).toMatchObject({
+      status: 'pending',
+      attempt_count: 1,
+      last_status_code: null,
+      last_error: 'destination refused: host rebind.example resolves to a non-public address (127.0.0.1)',
+    });
+    const attempts = (
+      await pg.query(`SELECT * FROM visitor.webhook_attempt WHERE delivery_id = $1`, [deliveryId])
+    ).rows;
+    expect(attempts).toMatchObject([{ attempt_number: 1, status_code: null, error: d.last_error }]);
+    expect(answers).toEqual(['rebind.example=93.184.216.34', 'rebind.example=127.0.0.1']);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(trapped).toEqual([]);
+  });
+
+  it('one answer mixing a public and a private address is refused at delivery time', async () => {
+    const svc = strict.app.get(DeliveryService);
+    let answers = [{ address: '93.184.216.34', family: 4 as const }];
+    svc.resolver = async () => answers;
+    const { deliveryId } = await deliveryTo(
+      strict.app,
+      `https://mixed.example:${(trap.address() as AddressInfo).port}/h`,
+    );
+    answers = [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.0.0.7', family: 4 },
+    ];
+    await svc.attempt(deliveryId);
+    expect((await deliveryRow(deliveryId)).last_error).toBe(
+      'destination refused: host mixed.example resolves to a non-public address (10.0.0.7)',
+    );
+    expect(trapped).toEqual([]);
+  });
+
+  it('connects to the address it checked: a host no DNS knows reaches the receiver it was resolved to', async () => {
+    const svc = local.app.get(DeliveryService);
+    let calls = 0;
+    const resolver: Resolver = async (host) => {
+      calls++;
+      if (host !== 'nowhere.invalid') throw new Error(`unexpected lookup of ${host}`);
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    svc.resolver = resolver;
+    const url = `http://nowhere.invalid:${receiver.port}/ok/pinned`;
+    const { deliveryId } = await deliveryTo(local.app, url);
+    expect(calls).toBe(1);
+    const result = await svc.attempt(deliveryId);
+    expect(await deliveryRow(deliveryId)).toMatchObject({
+      status: 'succeeded',
+      last_status_code: 204,
+      last_error: null,
+    });
+    expect(result).toBe('succeeded');
+    expect(calls).toBe(2); // resolved once per attempt, by our check; the socket did not look it up again
+    const [got] = receiver.on('/ok/pinned');
+    expect(got.headers.host).toBe(`nowhere.invalid:${receiver.port}`);
+  });
+});
