@@ -80,28 +80,33 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
-export interface TestApp {
-  app: NestFastifyApplication;
+/** The application (or its object graph) on its own database, and how to close both. */
+export interface Booted<A extends INestApplicationContext> {
+  app: A;
   config: Config;
   db: TestDatabase;
   close(): Promise<void>;
 }
+export type TestApp = Booted<NestFastifyApplication>;
+export type ServiceContext = Booted<INestApplicationContext>;
 
-/** The real application on its own database, initialised and ready for `app.inject`. */
-export async function bootTestApp(
-  opts: {
-    env?: Record<string, string>;
-    extraModules?: Type[];
-    logger?: LoggerService;
-    db?: TestDatabase;
-  } = {},
-): Promise<TestApp> {
+export interface BootOptions {
+  env?: Record<string, string>;
+  extraModules?: Type[];
+  logger?: LoggerService;
+  db?: TestDatabase;
+}
+
+async function boot<A extends INestApplicationContext>(
+  opts: BootOptions,
+  create: typeof createContext,
+): Promise<Booted<A>> {
   const db = opts.db ?? (await createTestDatabase());
   const config = testConfig(opts.env);
-  const app = await createApp(config, db.url, {
+  const app = (await create(config, db.url, {
     logger: opts.logger ?? ['fatal'],
     extraModules: opts.extraModules,
-  });
+  })) as A;
   return {
     app,
     config,
@@ -113,40 +118,17 @@ export async function bootTestApp(
   };
 }
 
-export interface ServiceContext {
-  app: INestApplicationContext;
-  config: Config;
-  db: TestDatabase;
-  close(): Promise<void>;
+/** The real application on its own database, initialised and ready for `app.inject` (the e2e tier). */
+export function bootTestApp(opts: BootOptions = {}): Promise<TestApp> {
+  return boot<NestFastifyApplication>(opts, createApp);
 }
 
 /**
  * The service tier: the application's object graph (the server's modules, services and subscribers) on a cloned
  * database, without HTTP. Tests call services and repositories through `app.get(...)`.
  */
-export async function bootServiceContext(
-  opts: {
-    env?: Record<string, string>;
-    extraModules?: Type[];
-    logger?: LoggerService;
-    db?: TestDatabase;
-  } = {},
-): Promise<ServiceContext> {
-  const db = opts.db ?? (await createTestDatabase());
-  const config = testConfig(opts.env);
-  const app = await createContext(config, db.url, {
-    logger: opts.logger ?? ['fatal'],
-    extraModules: opts.extraModules,
-  });
-  return {
-    app,
-    config,
-    db,
-    close: async () => {
-      await app.close();
-      if (!opts.db) await db.drop();
-    },
-  };
+export function bootServiceContext(opts: BootOptions = {}): Promise<ServiceContext> {
+  return boot<INestApplicationContext>(opts, createContext);
 }
 
 /** A logger that keeps what it is given, for asserting on log output. */
