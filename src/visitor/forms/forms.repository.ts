@@ -1,6 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, Repository } from 'typeorm';
-import { FormRow } from './form.entity';
+import { DataSource, EntityManager } from 'typeorm';
+import { row } from '../../database/sql';
+import type { FormSchema } from './custom-fields.validator';
+
+/** One version of an organisation's form (`visitor.form`); a new version is a new row. */
+export interface FormRow {
+  organisationId: string;
+  livemode: boolean;
+  kind: 'visit' | 'person';
+  version: number;
+  schema: FormSchema;
+  createdAt: Date;
+}
 
 @Injectable()
 export class FormsRepository {
@@ -13,20 +24,20 @@ export class FormsRepository {
   ): Promise<FormRow | null> {
     if (!tenant.organisationId || typeof tenant.livemode !== 'boolean')
       throw new Error('tenant (organisationId, livemode) is required');
-    return (m ?? this.ds.manager)
-      .getRepository(FormRow)
-      .createQueryBuilder('f')
-      .where('f.organisationId = :org AND f.livemode = :live AND f.kind = :kind', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-        kind,
-      })
-      .orderBy('f.version', 'DESC')
-      .limit(1)
-      .getOne();
+    return row<FormRow>(
+      m ?? this.ds,
+      `SELECT organisation_id AS "organisationId", livemode, kind, version, schema, created_at AS "createdAt"
+         FROM visitor.form WHERE organisation_id = $1 AND livemode = $2 AND kind = $3
+        ORDER BY version DESC LIMIT 1`,
+      [tenant.organisationId, tenant.livemode, kind],
+    );
   }
 
-  async save(m: EntityManager, row: FormRow): Promise<void> {
-    await m.getRepository(FormRow).insert(row as Parameters<Repository<FormRow>['insert']>[0]);
+  async save(m: EntityManager, f: FormRow): Promise<void> {
+    await m.query(
+      `INSERT INTO visitor.form (organisation_id, livemode, kind, version, schema, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [f.organisationId, f.livemode, f.kind, f.version, JSON.stringify(f.schema), f.createdAt],
+    );
   }
 }

@@ -1,8 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Tenant } from '../platform/tenant';
 import { DataSource, EntityManager } from 'typeorm';
-import { VisitTypeRow } from './visit-type.entity';
-import { change } from '../../database/sql';
+import { change, row, rows } from '../../database/sql';
+
+/** A row of `visitor.visit_type` (a type's settings in one mode; built-in types without a row use defaults). */
+export interface VisitTypeRow {
+  organisationId: string;
+  livemode: boolean;
+  key: string;
+  name: string;
+  enabled: boolean;
+  preRegistration: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const COLUMNS = `organisation_id AS "organisationId", livemode, key, name, enabled,
+  pre_registration AS "preRegistration", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 @Injectable()
 export class VisitTypesRepository {
@@ -11,10 +25,11 @@ export class VisitTypesRepository {
   all(tenant: Tenant): Promise<VisitTypeRow[]> {
     if (!tenant.organisationId || typeof tenant.livemode !== 'boolean')
       throw new Error('tenant (organisationId, livemode) is required');
-    return this.ds.getRepository(VisitTypeRow).find({
-      where: { organisationId: tenant.organisationId, livemode: tenant.livemode },
-      order: { key: 'ASC' },
-    });
+    return rows<VisitTypeRow>(
+      this.ds,
+      `SELECT ${COLUMNS} FROM visitor.visit_type WHERE organisation_id = $1 AND livemode = $2 ORDER BY key`,
+      [tenant.organisationId, tenant.livemode],
+    );
   }
 
   /** One type's row (null for a built-in type never changed, or an unknown key). */
@@ -28,26 +43,24 @@ export class VisitTypesRepository {
 
   /** One type's full row in the caller's transaction, locked for a change (null when absent). */
   async lockOne(m: EntityManager, tenant: Tenant, key: string): Promise<VisitTypeRow | null> {
-    return m
-      .getRepository(VisitTypeRow)
-      .createQueryBuilder('t')
-      .where('t.organisationId = :org AND t.livemode = :live AND t.key = :key', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-        key,
-      })
-      .setLock('pessimistic_write')
-      .getOne();
+    return row<VisitTypeRow>(
+      m,
+      `SELECT ${COLUMNS} FROM visitor.visit_type
+        WHERE organisation_id = $1 AND livemode = $2 AND key = $3 FOR UPDATE`,
+      [tenant.organisationId, tenant.livemode, key],
+    );
   }
 
-  async upsert(m: EntityManager, row: VisitTypeRow): Promise<void> {
-    await m
-      .getRepository(VisitTypeRow)
-      .createQueryBuilder()
-      .insert()
-      .values(row)
-      .orUpdate(['name', 'enabled', 'pre_registration', 'updated_at'], ['organisation_id', 'livemode', 'key'])
-      .execute();
+  async upsert(m: EntityManager, t: VisitTypeRow): Promise<void> {
+    await m.query(
+      `INSERT INTO visitor.visit_type
+              (organisation_id, livemode, key, name, enabled, pre_registration, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (organisation_id, livemode, key) DO UPDATE
+          SET name = EXCLUDED.name, enabled = EXCLUDED.enabled, pre_registration = EXCLUDED.pre_registration,
+              updated_at = EXCLUDED.updated_at`,
+      [t.organisationId, t.livemode, t.key, t.name, t.enabled, t.preRegistration, t.createdAt, t.updatedAt],
+    );
   }
 
   /** Whether any visit of the organisation, in either mode, has this type. */

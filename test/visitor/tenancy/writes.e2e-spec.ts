@@ -451,6 +451,8 @@ const EXEMPT: Record<string, string> = {
   'RollcallsRepository.touch': BY_ID_AFTER_READ('the roll call, locked with RollcallsRepository.find'),
   'PassesRepository.revokePasses': BY_ID_AFTER_READ('the visit, locked with VisitsRepository.find'),
   'PassesRepository.finishPass': WORKER,
+  'VisitTypesRepository.upsert':
+    "INSERT … ON CONFLICT of the row the caller's tenant names: the conflict target is the primary key (organisation, mode, key), so it can only update that tenant's own row",
   'VisitTypesRepository.deleteEverywhere':
     "removes one organisation's visit type in both modes (the console's organisation-wide delete): filtered on the organisation",
   'WebhooksRepository.claim': WORKER,
