@@ -38,12 +38,12 @@ export class OAuthTokenResolver implements CredentialResolver {
 
   async resolve(token: string, req?: FastifyRequest): Promise<Credential | 'revoked' | null> {
     const access = await this.models.accessToken(oauthIdHash(token));
-    const connection = access && (await this.repo.connection(access.grant_id));
-    if (!access || !connection) return null;
-    const t = { ...connection, scope: access.scope, aud: access.aud, expires_at: access.expires_at };
-    if (t.aud !== this.resource) return null;
+    // A token for another resource is not ours: its connection is not read.
+    if (!access || access.aud !== this.resource) return null;
+    const t = await this.repo.connection(access.grant_id);
+    if (!t) return null;
     const now = this.clock.now();
-    if (t.revoked_at || (t.expires_at && new Date(t.expires_at) <= now)) return 'revoked';
+    if (t.revoked_at || (access.expires_at && new Date(access.expires_at) <= now)) return 'revoked';
     const who = await this.accounts.actingAccess(t.account_id, t.organisation_id);
     if (!who || who.disabled_at) return 'revoked';
     this.noteUse(t.grant_id, t.organisation_id, t.livemode, t.client_id, t.account_id, now, req);
@@ -52,7 +52,7 @@ export class OAuthTokenResolver implements CredentialResolver {
       id: t.grant_id,
       livemode: t.livemode,
       publishable: false,
-      scopes: new Set((t.scope ?? '').split(' ').filter(isScope)),
+      scopes: new Set((access.scope ?? '').split(' ').filter(isScope)),
       actingRole: who.role,
       actingAccountId: t.account_id,
       organisation: {
