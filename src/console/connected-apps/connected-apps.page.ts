@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
-import { CsrfToken, Page } from '../../pages/page.decorator';
+import { CsrfToken } from '../../pages/page.decorator';
 import { PostedForm } from '../../pages/posted-form';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService } from '../../visitor/accounts/accounts.service';
@@ -11,6 +11,8 @@ import { isScope } from '../../visitor/platform/scopes';
 import { ClientsService } from '../../oauth/clients/clients.service';
 import { CheckCsrf } from '../../pages/page.decorator';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
+import { consoleRoles } from '../frame/console-nav';
+import { ConsolePage } from '../frame/console-page';
 
 const SOURCES: Record<string, string> = {
   console: 'Registered in the console',
@@ -26,7 +28,7 @@ const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) +
  */
 @ApiExcludeController()
 @Controller('console/apps')
-@ConsoleAuth('owner', 'admin')
+@ConsoleAuth(...consoleRoles('/console/apps'))
 export class ConsoleAppsPageController {
   constructor(
     private readonly apps: ConnectedAppsService,
@@ -35,7 +37,7 @@ export class ConsoleAppsPageController {
   ) {}
 
   @Get('new')
-  @Page('console-app-new')
+  @ConsolePage('console-app-new')
   registerForm(@CsrfToken() csrf: string) {
     return {
       title: 'Register an app',
@@ -47,7 +49,7 @@ export class ConsoleAppsPageController {
 
   /** Registers the app and shows its client id, and a confidential app's secret, this once. */
   @Post('new')
-  @Page('console-app-new')
+  @ConsolePage('console-app-new')
   @CheckCsrf()
   async register(
     @CurrentAccount() a: ConsoleCaller,
@@ -75,7 +77,7 @@ export class ConsoleAppsPageController {
   }
 
   @Get()
-  @Page('console-apps')
+  @ConsolePage('console-apps')
   async show(@CurrentAccount() a: ConsoleCaller, @CsrfToken() csrf: string) {
     const apps = await this.apps.list(a.organisation_id);
     const ids = new Set(apps.flatMap((x) => [x.requested_by, ...x.connections.map((c) => c.account_id)]));
