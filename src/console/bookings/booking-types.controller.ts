@@ -18,10 +18,7 @@ export class ConsoleBookingTypesController {
   @ConsoleAuth()
   @ApiOperation({ summary: 'Booking types of one mode' })
   @ApiOkResponse({ type: PageOf(BookingTypeResponse) })
-  list(
-    @ConsoleTenant() t: Tenant,
-    @Query() q: ConsoleModeListQuery,
-  ): Promise<Page<BookingTypeResponse>> {
+  list(@ConsoleTenant() t: Tenant, @Query() q: ConsoleModeListQuery): Promise<Page<BookingTypeResponse>> {
     return this.types.page(t, false, q);
   }
 

@@ -25,7 +25,10 @@ export class ConsoleFrameController {
 
   @Post('mode')
   @PostedForm()
-  switchMode(@Res({ passthrough: true }) reply: FastifyReply, @Body() form: Record<string, string | undefined>) {
+  switchMode(
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() form: Record<string, string | undefined>,
+  ) {
     const mode = form.mode === 'live' ? 'live' : 'test';
     void reply.header('Set-Cookie', modeCookie(mode, secureCookies(this.config)));
     return { url: safeConsolePath(form.back) ?? '/console', statusCode: 303 };
@@ -40,4 +43,3 @@ export class ConsoleFrameController {
     return { url: '/console/sign-in?notice=signed-out', statusCode: 303 };
   }
 }
-

@@ -79,5 +79,7 @@ export function landingFor(role: Role, next: string | null): string {
 /** A same-origin console path (`/console` or below, optional query), or null: the only places a redirect may go. */
 export function safeConsolePath(v: unknown): string | null {
   if (typeof v !== 'string' || v.length > 2000) return null;
-  return /^\/console(\/[A-Za-z0-9/_.~-]*)?(\?[A-Za-z0-9_.~%&=+,:-]*)?$/.test(v) && !v.includes('//') ? v : null;
+  return /^\/console(\/[A-Za-z0-9/_.~-]*)?(\?[A-Za-z0-9_.~%&=+,:-]*)?$/.test(v) && !v.includes('//')
+    ? v
+    : null;
 }

@@ -108,7 +108,11 @@ export class ConsoleOverviewPageController {
       today: {
         label: day.label,
         total: counts.reduce((n, c) => n + c.count, 0),
-        statuses: VISIT_STATUSES.map((s) => ({ status: s, words: STATUS_WORDS[s], count: byStatus.get(s) ?? 0 })),
+        statuses: VISIT_STATUSES.map((s) => ({
+          status: s,
+          words: STATUS_WORDS[s],
+          count: byStatus.get(s) ?? 0,
+        })),
       },
       pending: pending
         ? {

@@ -14,7 +14,11 @@ export interface PagerLinks {
  * `cursor` and `trail` kept), the page's `next_cursor` for "Next", and the trail of earlier cursors for "Previous"
  * (a trail deeper than 20 pages keeps the last 20, and "First page" is always there once past the first).
  */
-export function pagerLinks(path: string, query: Record<string, unknown>, page: Pick<Page<unknown>, 'next_cursor' | 'has_more'>): PagerLinks {
+export function pagerLinks(
+  path: string,
+  query: Record<string, unknown>,
+  page: Pick<Page<unknown>, 'next_cursor' | 'has_more'>,
+): PagerLinks {
   const filters = new URLSearchParams();
   for (const [k, v] of Object.entries(query))
     if (k !== 'cursor' && k !== 'trail' && typeof v === 'string' && v !== '') filters.set(k, v);
@@ -28,7 +32,8 @@ export function pagerLinks(path: string, query: Record<string, unknown>, page: P
     return q ? `${path}?${q}` : path;
   };
   return {
-    next: page.has_more && page.next_cursor ? link(page.next_cursor, cursor ? [...trail, cursor] : trail) : null,
+    next:
+      page.has_more && page.next_cursor ? link(page.next_cursor, cursor ? [...trail, cursor] : trail) : null,
     previous: cursor ? link(trail.at(-1) ?? null, trail.slice(0, -1)) : null,
     first: cursor && trail.length ? link(null, []) : null,
   };

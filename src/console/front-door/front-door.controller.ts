@@ -68,10 +68,7 @@ export class ConsoleFrontDoorController {
   @ConsoleAuth()
   @ApiOperation({ summary: 'Visit types of one mode (built-in and organisation-defined), with public forms' })
   @ApiOkResponse({ type: VisitTypeListResponse })
-  async visitTypeList(
-    @ConsoleTenant() t: Tenant,
-    @Query() q: ModeQuery,
-  ): Promise<VisitTypeListResponse> {
+  async visitTypeList(@ConsoleTenant() t: Tenant, @Query() q: ModeQuery): Promise<VisitTypeListResponse> {
     return { data: await this.visitTypes.list(t) };
   }
 

@@ -319,7 +319,11 @@ export class VisitsRepository implements VisitorDataHolder {
    * one generic plan for the named statement instead of planning every execution again.
    */
   /** How many of the tenant's visits due in [from, to) (expected then, or walk-ins created then) are in each status. */
-  async countByStatus(tenant: Tenant, from: Date, to: Date): Promise<{ status: VisitStatus; count: number }[]> {
+  async countByStatus(
+    tenant: Tenant,
+    from: Date,
+    to: Date,
+  ): Promise<{ status: VisitStatus; count: number }[]> {
     assertTenant(tenant);
     return rows<{ status: VisitStatus; count: number }>(
       this.ds,

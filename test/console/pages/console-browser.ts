@@ -62,7 +62,9 @@ export async function signIn(
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => u.pathname.startsWith('/console') && !u.pathname.startsWith('/console/sign-in'));
+  await page.waitForURL(
+    (u) => u.pathname.startsWith('/console') && !u.pathname.startsWith('/console/sign-in'),
+  );
   return { page, problems };
 }
 
@@ -73,7 +75,15 @@ export async function signIn(
 export async function judgePage(page: Page, name: string): Promise<void> {
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(): Promise<{
+            violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
+          }>;
+        };
+      }
+    ).axe;
     const r = await axe.run();
     return r.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -28,7 +28,7 @@ describe('console frame and overview in a real browser', () => {
         site_id: c.demo.site_id,
         host_id: c.demo.host_id,
         type: 'meeting',
-        visitor: { name: 'Kofi Boateng', email: 'kofi@example.test' },
+        visitor: { name: 'Kofi Boateng', phone: '+233244123456' },
         expected_at: new Date(Date.now() + 60_000).toISOString(),
       }),
     });
@@ -82,7 +82,9 @@ describe('console frame and overview in a real browser', () => {
     await expect(page.locator('.mode-label strong').textContent()).resolves.toBe('Live');
     expect(await page.locator('.test-banner').count()).toBe(0);
     await expect(page.locator('#visits-today').textContent()).resolves.toBe('0');
-    await expect(page.locator('#sites').textContent()).resolves.toMatch(/Head office.*Main gate, Loading bay/s);
+    await expect(page.locator('#sites').textContent()).resolves.toMatch(
+      /Head office.*Main gate, Loading bay/s,
+    );
     await judgePage(page, 'overview-live');
 
     await page.getByRole('button', { name: 'Switch to test mode' }).click();
@@ -103,11 +105,16 @@ describe('console frame and overview in a real browser', () => {
       .filter((x) => x.name === 'gh_session' || x.name === 'gh_mode')
       .map((x) => `${x.name}=${x.value}`)
       .join('; ');
-    expect((await fetchManual(`/console/visits/${testVisitId}`, { headers: { cookie } })).status).toBe(200);
-    const session = cookies.split('; ').find((x) => x.startsWith('gh_session='))!;
-    expect((await fetchManual(`/console/visits/${testVisitId}`, { headers: { cookie: session } })).status).toBe(404);
     expect(
-      (await fetchManual(`/console/visits/${testVisitId}?mode=test`, { headers: { cookie: session } })).status,
+      (await fetchManual(`/console/visits/${testVisitId}`, { headers: { cookie: cookies } })).status,
+    ).toBe(200);
+    const session = cookies.split('; ').find((x) => x.startsWith('gh_session='))!;
+    expect(
+      (await fetchManual(`/console/visits/${testVisitId}`, { headers: { cookie: session } })).status,
+    ).toBe(404);
+    expect(
+      (await fetchManual(`/console/visits/${testVisitId}?mode=test`, { headers: { cookie: session } }))
+        .status,
     ).toBe(200);
 
     await page.getByRole('button', { name: 'Switch to live mode' }).click();
@@ -140,7 +147,11 @@ describe('console frame and overview in a real browser', () => {
     const org = await createOrg(c.t.app, 'free');
     await c.t.app
       .get(AccountsService)
-      .create(org.id, { email: 'owner@free.test', name: 'Free Owner', role: 'owner', password: PASSWORD }, operator);
+      .create(
+        org.id,
+        { email: 'owner@free.test', name: 'Free Owner', role: 'owner', password: PASSWORD },
+        operator,
+      );
     const { page } = await signIn(c, 'owner@free.test', PASSWORD);
     await page.locator('.test-banner').waitFor();
     await expect(page.locator('.mode-label strong').textContent()).resolves.toBe('Test');
@@ -159,7 +170,9 @@ describe('console frame and overview in a real browser', () => {
     await page.goto(`${c.t.baseUrl}/console`);
     await page.waitForURL(/\/console\/sign-in\?next=%2Fconsole/);
     // The old token is dead on the server, not only forgotten by the browser.
-    expect((await fetchManual('/console/session', { headers: { cookie: `gh_session=${session}` } })).status).toBe(401);
+    expect(
+      (await fetchManual('/console/session', { headers: { cookie: `gh_session=${session}` } })).status,
+    ).toBe(401);
     await page.context().close();
   });
 
