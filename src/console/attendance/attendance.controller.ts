@@ -31,7 +31,7 @@ export class ConsoleAttendanceController {
   createShift(
     @ConsoleTenant() t: Tenant,
     @Body() body: SaveShiftBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<ShiftResponse> {
     return this.attendance.saveShift(t, null, body);
   }
@@ -44,7 +44,7 @@ export class ConsoleAttendanceController {
     @ConsoleTenant() t: Tenant,
     @Param('shift_id') id: string,
     @Body() body: SaveShiftBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<ShiftResponse> {
     return this.attendance.saveShift(t, id, body);
   }
@@ -55,7 +55,7 @@ export class ConsoleAttendanceController {
   addLeave(
     @ConsoleTenant() t: Tenant,
     @Body() body: LeaveBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<{ id: string }> {
     return this.attendance.addLeave(t, body);
   }
@@ -66,7 +66,7 @@ export class ConsoleAttendanceController {
   addHoliday(
     @ConsoleTenant() t: Tenant,
     @Body() body: HolidayBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<{ id: string }> {
     return this.attendance.addHoliday(t, body);
   }
@@ -76,7 +76,7 @@ export class ConsoleAttendanceController {
   @ApiOperation({
     summary: 'Staff CSV import (base64 file): all or nothing; a dry run reports every bad row',
   })
-  importStaff(@ConsoleTenant() t: Tenant, @Body() body: StaffImportBody, @Query() q: ModeQuery) {
+  importStaff(@ConsoleTenant() t: Tenant, @Body() body: StaffImportBody, @Query() _q: ModeQuery) {
     return this.staff.run(t, Readable.from([Buffer.from(body.file_base64, 'base64')]), {
       dryRun: body.dry_run ?? false,
     });

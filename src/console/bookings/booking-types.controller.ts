@@ -29,7 +29,7 @@ export class ConsoleBookingTypesController {
   get(
     @ConsoleTenant() t: Tenant,
     @Param('btype_id') id: string,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<BookingTypeResponse> {
     return this.types.get(t, id);
   }
@@ -43,7 +43,7 @@ export class ConsoleBookingTypesController {
   create(
     @ConsoleTenant() t: Tenant,
     @Body() body: SaveBookingTypeBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<BookingTypeResponse> {
     return this.types.save(t, null, body);
   }
@@ -56,7 +56,7 @@ export class ConsoleBookingTypesController {
     @ConsoleTenant() t: Tenant,
     @Param('btype_id') id: string,
     @Body() body: SaveBookingTypeBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<BookingTypeResponse> {
     return this.types.save(t, id, body);
   }

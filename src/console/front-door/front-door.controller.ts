@@ -59,7 +59,7 @@ export class ConsoleFrontDoorController {
   visit(
     @ConsoleTenant() t: Tenant,
     @Param('visit_id') id: string,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<VisitResponse> {
     return this.visits.get({ tenant: t, hiddenBefore: null }, id, 'console');
   }
@@ -68,7 +68,7 @@ export class ConsoleFrontDoorController {
   @ConsoleAuth()
   @ApiOperation({ summary: 'Visit types of one mode (built-in and organisation-defined), with public forms' })
   @ApiOkResponse({ type: VisitTypeListResponse })
-  async visitTypeList(@ConsoleTenant() t: Tenant, @Query() q: ModeQuery): Promise<VisitTypeListResponse> {
+  async visitTypeList(@ConsoleTenant() t: Tenant, @Query() _q: ModeQuery): Promise<VisitTypeListResponse> {
     return { data: await this.visitTypes.list(t) };
   }
 
@@ -79,7 +79,7 @@ export class ConsoleFrontDoorController {
   visitType(
     @ConsoleTenant() t: Tenant,
     @Param('key') key: string,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<VisitTypeResponse> {
     return this.visitTypes.get(t, key);
   }

@@ -76,7 +76,7 @@ export async function judgePage(page: Page, name: string): Promise<void> {
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
     const axe = (
-      window as unknown as {
+      globalThis as unknown as {
         axe: {
           run(): Promise<{
             violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
