@@ -106,6 +106,26 @@ export class ConsoleAppsPageController {
     };
   }
 
+  /** The confirmation step of revoking (works without JavaScript): the button posts to the revoke action. */
+  @Get(':client_id/revoke')
+  @ConsolePage('console-confirm')
+  async confirmRevoke(
+    @CurrentAccount() a: ConsoleCaller,
+    @CsrfToken() csrf: string,
+    @Param('client_id') clientId: string,
+  ) {
+    const app = (await this.apps.list(a.organisation_id)).find((x) => x.client_id === clientId);
+    if (!app || app.status !== 'approved') throw ApiError.notFound('The app');
+    return {
+      title: `Revoke ${app.name}?`,
+      question: `Revoking ${app.name} stops every token it holds at once; people must connect it again to use it.`,
+      action: `/console/apps/${encodeURIComponent(clientId)}/revoke`,
+      confirmLabel: 'Revoke',
+      cancel: '/console/apps',
+      csrf,
+    };
+  }
+
   @Post(':client_id/:decision')
   @PostedForm()
   async decide(

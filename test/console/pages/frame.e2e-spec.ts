@@ -187,6 +187,8 @@ describe('console frame and overview in a real browser', () => {
       });
       expect(res.status).toBe(403);
     }
+    // The confirmation step of a destructive action is a page of its own; an unknown app has none.
+    expect((await fetchManual('/console/apps/nope/revoke', { headers: { cookie } })).status).toBe(404);
     // Nothing changed: still signed in, still live.
     await page.reload();
     await expect(page.locator('.mode-label strong').textContent()).resolves.toBe('Live');
