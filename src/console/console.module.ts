@@ -5,6 +5,9 @@ import { OpsModule } from '../ops/ops.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
 import { AttendanceModule } from '../visitor/attendance/attendance.module';
 import { BookingTypesModule } from '../visitor/booking-types/booking-types.module';
+import { BookingsModule } from '../visitor/bookings/bookings.module';
+import { EventsModule } from '../visitor/events/events.module';
+import { OrganisationsModule } from '../visitor/organisations/organisations.module';
 import { PeopleModule } from '../visitor/people/people.module';
 import { ApiKeysModule } from '../visitor/api-keys/api-keys.module';
 import { FormsModule } from '../visitor/forms/forms.module';
@@ -25,6 +28,9 @@ import {
 import { ConsoleAttendanceController } from './attendance/attendance.controller';
 import { ConsoleBookingTypesController } from './bookings/booking-types.controller';
 import { ConsoleFrontDoorController } from './front-door/front-door.controller';
+import { ConsoleFrameController } from './frame/console-frame.controller';
+import { ConsoleFrameInterceptor } from './frame/console-page';
+import { ConsoleOverviewPageController } from './frame/overview.page';
 import { OperatorGuard } from './operator.guard';
 import { SupportController } from './support/support.controller';
 import {
@@ -32,7 +38,10 @@ import {
   SupportDeliveriesController,
 } from './webhooks/webhook-deliveries.controller';
 
-/** The organisation console (/console): sessions, API keys, the delivery log, front-door settings, support. */
+/**
+ * The organisation console (/console): the pages' frame and overview (src/console/frame), sessions, API keys, the
+ * delivery log, front-door settings, support.
+ */
 @Module({
   imports: [
     OpsModule,
@@ -49,6 +58,9 @@ import {
     BookingTypesModule,
     AttendanceModule,
     PeopleModule,
+    OrganisationsModule,
+    BookingsModule,
+    EventsModule,
   ],
   controllers: [
     SupportController,
@@ -63,7 +75,9 @@ import {
     ConsoleAppsPageController,
     ConsoleBookingTypesController,
     ConsoleAttendanceController,
+    ConsoleFrameController,
+    ConsoleOverviewPageController,
   ],
-  providers: [OperatorGuard, ConsoleSessionGuard],
+  providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })
 export class ConsoleModule {}

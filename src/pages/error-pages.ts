@@ -40,6 +40,15 @@ export class ErrorPages implements HtmlErrorPages, OnModuleInit {
   }
 
   send(error: ApiError, status: number, req: FastifyRequest, reply: FastifyReply): void {
+    // A console page opened without a session: to the sign-in page, which comes back here afterwards.
+    if (status === 401 && req.method === 'GET' && surfaceOf(req.url) === 'console') {
+      void reply
+        .status(303)
+        .header('Location', `/console/sign-in?next=${encodeURIComponent(req.url)}`)
+        .header('Cache-Control', 'no-store')
+        .send();
+      return;
+    }
     const title = TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'Request not accepted');
     const message =
       MESSAGES[status] ??
@@ -52,6 +61,6 @@ export class ErrorPages implements HtmlErrorPages, OnModuleInit {
       .status(status)
       .header('Content-Type', HTML)
       .header('Cache-Control', 'no-store')
-      .view('error', { title, message, requestId: status >= 500 ? req.id : null });
+      .view('error', { title, message, requestId: req.id });
   }
 }

@@ -79,6 +79,22 @@ export function registerSecurityHeaders(fastify: FastifyInstance, opts: Security
     xFrameOptions: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
   });
+  // Console pages may also run this origin's scripts (htmx at /assets/htmx.min.js); still no inline script.
+  const consoleCsp = helmetHeaders({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        styleSrc: ["'self'", ...opts.styleHashes],
+        imgSrc: ["'self'", 'data:'],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+  }).find(([name]) => name === 'Content-Security-Policy')![1];
   const isHsts = ([name]: Header) => name === 'Strict-Transport-Security';
   const hsts = all.find(isHsts)![1];
   const site = all.filter((h) => !isHsts(h));
@@ -91,6 +107,7 @@ export function registerSecurityHeaders(fastify: FastifyInstance, opts: Security
     else {
       const headers = under(url, PREFIX.visitor) || under(url, PREFIX.console) ? api : site;
       for (const [name, value] of headers) void reply.header(name, value);
+      if (under(url, PREFIX.console)) void reply.header('Content-Security-Policy', consoleCsp);
     }
     if (req.protocol === 'https') void reply.header('Strict-Transport-Security', hsts);
     done();

@@ -1,14 +1,14 @@
 import { Body, Controller, Get, Param, Post, Put, Query, StreamableFile } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { PassThrough, Readable } from 'node:stream';
-import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AttendanceService } from '../../visitor/attendance/attendance.service';
 import { HolidayBody, LeaveBody, SaveShiftBody } from '../../visitor/attendance/dto/attendance.request';
 import { ShiftResponse } from '../../visitor/attendance/dto/attendance.response';
 import { TimesheetExport } from '../../visitor/attendance/timesheet-export';
 import { StaffImport } from '../../visitor/people/staff-import';
-import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
-import { ModeQuery, tenantOf } from '../console-mode';
+import { ConsoleAuth, ConsoleTenant } from '../auth/console-auth';
+import type { Tenant } from '../../visitor/platform/tenant';
+import { ModeQuery } from '../console-mode';
 import { StaffImportBody, TimesheetQuery } from './attendance.request';
 
 /**
@@ -29,11 +29,11 @@ export class ConsoleAttendanceController {
   @ApiOperation({ summary: 'Create a shift (and put people on it)' })
   @ApiOkResponse({ type: ShiftResponse })
   createShift(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Body() body: SaveShiftBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<ShiftResponse> {
-    return this.attendance.saveShift(tenantOf(a, q), null, body);
+    return this.attendance.saveShift(t, null, body);
   }
 
   @Put('shifts/:shift_id')
@@ -41,34 +41,34 @@ export class ConsoleAttendanceController {
   @ApiOperation({ summary: 'Replace a shift (and put more people on it)' })
   @ApiOkResponse({ type: ShiftResponse })
   saveShift(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Param('shift_id') id: string,
     @Body() body: SaveShiftBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<ShiftResponse> {
-    return this.attendance.saveShift(tenantOf(a, q), id, body);
+    return this.attendance.saveShift(t, id, body);
   }
 
   @Post('attendance/leave')
   @ConsoleAuth('owner', 'admin')
   @ApiOperation({ summary: 'Record leave of a person (local dates, inclusive)' })
   addLeave(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Body() body: LeaveBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<{ id: string }> {
-    return this.attendance.addLeave(tenantOf(a, q), body);
+    return this.attendance.addLeave(t, body);
   }
 
   @Post('attendance/holidays')
   @ConsoleAuth('owner', 'admin')
   @ApiOperation({ summary: 'Record a public holiday (of one site, or every site)' })
   addHoliday(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Body() body: HolidayBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<{ id: string }> {
-    return this.attendance.addHoliday(tenantOf(a, q), body);
+    return this.attendance.addHoliday(t, body);
   }
 
   @Post('people/import')
@@ -76,8 +76,8 @@ export class ConsoleAttendanceController {
   @ApiOperation({
     summary: 'Staff CSV import (base64 file): all or nothing; a dry run reports every bad row',
   })
-  importStaff(@CurrentAccount() a: ConsoleCaller, @Body() body: StaffImportBody, @Query() q: ModeQuery) {
-    return this.staff.run(tenantOf(a, q), Readable.from([Buffer.from(body.file_base64, 'base64')]), {
+  importStaff(@ConsoleTenant() t: Tenant, @Body() body: StaffImportBody, @Query() _q: ModeQuery) {
+    return this.staff.run(t, Readable.from([Buffer.from(body.file_base64, 'base64')]), {
       dryRun: body.dry_run ?? false,
     });
   }
@@ -88,11 +88,11 @@ export class ConsoleAttendanceController {
     summary: 'Timesheet CSV download: the daily file, or the summary file (one row per person)',
   })
   @ApiProduces('text/csv')
-  async export(@CurrentAccount() a: ConsoleCaller, @Query() q: TimesheetQuery): Promise<StreamableFile> {
+  async export(@ConsoleTenant() t: Tenant, @Query() q: TimesheetQuery): Promise<StreamableFile> {
     const out = new PassThrough();
     const kind = q.kind ?? 'daily';
     // Range problems are refused before the first byte is sent; later failures end the stream.
-    const tenant = tenantOf(a, q);
+    const tenant = t;
     const first = this.exporter.write(tenant, q.from, q.to, kind, out);
     await Promise.race([first, new Promise((r) => out.once('readable', r))]);
     first.catch((e: Error) => out.destroy(e));

@@ -10,32 +10,36 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
+import type { Plan } from '../../visitor/platform/plans';
 import type { Role } from '../../visitor/platform/scopes';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService, SESSION_COOKIE } from '../../visitor/accounts/accounts.service';
+import { OrganisationsService } from '../../visitor/organisations/organisations.service';
+import type { Tenant } from '../../visitor/platform/tenant';
 import { declareConsoleAccess } from '../console-access';
+import { cookieValue, resolveLivemode } from '../console-mode';
 
 const ROLES = 'gatehouse:console-roles';
 
 declare module 'fastify' {
   interface FastifyRequest {
     account?: ConsoleCaller;
+    /** The signed-in person's organisation in the mode this request works on (`resolveLivemode`). */
+    consoleTenant?: ConsoleTenantOf;
   }
 }
 
+/** The organisation and mode a console request works on, with the organisation's name and plan. */
+export type ConsoleTenantOf = Tenant & { organisationName: string; plan: Plan };
+
 /** The session token from the `gh_session` cookie (console routes only; /v1 never reads cookies). */
-export function sessionToken(req: FastifyRequest): string | null {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === SESSION_COOKIE) return rest.join('=') || null;
-  }
-  return null;
-}
+export const sessionToken = (req: FastifyRequest): string | null => cookieValue(req, SESSION_COOKIE);
 
 @Injectable()
 export class ConsoleSessionGuard implements CanActivate {
   constructor(
     private readonly accounts: AccountsService,
+    private readonly organisations: OrganisationsService,
     private readonly reflector: Reflector,
   ) {}
 
@@ -47,6 +51,13 @@ export class ConsoleSessionGuard implements CanActivate {
     req.account = account;
     req.ctx.organisationId = account.organisation_id;
     req.ctx.credentialId = account.id;
+    const org = await this.organisations.organisation(account.organisation_id);
+    req.consoleTenant = {
+      organisationId: org.id,
+      livemode: resolveLivemode(req, org.plan),
+      organisationName: org.name,
+      plan: org.plan,
+    };
     const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES, [
       context.getHandler(),
       context.getClass(),
@@ -73,3 +84,15 @@ export const CurrentAccount = createParamDecorator((_: unknown, context: Executi
   if (!account) throw new Error('no console account: is the route missing @ConsoleAuth?');
   return account;
 });
+
+/**
+ * The organisation and mode a console route works on — `{organisationId, livemode}` (plus the organisation's name
+ * and plan) — resolved once per request by the session guard from `?mode`, the live/test switch and the plan.
+ */
+export const ConsoleTenant = createParamDecorator(
+  (_: unknown, context: ExecutionContext): ConsoleTenantOf => {
+    const tenant = context.switchToHttp().getRequest<FastifyRequest>().consoleTenant;
+    if (!tenant) throw new Error('no console tenant: is the route missing @ConsoleAuth?');
+    return tenant;
+  },
+);

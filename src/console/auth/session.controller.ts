@@ -7,16 +7,25 @@ import { AccountsService, SESSION_COOKIE, SESSION_HOURS } from '../../visitor/ac
 import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
 import { SignInLimitGuard } from '../../visitor/accounts/sign-in-limit.guard';
 import { ApiError } from '../../common/errors/api-error';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
 import { ConsoleAuth, CurrentAccount, sessionToken } from './console-auth';
 import { SignInBody } from './dto/sign-in.request';
 import { ConsoleAccountResponse, toAccountResponse } from './dto/console-account.response';
-/** The console session cookie (HttpOnly, Secure, SameSite=Strict, Path=/console); an empty token clears it. */
-export const sessionCookie = (token: string) =>
-  `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly; Secure; SameSite=Strict; Max-Age=${token ? SESSION_HOURS * 3600 : 0}`;
+/**
+ * The console session cookie (HttpOnly, SameSite=Lax, Path=/console, and Secure when APP_URL is HTTPS); an empty
+ * token clears it. Lax lets a link from an e-mail or another site open a console page signed in; every change is
+ * a POST, which Lax does not send cross-site, and carries a CSRF token (pages) or is JSON-only (endpoints).
+ */
+export const sessionCookie = (token: string, secure: boolean) =>
+  `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly;${secure ? ' Secure;' : ''} SameSite=Lax; Max-Age=${token ? SESSION_HOURS * 3600 : 0}`;
+
+/** Whether cookies of this deployment are marked `Secure` (APP_URL is HTTPS). */
+export const secureCookies = (config: Config): boolean => config.appUrl.startsWith('https:');
 
 /**
- * Console sign-in. The session is an opaque token in the `gh_session` cookie (HttpOnly, Secure,
- * SameSite=Strict, Path=/console); console bodies are JSON only, so a cross-site form cannot post to it.
+ * Console sign-in. The session is an opaque token in the `gh_session` cookie (`sessionCookie`); console bodies
+ * are JSON only, so a cross-site form cannot post to it.
  */
 @ApiTags('Console')
 @Controller('console/session')
@@ -24,6 +33,7 @@ export class SessionController {
   constructor(
     private readonly accounts: AccountsService,
     private readonly attempts: SignInAttempts,
+    @InjectConfig() private readonly config: Config,
   ) {}
 
   @Post()
@@ -42,7 +52,7 @@ export class SessionController {
         ? await this.attempts.failed(body.email, req.ip, e)
         : e;
     });
-    void reply.header('Set-Cookie', sessionCookie(s.token));
+    void reply.header('Set-Cookie', sessionCookie(s.token, secureCookies(this.config)));
     return toAccountResponse(s.account);
   }
 
@@ -61,6 +71,6 @@ export class SessionController {
   async signOut(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     const token = sessionToken(req);
     if (token) await this.accounts.signOut(token);
-    void reply.header('Set-Cookie', sessionCookie(''));
+    void reply.header('Set-Cookie', sessionCookie('', secureCookies(this.config)));
   }
 }

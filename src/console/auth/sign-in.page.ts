@@ -8,15 +8,18 @@ import { PostedForm } from '../../pages/posted-form';
 import { AccountsService } from '../../visitor/accounts/accounts.service';
 import { SignInAttempts } from '../../visitor/accounts/sign-in-attempts';
 import { SignInLimitGuard } from '../../visitor/accounts/sign-in-limit.guard';
-import { sessionCookie } from './session.controller';
+import type { Config } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { landingFor, safeConsolePath } from '../frame/console-nav';
+import { secureCookies, sessionCookie } from './session.controller';
 
-/** Where a sign-in may send the browser next: a console page of this site, nothing else. */
-const safeNext = (next: string | undefined) =>
-  next && /^\/console\/[A-Za-z0-9/_-]*$/.test(next) ? next : '/console/apps';
+/** Where a sign-in may send the browser next: a console path of this site, nothing else (else the landing page). */
+const safeNext = (next: string | undefined) => safeConsolePath(next) ?? '';
 
 const NOTICES: Record<string, string> = {
   'sign-in': 'The e-mail or password is not correct.',
   locked: 'Too many wrong passwords for this address. Wait a few minutes and try again.',
+  'signed-out': 'You are signed out.',
 };
 
 /**
@@ -30,6 +33,7 @@ export class ConsoleSignInPageController {
   constructor(
     private readonly accounts: AccountsService,
     private readonly attempts: SignInAttempts,
+    @InjectConfig() private readonly config: Config,
   ) {}
 
   @Get()
@@ -59,12 +63,14 @@ export class ConsoleSignInPageController {
           ? await this.attempts.failed(email, req.ip, e)
           : e;
       });
-      void reply.header('Set-Cookie', sessionCookie(s.token));
-      return { url: next, statusCode: 303 };
+      void reply.header('Set-Cookie', sessionCookie(s.token, secureCookies(this.config)));
+      // `next` when the person's role may open it, else the first page their role allows (never "Not allowed").
+      return { url: landingFor(s.account.role, next || null), statusCode: 303 };
     } catch (e) {
       if (!(e instanceof ApiError) || (e.code !== 'unauthorized' && e.code !== 'rate_limited')) throw e;
       const notice = e.code === 'unauthorized' ? 'sign-in' : 'locked';
-      return { url: `/console/sign-in?next=${encodeURIComponent(next)}&notice=${notice}`, statusCode: 303 };
+      const again = next ? `next=${encodeURIComponent(next)}&` : '';
+      return { url: `/console/sign-in?${again}notice=${notice}`, statusCode: 303 };
     }
   }
 }

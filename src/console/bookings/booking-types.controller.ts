@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { BookingTypesService } from '../../visitor/booking-types/booking-types.service';
 import { SaveBookingTypeBody } from '../../visitor/booking-types/dto/booking-type.request';
 import { BookingTypeResponse } from '../../visitor/booking-types/dto/booking-type.response';
 import { Page, PageOf } from '../../visitor/platform/pagination';
-import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
-import { ConsoleModeListQuery, ModeQuery, tenantOf } from '../console-mode';
+import { ConsoleAuth, ConsoleTenant } from '../auth/console-auth';
+import type { Tenant } from '../../visitor/platform/tenant';
+import { ConsoleModeListQuery, ModeQuery } from '../console-mode';
 
 /** Booking types in the console: any signed-in person reads; Owners and Admins create and change (one mode). */
 @ApiTags('Console')
@@ -18,11 +18,8 @@ export class ConsoleBookingTypesController {
   @ConsoleAuth()
   @ApiOperation({ summary: 'Booking types of one mode' })
   @ApiOkResponse({ type: PageOf(BookingTypeResponse) })
-  list(
-    @CurrentAccount() a: ConsoleCaller,
-    @Query() q: ConsoleModeListQuery,
-  ): Promise<Page<BookingTypeResponse>> {
-    return this.types.page(tenantOf(a, q), false, q);
+  list(@ConsoleTenant() t: Tenant, @Query() q: ConsoleModeListQuery): Promise<Page<BookingTypeResponse>> {
+    return this.types.page(t, false, q);
   }
 
   @Get(':btype_id')
@@ -30,11 +27,11 @@ export class ConsoleBookingTypesController {
   @ApiOperation({ summary: 'One booking type' })
   @ApiOkResponse({ type: BookingTypeResponse })
   get(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Param('btype_id') id: string,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<BookingTypeResponse> {
-    return this.types.get(tenantOf(a, q), id);
+    return this.types.get(t, id);
   }
 
   @Post()
@@ -44,11 +41,11 @@ export class ConsoleBookingTypesController {
   })
   @ApiOkResponse({ type: BookingTypeResponse })
   create(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Body() body: SaveBookingTypeBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<BookingTypeResponse> {
-    return this.types.save(tenantOf(a, q), null, body);
+    return this.types.save(t, null, body);
   }
 
   @Put(':btype_id')
@@ -56,11 +53,11 @@ export class ConsoleBookingTypesController {
   @ApiOperation({ summary: 'Replace a booking type (existing bookings keep their slots)' })
   @ApiOkResponse({ type: BookingTypeResponse })
   save(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Param('btype_id') id: string,
     @Body() body: SaveBookingTypeBody,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<BookingTypeResponse> {
-    return this.types.save(tenantOf(a, q), id, body);
+    return this.types.save(t, id, body);
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '../../common/errors/api-error';
-import { CsrfToken, Page } from '../../pages/page.decorator';
+import { CsrfToken } from '../../pages/page.decorator';
 import { PostedForm } from '../../pages/posted-form';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService } from '../../visitor/accounts/accounts.service';
@@ -11,6 +11,8 @@ import { isScope } from '../../visitor/platform/scopes';
 import { ClientsService } from '../../oauth/clients/clients.service';
 import { CheckCsrf } from '../../pages/page.decorator';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
+import { consoleRoles } from '../frame/console-nav';
+import { ConsolePage } from '../frame/console-page';
 
 const SOURCES: Record<string, string> = {
   console: 'Registered in the console',
@@ -26,7 +28,7 @@ const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) +
  */
 @ApiExcludeController()
 @Controller('console/apps')
-@ConsoleAuth('owner', 'admin')
+@ConsoleAuth(...consoleRoles('/console/apps'))
 export class ConsoleAppsPageController {
   constructor(
     private readonly apps: ConnectedAppsService,
@@ -35,7 +37,7 @@ export class ConsoleAppsPageController {
   ) {}
 
   @Get('new')
-  @Page('console-app-new')
+  @ConsolePage('console-app-new')
   registerForm(@CsrfToken() csrf: string) {
     return {
       title: 'Register an app',
@@ -47,7 +49,7 @@ export class ConsoleAppsPageController {
 
   /** Registers the app and shows its client id, and a confidential app's secret, this once. */
   @Post('new')
-  @Page('console-app-new')
+  @ConsolePage('console-app-new')
   @CheckCsrf()
   async register(
     @CurrentAccount() a: ConsoleCaller,
@@ -75,7 +77,7 @@ export class ConsoleAppsPageController {
   }
 
   @Get()
-  @Page('console-apps')
+  @ConsolePage('console-apps')
   async show(@CurrentAccount() a: ConsoleCaller, @CsrfToken() csrf: string) {
     const apps = await this.apps.list(a.organisation_id);
     const ids = new Set(apps.flatMap((x) => [x.requested_by, ...x.connections.map((c) => c.account_id)]));
@@ -101,6 +103,26 @@ export class ConsoleAppsPageController {
           scopes: c.scopes.map((s) => (isScope(s) ? SCOPE_WORDS[s] : s)),
         })),
       })),
+    };
+  }
+
+  /** The confirmation step of revoking (works without JavaScript): the button posts to the revoke action. */
+  @Get(':client_id/revoke')
+  @ConsolePage('console-confirm')
+  async confirmRevoke(
+    @CurrentAccount() a: ConsoleCaller,
+    @CsrfToken() csrf: string,
+    @Param('client_id') clientId: string,
+  ) {
+    const app = (await this.apps.list(a.organisation_id)).find((x) => x.client_id === clientId);
+    if (!app || app.status !== 'approved') throw ApiError.notFound('The app');
+    return {
+      title: `Revoke ${app.name}?`,
+      question: `Revoking ${app.name} stops every token it holds at once; people must connect it again to use it.`,
+      action: `/console/apps/${encodeURIComponent(clientId)}/revoke`,
+      confirmLabel: 'Revoke',
+      cancel: '/console/apps',
+      csrf,
     };
   }
 

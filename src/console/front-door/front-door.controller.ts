@@ -11,14 +11,11 @@ import { VisitTypesService } from '../../visitor/visit-types/visit-types.service
 import { VisitResponse } from '../../visitor/visits/dto/visit.response';
 import { VisitsService } from '../../visitor/visits/visits.service';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
-import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
+import { ConsoleAuth, ConsoleTenant, CurrentAccount } from '../auth/console-auth';
+import type { Tenant } from '../../visitor/platform/tenant';
 import { ModeQuery, SaveVisitTypeBody, PublishFormBody } from './dto/front-door.request';
 import { OutboxMessageResponse, toOutbox } from './dto/outbox-message.response';
 import { VisitTypeListResponse } from './dto/visit-type-list.response';
-const tenantOf = (a: ConsoleCaller, q: ModeQuery) => ({
-  organisationId: a.organisation_id,
-  livemode: q.mode !== 'test',
-});
 
 /**
  * The front door in the console: the test outbox and visits with every answer (any signed-in person), and the
@@ -60,22 +57,19 @@ export class ConsoleFrontDoorController {
   @ApiOperation({ summary: 'A visit with every answer, protected ones included' })
   @ApiOkResponse({ type: VisitResponse })
   visit(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Param('visit_id') id: string,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<VisitResponse> {
-    return this.visits.get({ tenant: tenantOf(a, q), hiddenBefore: null }, id, 'console');
+    return this.visits.get({ tenant: t, hiddenBefore: null }, id, 'console');
   }
 
   @Get('visit-types')
   @ConsoleAuth()
   @ApiOperation({ summary: 'Visit types of one mode (built-in and organisation-defined), with public forms' })
   @ApiOkResponse({ type: VisitTypeListResponse })
-  async visitTypeList(
-    @CurrentAccount() a: ConsoleCaller,
-    @Query() q: ModeQuery,
-  ): Promise<VisitTypeListResponse> {
-    return { data: await this.visitTypes.list(tenantOf(a, q)) };
+  async visitTypeList(@ConsoleTenant() t: Tenant, @Query() _q: ModeQuery): Promise<VisitTypeListResponse> {
+    return { data: await this.visitTypes.list(t) };
   }
 
   @Get('visit-types/:key')
@@ -83,11 +77,11 @@ export class ConsoleFrontDoorController {
   @ApiOperation({ summary: 'One visit type of one mode' })
   @ApiOkResponse({ type: VisitTypeResponse })
   visitType(
-    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: Tenant,
     @Param('key') key: string,
-    @Query() q: ModeQuery,
+    @Query() _q: ModeQuery,
   ): Promise<VisitTypeResponse> {
-    return this.visitTypes.get(tenantOf(a, q), key);
+    return this.visitTypes.get(t, key);
   }
 
   @Put('visit-types/:key')

@@ -229,6 +229,11 @@ export class OrganisationsService {
   }
 
   /** Every site of the tenant, id and name (the staff import resolves names). */
+  /** The tenant's sites with their gates, oldest first (up to 100: the console's overview). */
+  listSites(tenant: Tenant): Promise<SiteRow[]> {
+    return this.repo.listSites(tenant, 100);
+  }
+
   siteNames(tenant: Tenant): Promise<{ id: string; name: string }[]> {
     return this.repo.siteNames(tenant);
   }

@@ -12,7 +12,7 @@ import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visito
 import type { VisitWatchlistResponse } from '../watchlist/dto/watchlist.response';
 import type { PassRow } from './passes.repository';
 import type { VisitorRow } from './visitors.repository';
-import { change } from '../../database/sql';
+import { change, rows } from '../../database/sql';
 
 export type { PassRow, VisitorRow };
 
@@ -318,6 +318,23 @@ export class VisitsRepository implements VisitorDataHolder {
    * ISO strings. The limit is part of the statement's text, not a parameter: with it known, PostgreSQL settles on
    * one generic plan for the named statement instead of planning every execution again.
    */
+  /** How many of the tenant's visits due in [from, to) (expected then, or walk-ins created then) are in each status. */
+  async countByStatus(
+    tenant: Tenant,
+    from: Date,
+    to: Date,
+  ): Promise<{ status: VisitStatus; count: number }[]> {
+    assertTenant(tenant);
+    return rows<{ status: VisitStatus; count: number }>(
+      this.ds,
+      `SELECT status, count(*)::int AS count FROM visitor.visit
+        WHERE organisation_id = $1 AND livemode = $2 AND COALESCE(expected_at, created_at) >= $3
+          AND COALESCE(expected_at, created_at) < $4
+        GROUP BY status ORDER BY status`,
+      [tenant.organisationId, tenant.livemode, from, to],
+    );
+  }
+
   async list(tenant: Tenant, f: VisitFilter, limit: number, after?: CreatedAfter): Promise<VisitListRow[]> {
     assertTenant(tenant);
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`invalid list limit ${limit}`);

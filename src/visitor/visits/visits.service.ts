@@ -18,7 +18,7 @@ import { ScreeningTrigger, WatchlistService } from '../watchlist/watchlist.servi
 import { DEFAULT_PASS_CHANNELS, VisitsQuery } from './dto/visit.request';
 import { toVisitResponse, VisitResponse } from './dto/visit.response';
 import { PassesService } from './passes.service';
-import { transition, VisitAction } from './visit-state-machine';
+import { transition, VisitAction, VisitStatus } from './visit-state-machine';
 import {
   ACTIVE_STATUSES,
   Tenant,
@@ -521,6 +521,11 @@ export class VisitsService {
         caller.seesWatchlist,
       );
     }, IS_RESPONSE);
+  }
+
+  /** The tenant's visits due in [from, to) counted by status (the console's overview). */
+  countByStatus(tenant: Tenant, from: Date, to: Date): Promise<{ status: VisitStatus; count: number }[]> {
+    return this.repo.countByStatus(tenant, from, to);
   }
 
   page(caller: VisitCaller, q: VisitsQuery): Promise<Page<VisitResponse>> {

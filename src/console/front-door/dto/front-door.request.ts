@@ -1,13 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FormSchema } from '../../../visitor/forms/custom-fields.validator';
 
-export class ModeQuery {
-  @ApiPropertyOptional({ enum: ['live', 'test'], default: 'live' })
-  @IsOptional()
-  @IsIn(['live', 'test'], { message: 'must be live or test' })
-  mode?: 'live' | 'test';
-}
+export { ModeQuery } from '../../console-mode';
 
 export class SaveVisitTypeBody {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) name?: string;
