@@ -123,10 +123,12 @@ export class PeopleRepository {
     assertTenant(tenant);
     const values: unknown[] = [id, tenant.organisationId, tenant.livemode];
     const sets = Object.entries(changes)
-      .filter(([field, v]) => v !== undefined && field in CHANGEABLE)
-      .map(
-        ([field, v]) => `${CHANGEABLE[field as keyof typeof CHANGEABLE]} = $${values.push(param(field, v))}`,
-      );
+      .filter(([, v]) => v !== undefined)
+      .map(([field, v]) => {
+        if (!Object.prototype.hasOwnProperty.call(CHANGEABLE, field))
+          throw new Error(`person field ${field} cannot be changed`);
+        return `${CHANGEABLE[field as keyof typeof CHANGEABLE]} = $${values.push(param(field, v))}`;
+      });
     if (!sets.length) return 'ok';
     try {
       await m.query(
