@@ -1,9 +1,56 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
+import { change, row, rows } from '../../database/sql';
 import type { CreatedAfter } from '../platform/pagination';
-import { assertTenant, Tenant, saveInTenant } from '../platform/tenant';
-import { ClockEventRow, ShiftRow } from './attendance.entity';
+import { assertTenant, Tenant } from '../platform/tenant';
+
+/** A shift pattern (`visitor.shift`): local start and end times at a site, grace minutes, ISO days (1 = Monday). */
+export interface ShiftRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  name: string;
+  siteId: string;
+  /** `HH:MM:SS` as PostgreSQL prints a `time` (`HH:MM` as written, before it is read back). */
+  startTime: string;
+  endTime: string;
+  graceMinutes: number;
+  daysOfWeek: number[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One clock-in or clock-out from a terminal (`visitor.attendance_event`). */
+export interface ClockEventRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  personId: string;
+  siteId: string;
+  direction: 'in' | 'out';
+  occurredAt: Date;
+  /** `YYYY-MM-DD` on the site's clock. */
+  localDate: string;
+  method: string;
+  deviceId: string | null;
+  evidenceKind: string | null;
+  evidenceRef: string | null;
+  offline: boolean;
+  lateMinutes: number | null;
+  shiftId: string | null;
+  createdAt: Date;
+}
+
+const SHIFT_COLUMNS = `id, organisation_id AS "organisationId", livemode, name, site_id AS "siteId",
+  start_time AS "startTime", end_time AS "endTime", grace_minutes AS "graceMinutes", days_of_week AS "daysOfWeek",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+// local_date as text: the pg driver would read a `date` as a JS Date at local midnight
+const EVENT_COLUMNS = `id, organisation_id AS "organisationId", livemode, person_id AS "personId",
+  site_id AS "siteId", direction, occurred_at AS "occurredAt", local_date::text AS "localDate", method,
+  device_id AS "deviceId", evidence_kind AS "evidenceKind", evidence_ref AS "evidenceRef", offline,
+  late_minutes AS "lateMinutes", shift_id AS "shiftId", created_at AS "createdAt"`;
 
 export type EvidenceKind = 'face' | 'selfie' | 'location';
 export const EVIDENCE_KINDS: readonly EvidenceKind[] = ['face', 'selfie', 'location'];
@@ -83,8 +130,8 @@ function dayCells(detail: boolean): string {
            st.name AS site_name, st.time_zone
       FROM visitor.shift_assignment a
       JOIN visitor.shift s ON s.id = a.shift_id AND s.organisation_id = a.organisation_id AND s.livemode = a.livemode
-      JOIN visitor.site st ON st.id = s.site_id
-      JOIN visitor.person p ON p.id = a.person_id AND p.organisation_id = a.organisation_id AND p.livemode = a.livemode
+      JOIN published.organisations_site_zones st ON st.id = s.site_id
+      JOIN published.people_staff p ON p.id = a.person_id AND p.organisation_id = a.organisation_id AND p.livemode = a.livemode
      WHERE a.organisation_id = $1 AND a.livemode = $2 AND p.active AND ($6::text[] IS NULL OR a.person_id = ANY($6))
   ), hol AS (
     SELECT day, bool_or(site_id IS NULL) AS all_sites, array_agg(site_id) FILTER (WHERE site_id IS NOT NULL) AS sites
@@ -159,28 +206,62 @@ export class AttendanceRepository {
 
   findShift(tenant: Tenant, id: string, m?: EntityManager): Promise<ShiftRow | null> {
     assertTenant(tenant);
-    return this.m(m)
-      .getRepository(ShiftRow)
-      .findOne({ where: { id, organisationId: tenant.organisationId, livemode: tenant.livemode } });
+    return row<ShiftRow>(
+      this.m(m),
+      `SELECT ${SHIFT_COLUMNS} FROM visitor.shift WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
   }
 
   listShifts(tenant: Tenant, limit: number, after?: CreatedAfter): Promise<ShiftRow[]> {
     assertTenant(tenant);
-    const qb = this.ds
-      .getRepository(ShiftRow)
-      .createQueryBuilder('s')
-      .where('s.organisationId = :org AND s.livemode = :live', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
+    const values: unknown[] = [tenant.organisationId, tenant.livemode];
+    const where = ['organisation_id = $1', 'livemode = $2'];
     if (after)
-      qb.andWhere('(s.createdAt, s.id) > (:at::timestamptz, :id)', { at: after.createdAt, id: after.id });
-    return qb.orderBy('s.createdAt', 'ASC').addOrderBy('s.id', 'ASC').limit(limit).getMany();
+      where.push(
+        `(created_at, id) > ($${values.push(after.createdAt)}::timestamptz, $${values.push(after.id)})`,
+      );
+    return rows<ShiftRow>(
+      this.ds,
+      `SELECT ${SHIFT_COLUMNS} FROM visitor.shift WHERE ${where.join(' AND ')}
+        ORDER BY created_at, id LIMIT $${values.push(limit)}`,
+      values,
+    );
   }
 
-  /** Inserts the row, or updates it in its tenant (another tenant's row with its id is never touched). */
-  saveShift(m: EntityManager, row: ShiftRow): Promise<void> {
-    return saveInTenant(m.getRepository(ShiftRow), row);
+  /**
+   * Inserts the row, or updates it in its tenant: the update is filtered on the row's own organisation and mode,
+   * so another tenant's row with its id is never touched (the insert then fails on the primary key).
+   */
+  async saveShift(m: EntityManager, s: ShiftRow): Promise<void> {
+    assertTenant(s);
+    const values = [
+      s.id,
+      s.organisationId,
+      s.livemode,
+      s.name,
+      s.siteId,
+      s.startTime,
+      s.endTime,
+      s.graceMinutes,
+      s.daysOfWeek,
+      s.createdAt,
+      s.updatedAt,
+    ];
+    const { affected } = await change(
+      m,
+      `UPDATE visitor.shift SET name = $4, site_id = $5, start_time = $6, end_time = $7, grace_minutes = $8,
+              days_of_week = $9, created_at = $10, updated_at = $11
+        WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      values,
+    );
+    if (!affected)
+      await m.query(
+        `INSERT INTO visitor.shift (id, organisation_id, livemode, name, site_id, start_time, end_time, grace_minutes,
+                                    days_of_week, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        values,
+      );
   }
 
   /** Puts people on a shift (each person has at most one; a new assignment replaces the old). */
@@ -201,7 +282,7 @@ export class AttendanceRepository {
     m?: EntityManager,
   ): Promise<(ShiftRow & { timeZone: string }) | null> {
     assertTenant(tenant);
-    const rows: {
+    const [r] = await preparedQuery<{
       id: string;
       name: string;
       site_id: string;
@@ -210,17 +291,16 @@ export class AttendanceRepository {
       grace_minutes: number;
       days_of_week: number[];
       time_zone: string;
-    }[] = await preparedQuery(
+    }>(
       this.m(m),
       'attendance_shift_of',
       `SELECT s.id, s.name, s.site_id, s.start_time::text, s.end_time::text, s.grace_minutes, s.days_of_week, st.time_zone
          FROM visitor.shift_assignment a
          JOIN visitor.shift s ON s.id = a.shift_id AND s.organisation_id = a.organisation_id AND s.livemode = a.livemode
-         JOIN visitor.site st ON st.id = s.site_id
+         JOIN published.organisations_site_zones st ON st.id = s.site_id
         WHERE a.organisation_id = $1 AND a.livemode = $2 AND a.person_id = $3`,
       [tenant.organisationId, tenant.livemode, personId],
     );
-    const r = rows[0];
     if (!r) return null;
     return {
       id: r.id,
@@ -240,20 +320,44 @@ export class AttendanceRepository {
 
   // --- clock events ---
 
-  async insertEvent(m: EntityManager, row: ClockEventRow): Promise<void> {
-    assertTenant(row);
-    await m.getRepository(ClockEventRow).insert(row);
+  async insertEvent(m: EntityManager, e: ClockEventRow): Promise<void> {
+    assertTenant(e);
+    await m.query(
+      `INSERT INTO visitor.attendance_event (id, organisation_id, livemode, person_id, site_id, direction, occurred_at,
+                                             local_date, method, device_id, evidence_kind, evidence_ref, offline,
+                                             late_minutes, shift_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+      [
+        e.id,
+        e.organisationId,
+        e.livemode,
+        e.personId,
+        e.siteId,
+        e.direction,
+        e.occurredAt,
+        e.localDate,
+        e.method,
+        e.deviceId,
+        e.evidenceKind,
+        e.evidenceRef,
+        e.offline,
+        e.lateMinutes,
+        e.shiftId,
+        e.createdAt,
+      ],
+    );
   }
 
   /** Whether the person already clocked in on that local date (only the first clock-in of a day can be late). */
   async clockedInOn(m: EntityManager, tenant: Tenant, personId: string, localDate: string): Promise<boolean> {
     assertTenant(tenant);
-    const rows: unknown[] = await m.query(
+    const found = await row<unknown>(
+      m,
       `SELECT 1 FROM visitor.attendance_event
         WHERE organisation_id = $1 AND livemode = $2 AND person_id = $3 AND local_date = $4 AND direction = 'in' LIMIT 1`,
       [tenant.organisationId, tenant.livemode, personId, localDate],
     );
-    return rows.length > 0;
+    return found !== null;
   }
 
   /** Serialises the clock events of one person (first-of-day decisions) for the caller's transaction. */
@@ -265,9 +369,11 @@ export class AttendanceRepository {
 
   findEvent(tenant: Tenant, id: string): Promise<ClockEventRow | null> {
     assertTenant(tenant);
-    return this.ds
-      .getRepository(ClockEventRow)
-      .findOne({ where: { id, organisationId: tenant.organisationId, livemode: tenant.livemode } });
+    return row<ClockEventRow>(
+      this.ds,
+      `SELECT ${EVENT_COLUMNS} FROM visitor.attendance_event WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
   }
 
   listEvents(
@@ -277,26 +383,29 @@ export class AttendanceRepository {
     after?: CreatedAfter,
   ): Promise<ClockEventRow[]> {
     assertTenant(tenant);
-    const qb = this.ds
-      .getRepository(ClockEventRow)
-      .createQueryBuilder('e')
-      .where('e.organisationId = :org AND e.livemode = :live', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
-    if (f.personId) qb.andWhere('e.personId = :person', { person: f.personId });
-    if (f.siteId) qb.andWhere('e.siteId = :site', { site: f.siteId });
-    if (f.from) qb.andWhere('e.occurredAt >= :from', { from: f.from });
-    if (f.to) qb.andWhere('e.occurredAt < :to', { to: f.to });
+    const values: unknown[] = [tenant.organisationId, tenant.livemode];
+    const where = ['organisation_id = $1', 'livemode = $2'];
+    if (f.personId) where.push(`person_id = $${values.push(f.personId)}`);
+    if (f.siteId) where.push(`site_id = $${values.push(f.siteId)}`);
+    if (f.from) where.push(`occurred_at >= $${values.push(f.from)}`);
+    if (f.to) where.push(`occurred_at < $${values.push(f.to)}`);
     if (after)
-      qb.andWhere('(e.createdAt, e.id) > (:at::timestamptz, :id)', { at: after.createdAt, id: after.id });
-    return qb.orderBy('e.createdAt', 'ASC').addOrderBy('e.id', 'ASC').limit(limit).getMany();
+      where.push(
+        `(created_at, id) > ($${values.push(after.createdAt)}::timestamptz, $${values.push(after.id)})`,
+      );
+    return rows<ClockEventRow>(
+      this.ds,
+      `SELECT ${EVENT_COLUMNS} FROM visitor.attendance_event WHERE ${where.join(' AND ')}
+        ORDER BY created_at, id LIMIT $${values.push(limit)}`,
+      values,
+    );
   }
 
   /** People whose latest clock event at the site at or before `at` is a clock-in. */
   async onSite(tenant: Tenant, siteId: string, at: Date): Promise<string[]> {
     assertTenant(tenant);
-    const rows: { person_id: string }[] = await this.ds.query(
+    const onSite = await rows<{ person_id: string }>(
+      this.ds,
       `SELECT person_id FROM (
          SELECT DISTINCT ON (person_id) person_id, direction
            FROM visitor.attendance_event
@@ -305,7 +414,7 @@ export class AttendanceRepository {
         WHERE direction = 'in' ORDER BY person_id`,
       [tenant.organisationId, tenant.livemode, siteId, at],
     );
-    return rows.map((r) => r.person_id);
+    return onSite.map((r) => r.person_id);
   }
 
   // --- consent ---
@@ -316,12 +425,13 @@ export class AttendanceRepository {
     m?: EntityManager,
   ): Promise<Map<EvidenceKind, { given: boolean; updatedAt: Date }>> {
     assertTenant(tenant);
-    const rows: { kind: EvidenceKind; given: boolean; updated_at: Date }[] = await this.m(m).query(
+    const given = await rows<{ kind: EvidenceKind; given: boolean; updated_at: Date }>(
+      this.m(m),
       `SELECT kind, given, updated_at FROM visitor.attendance_consent
         WHERE organisation_id = $1 AND livemode = $2 AND person_id = $3`,
       [tenant.organisationId, tenant.livemode, personId],
     );
-    return new Map(rows.map((r) => [r.kind, { given: r.given, updatedAt: r.updated_at }]));
+    return new Map(given.map((r) => [r.kind, { given: r.given, updatedAt: r.updated_at }]));
   }
 
   async setConsent(
@@ -432,10 +542,11 @@ export class AttendanceRepository {
     }[]
   > {
     assertTenant(tenant);
-    return this.ds.query(
+    return rows(
+      this.ds,
       `SELECT p.id, p.name, p.employee_number, p.department, coalesce(p.employee_number, '') || '|' || p.name || '|' || p.id AS sort_key
          FROM visitor.shift_assignment a
-         JOIN visitor.person p ON p.id = a.person_id AND p.organisation_id = a.organisation_id AND p.livemode = a.livemode
+         JOIN published.people_staff p ON p.id = a.person_id AND p.organisation_id = a.organisation_id AND p.livemode = a.livemode
         WHERE a.organisation_id = $1 AND a.livemode = $2 AND p.active
           AND ($3::text IS NULL OR coalesce(p.employee_number, '') || '|' || p.name || '|' || p.id > $3)
         ORDER BY sort_key LIMIT $4`,

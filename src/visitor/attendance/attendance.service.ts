@@ -10,8 +10,13 @@ import { PeopleService } from '../people/people.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { ListQuery, Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
-import { ClockEventRow, ShiftRow } from './attendance.entity';
-import { AttendanceRepository, EVIDENCE_KINDS, EvidenceKind } from './attendance.repository';
+import {
+  AttendanceRepository,
+  ClockEventRow,
+  EVIDENCE_KINDS,
+  EvidenceKind,
+  ShiftRow,
+} from './attendance.repository';
 import type {
   ClockEventsQuery,
   EvidenceConsentBody,

@@ -1,10 +1,52 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, Repository } from 'typeorm';
-import { PersonRow } from './person.entity';
+import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
+import { row, rows } from '../../database/sql';
 import { assertTenant, Tenant } from '../platform/tenant';
 
 export type { Tenant };
+
+/** A row of `visitor.person` (a host or an employee of one organisation and mode). */
+export interface PersonRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  name: string;
+  email: string;
+  phone: string | null;
+  department: string | null;
+  jobTitle: string | null;
+  employeeNumber: string | null;
+  siteIds: string[];
+  canHost: boolean;
+  active: boolean;
+  customFields: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const COLUMNS = `id, organisation_id AS "organisationId", livemode, name, email, phone, department,
+  job_title AS "jobTitle", employee_number AS "employeeNumber", site_ids AS "siteIds", can_host AS "canHost",
+  active, custom_fields AS "customFields", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The column of each field a change may set (the id and the tenant never change). */
+const CHANGEABLE: Record<keyof Omit<PersonRow, 'id' | 'organisationId' | 'livemode'>, string> = {
+  name: 'name',
+  email: 'email',
+  phone: 'phone',
+  department: 'department',
+  jobTitle: 'job_title',
+  employeeNumber: 'employee_number',
+  siteIds: 'site_ids',
+  canHost: 'can_host',
+  active: 'active',
+  customFields: 'custom_fields',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+/** A value as the statement sends it (answers as JSON text: pg would send an array as a PostgreSQL array). */
+const param = (field: string, v: unknown) => (field === 'customFields' ? JSON.stringify(v) : v);
 
 /** One row of a staff import, checked. */
 export interface StaffRow {
@@ -25,22 +67,36 @@ export interface PeopleFilter {
   after?: { createdAt: Date; id: string };
 }
 
-type Insertable = Parameters<Repository<PersonRow>['insert']>[0];
-type Updatable = Parameters<Repository<PersonRow>['update']>[1];
-
 /** People of one organisation and mode; an id of another tenant is simply not found. */
 @Injectable()
 export class PeopleRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  private repo(m?: EntityManager) {
-    return (m ?? this.ds.manager).getRepository(PersonRow);
-  }
-
-  async insert(m: EntityManager, row: PersonRow): Promise<'ok' | 'email_taken'> {
-    assertTenant(row);
+  async insert(m: EntityManager, p: PersonRow): Promise<'ok' | 'email_taken'> {
+    assertTenant(p);
     try {
-      await this.repo(m).insert(row as Insertable);
+      await m.query(
+        `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, phone, department, job_title,
+                                     employee_number, site_ids, can_host, active, custom_fields, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        [
+          p.id,
+          p.organisationId,
+          p.livemode,
+          p.name,
+          p.email,
+          p.phone,
+          p.department,
+          p.jobTitle,
+          p.employeeNumber,
+          p.siteIds,
+          p.canHost,
+          p.active,
+          JSON.stringify(p.customFields),
+          p.createdAt,
+          p.updatedAt,
+        ],
+      );
       return 'ok';
     } catch (e) {
       if ((e as { code?: string; constraint?: string }).code === '23505') return 'email_taken';
@@ -50,15 +106,12 @@ export class PeopleRepository {
 
   find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<PersonRow | null> {
     assertTenant(tenant);
-    const qb = this.repo(m)
-      .createQueryBuilder('p')
-      .where('p.id = :id AND p.organisationId = :org AND p.livemode = :live', {
-        id,
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
-    if (lock) qb.setLock('pessimistic_write');
-    return qb.getOne();
+    return row<PersonRow>(
+      m ?? this.ds,
+      `SELECT ${COLUMNS} FROM visitor.person
+        WHERE id = $1 AND organisation_id = $2 AND livemode = $3${lock ? ' FOR UPDATE' : ''}`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
   }
 
   async update(
@@ -68,10 +121,19 @@ export class PeopleRepository {
     changes: Partial<PersonRow>,
   ): Promise<'ok' | 'email_taken'> {
     assertTenant(tenant);
+    const values: unknown[] = [id, tenant.organisationId, tenant.livemode];
+    const sets = Object.entries(changes)
+      .filter(([, v]) => v !== undefined)
+      .map(([field, v]) => {
+        if (!Object.prototype.hasOwnProperty.call(CHANGEABLE, field))
+          throw new Error(`person field ${field} cannot be changed`);
+        return `${CHANGEABLE[field as keyof typeof CHANGEABLE]} = $${values.push(param(field, v))}`;
+      });
+    if (!sets.length) return 'ok';
     try {
-      await this.repo(m).update(
-        { id, organisationId: tenant.organisationId, livemode: tenant.livemode },
-        changes as Updatable,
+      await m.query(
+        `UPDATE visitor.person SET ${sets.join(', ')} WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+        values,
       );
       return 'ok';
     } catch (e) {
@@ -84,11 +146,12 @@ export class PeopleRepository {
   async existingIds(tenant: Tenant, ids: string[], m?: EntityManager): Promise<Set<string>> {
     assertTenant(tenant);
     if (ids.length === 0) return new Set();
-    const rows: { id: string }[] = await (m ?? this.ds.manager).query(
+    const found = await rows<{ id: string }>(
+      m ?? this.ds,
       `SELECT id FROM visitor.person WHERE organisation_id = $1 AND livemode = $2 AND id = ANY($3)`,
       [tenant.organisationId, tenant.livemode, ids],
     );
-    return new Set(rows.map((r) => r.id));
+    return new Set(found.map((r) => r.id));
   }
 
   /**
@@ -100,22 +163,21 @@ export class PeopleRepository {
     await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
       `visitor.hosts:${tenant.organisationId}:${tenant.livemode}`,
     ]);
-    const rows: { n: number }[] = await m.query(
+    const counted = await row<{ n: number }>(
+      m,
       `SELECT count(*)::int AS n FROM visitor.person WHERE organisation_id = $1 AND livemode = $2 AND can_host AND active`,
       [tenant.organisationId, tenant.livemode],
     );
-    return rows[0].n;
+    return counted!.n;
   }
 
   /** Keyset page in (created_at, id) order; one row more than asked tells whether more exist. */
   list(tenant: Tenant, f: PeopleFilter): Promise<PersonRow[]> {
     assertTenant(tenant);
-    const qb = this.repo().createQueryBuilder('p').where('p.organisationId = :org AND p.livemode = :live', {
-      org: tenant.organisationId,
-      live: tenant.livemode,
-    });
-    if (f.canHost !== undefined) qb.andWhere('p.canHost = :canHost AND p.active', { canHost: f.canHost });
-    if (f.email) qb.andWhere('lower(p.email) = lower(:email)', { email: f.email });
+    const values: unknown[] = [tenant.organisationId, tenant.livemode];
+    const where = ['organisation_id = $1', 'livemode = $2'];
+    if (f.canHost !== undefined) where.push(`can_host = $${values.push(f.canHost)} AND active`);
+    if (f.email) where.push(`lower(email) = lower($${values.push(f.email)})`);
     if (f.q) {
       const terms = f.q
         .toLowerCase()
@@ -124,25 +186,28 @@ export class PeopleRepository {
         .map((t) => `${t.replace(/[&|!():*'\\]/g, '')}:*`)
         .filter((t) => t !== ':*');
       if (terms.length)
-        qb.andWhere(`to_tsvector('simple', p.name || ' ' || p.email) @@ to_tsquery('simple', :tsq)`, {
-          tsq: terms.join(' & '),
-        });
+        where.push(
+          `to_tsvector('simple', name || ' ' || email) @@ to_tsquery('simple', $${values.push(terms.join(' & '))})`,
+        );
     }
-    if (f.after) qb.andWhere('(p.createdAt, p.id) > (:at, :id)', { at: f.after.createdAt, id: f.after.id });
-    return qb
-      .orderBy('p.createdAt', 'ASC')
-      .addOrderBy('p.id', 'ASC')
-      .limit(f.limit + 1)
-      .getMany();
+    if (f.after)
+      where.push(`(created_at, id) > ($${values.push(f.after.createdAt)}, $${values.push(f.after.id)})`);
+    return rows<PersonRow>(
+      this.ds,
+      `SELECT ${COLUMNS} FROM visitor.person WHERE ${where.join(' AND ')}
+        ORDER BY created_at, id LIMIT $${values.push(f.limit + 1)}`,
+      values,
+    );
   }
 
   /**
    * Staff import: upserts a batch by e-mail (case-insensitive; blank cells keep what the person has; new people are
    * employees, can_host false); returns how many were new.
    */
-  async upsertByEmail(m: EntityManager, tenant: Tenant, rows: StaffRow[], now: Date): Promise<number> {
+  async upsertByEmail(m: EntityManager, tenant: Tenant, staff: StaffRow[], now: Date): Promise<number> {
     assertTenant(tenant);
-    const res: { inserted: boolean }[] = await m.query(
+    const res = await rows<{ inserted: boolean }>(
+      m,
       `INSERT INTO visitor.person AS p (id, organisation_id, livemode, name, email, phone, department, job_title,
                                         employee_number, site_ids, can_host, active, custom_fields, created_at, updated_at)
        SELECT x.id, $1, $2, x.name, x.email, x.phone, x.department, x.job_title, x.employee_number,
@@ -161,7 +226,7 @@ export class PeopleRepository {
         tenant.organisationId,
         tenant.livemode,
         now,
-        JSON.stringify(rows.map((r) => ({ ...r, id: newId('person') }))),
+        JSON.stringify(staff.map((r) => ({ ...r, id: newId('person') }))),
       ],
     );
     return res.filter((r) => r.inserted).length;

@@ -12,8 +12,7 @@ import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
 import { PLAN_RULES } from '../platform/plans';
 import type { PeopleQuery } from './dto/person.request';
-import { PeopleFilter, PeopleRepository, Tenant } from './people.repository';
-import { PersonRow } from './person.entity';
+import { PeopleFilter, PeopleRepository, PersonRow, Tenant } from './people.repository';
 import { PersonResponse, toPersonResponse } from './dto/person.response';
 
 export interface PersonInput {

@@ -5,7 +5,7 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { Mark } from './dto/rollcall.request';
-import { change } from '../../database/sql';
+import { change, row, rows } from '../../database/sql';
 
 /** A roll call with its progress counts. */
 export interface RollcallRow {
@@ -84,13 +84,14 @@ export class RollcallsRepository implements VisitorDataHolder {
       `INSERT INTO visitor.rollcall_person (rollcall_id, subject_id, kind, name, visit_id, status, position)
        SELECT $1, subject_id, kind, name, visit_id, 'unaccounted', row_number() OVER (ORDER BY kind DESC, name, subject_id)
          FROM (
-           (SELECT DISTINCT ON (v.visitor_id) v.visitor_id AS subject_id, 'visitor' AS kind, vr.name, v.id AS visit_id
-              FROM visitor.visit v JOIN visitor.visitor vr ON vr.id = v.visitor_id
-             WHERE v.organisation_id = $2 AND v.livemode = $3 AND v.site_id = $4 AND v.status = 'checked_in'
+           (SELECT DISTINCT ON (v.visitor_id) v.visitor_id AS subject_id, 'visitor' AS kind, v.visitor_name AS name,
+                   v.visit_id
+              FROM published.visits_checked_in v
+             WHERE v.organisation_id = $2 AND v.livemode = $3 AND v.site_id = $4
              ORDER BY v.visitor_id, v.checked_in_at DESC)
            UNION ALL
            SELECT p.id, 'employee', p.name, NULL
-             FROM visitor.person p WHERE p.organisation_id = $2 AND p.livemode = $3 AND p.id = ANY($5::text[])
+             FROM published.people_staff p WHERE p.organisation_id = $2 AND p.livemode = $3 AND p.id = ANY($5::text[])
          ) everyone`,
       [r.id, ...t, r.siteId, employeeIds],
     );
@@ -104,15 +105,16 @@ export class RollcallsRepository implements VisitorDataHolder {
         `SELECT 1 FROM visitor.rollcall WHERE id = $1 AND organisation_id = $2 AND livemode = $3 FOR UPDATE`,
         [id, tenant.organisationId, tenant.livemode],
       );
-    const rows: RollcallRow[] = await (m ?? this.ds.manager).query(
+    return row<RollcallRow>(
+      m ?? this.ds,
       `${SELECT} WHERE r.id = $1 AND r.organisation_id = $2 AND r.livemode = $3`,
       [id, tenant.organisationId, tenant.livemode],
     );
-    return rows[0] ?? null;
   }
 
   people(rollcallId: string, m?: EntityManager): Promise<RollcallPersonRow[]> {
-    return (m ?? this.ds.manager).query(
+    return rows<RollcallPersonRow>(
+      m ?? this.ds,
       `SELECT subject_id, kind, name, visit_id, status, note, marked_by, marked_at
          FROM visitor.rollcall_person WHERE rollcall_id = $1 ORDER BY position`,
       [rollcallId],
@@ -174,7 +176,8 @@ export class RollcallsRepository implements VisitorDataHolder {
       params.push(new Date(after.createdAt), after.id);
       where.push(`(r.created_at, r.id) > ($${params.length - 1}, $${params.length})`);
     }
-    return this.ds.query(
+    return rows<RollcallRow>(
+      this.ds,
       `${SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at, r.id LIMIT $${params.push(limit)}`,
       params,
     );

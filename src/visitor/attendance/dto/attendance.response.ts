@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { ClockEventRow, ShiftRow } from '../attendance.entity';
+import type { ClockEventRow, ShiftRow } from '../attendance.repository';
 
 export class ShiftResponse {
   @ApiProperty({ example: 'shift_3kT9…' }) id: string;

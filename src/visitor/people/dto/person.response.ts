@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { PersonRow } from '../person.entity';
+import type { PersonRow } from '../people.repository';
 
 export class PersonResponse {
   @ApiProperty({ example: 'person_3kT9…' }) id: string;
