@@ -13,7 +13,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   checks them; the pass page shows the site)
  * - people_hosts: a person as a visit's host (POST /v1/visits checks them; the pass page shows the name)
  * - visit_types_rules: whether a type is on and open for pre-registration (POST /v1/visits)
- * - forms_current: each tenant's current form of each kind (POST /v1/visits checks the answers against it)
+ * - forms_versions: each tenant's form versions by kind, the current one the highest (POST /v1/visits checks the
+ *   answers against it: `ORDER BY version DESC LIMIT 1` reads one entry of the primary key, backwards; a view that
+ *   picked the latest itself, with DISTINCT ON, read and sorted every version)
  */
 export class PublishedViews1795392700300 implements MigrationInterface {
   name = 'PublishedViews1795392700300';
@@ -36,16 +38,14 @@ export class PublishedViews1795392700300 implements MigrationInterface {
     await q.query(`
       CREATE VIEW published.visit_types_rules AS
         SELECT organisation_id, livemode, key, enabled, pre_registration FROM visitor.visit_type`);
-    // The latest version per tenant and kind: a filter on those columns reaches the primary key (read backwards).
     await q.query(`
-      CREATE VIEW published.forms_current AS
-        SELECT DISTINCT ON (organisation_id, livemode, kind) organisation_id, livemode, kind, version, schema
-          FROM visitor.form ORDER BY organisation_id, livemode, kind, version DESC`);
+      CREATE VIEW published.forms_versions AS
+        SELECT organisation_id, livemode, kind, version, schema FROM visitor.form`);
   }
 
   async down(q: QueryRunner): Promise<void> {
     for (const v of [
-      'forms_current',
+      'forms_versions',
       'visit_types_rules',
       'people_hosts',
       'organisations_gates',

@@ -88,7 +88,7 @@ const PUBLISHED: Record<string, string> = {
   'published.organisations_gates': 'visitor/organisations',
   'published.people_hosts': 'visitor/people',
   'published.visit_types_rules': 'visitor/visit-types',
-  'published.forms_current': 'visitor/forms',
+  'published.forms_versions': 'visitor/forms',
 };
 
 /** The views the migrations create in `published`, each with the text of its query. */

@@ -99,10 +99,11 @@ const VISIT_SELECT = `
   SELECT v.*, r.name AS visitor_name, r.phone AS visitor_phone, r.email AS visitor_email, r.company AS visitor_company
     FROM visitor.visit v JOIN visitor.visitor r ON r.id = v.visitor_id`;
 
-/** The tenant's current visit form (its latest version, as the forms domain publishes it) as JSON, or no row. */
+/** The tenant's current visit form (its latest version, of those the forms domain publishes) as JSON, or no row. */
 const CURRENT_FORM = `
   SELECT json_build_object('version', f.version, 'schema', f.schema)
-    FROM published.forms_current f WHERE f.kind = 'visit' AND f.organisation_id = $1 AND f.livemode = $2`;
+    FROM published.forms_versions f WHERE f.kind = 'visit' AND f.organisation_id = $1 AND f.livemode = $2
+   ORDER BY f.version DESC LIMIT 1`;
 
 const TIMESTAMPTZ = 1184;
 const parseTimestamptz = pgTypes.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
