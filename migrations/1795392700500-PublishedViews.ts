@@ -17,13 +17,14 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   answers against it: `ORDER BY version DESC LIMIT 1` reads one entry of the primary key, backwards; a view that
  *   picked the latest itself, with DISTINCT ON, read and sorted every version)
  */
-export class PublishedViews1795392700300 implements MigrationInterface {
-  name = 'PublishedViews1795392700300';
+export class PublishedViews1795392700500 implements MigrationInterface {
+  name = 'PublishedViews1795392700500';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE SCHEMA IF NOT EXISTS published`);
+    // OR REPLACE: another migration may publish the plan alone (id, plan); this adds the guard chain's columns after
     await q.query(`
-      CREATE VIEW published.organisations_plan AS
+      CREATE OR REPLACE VIEW published.organisations_plan AS
         SELECT id, plan, rate_limit_per_minute, history_days, audit_days, ip_allow_list FROM visitor.organisation`);
     await q.query(`CREATE VIEW published.organisations_names AS SELECT id, name FROM visitor.organisation`);
     await q.query(`
@@ -53,7 +54,7 @@ export class PublishedViews1795392700300 implements MigrationInterface {
       'organisations_names',
       'organisations_plan',
     ])
-      await q.query(`DROP VIEW published.${v}`);
+      await q.query(`DROP VIEW IF EXISTS published.${v}`);
     // Other migrations publish views in the same schema: it goes only when it is empty.
     await q.query(`
       DO $$ BEGIN
