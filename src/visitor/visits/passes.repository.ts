@@ -13,7 +13,7 @@ export interface PassRow {
   created_at: Date;
 }
 
-/** The pass page's row (VisitsRepository.findPassPage). */
+/** The pass page's row (PassesRepository.findPassPage). */
 export interface PassPageRow {
   revoked_at: Date | null;
   livemode: boolean;
