@@ -14,6 +14,7 @@ import { BookingTypesModule } from '../visitor/booking-types/booking-types.modul
 import { EventsModule } from '../visitor/events/events.module';
 import { OrganisationsModule } from '../visitor/organisations/organisations.module';
 import { PeopleModule } from '../visitor/people/people.module';
+import { VisitsModule } from '../visitor/visits/visits.module';
 import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
 import { PublicKeysRepository } from '../content/platform/public-keys.repository';
 import { PublicKeysService } from '../content/platform/public-keys.service';
@@ -44,6 +45,7 @@ export class CliModule {
         AttendanceModule,
         BookingTypesModule,
         EventsModule,
+        VisitsModule,
         WebhooksModule,
       ],
       providers: [PublicKeysRepository, PublicKeysService],

@@ -1,8 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { newId, randomBase62 } from '../common/ids';
+import { randomBase62 } from '../common/ids';
 import { AccountsRepository } from './accounts/accounts.repository';
 import type { DemoAccess, Seeder } from '../seed/seeder';
+import { PeopleService } from './people/people.service';
 import { platformServices } from './visitor.command';
 import { SCOPES } from './platform/scopes';
 
@@ -18,8 +18,7 @@ export const visitorDemoSeeder: Seeder = {
   order: 10,
   async run(app, opts): Promise<Record<string, number>> {
     const s = platformServices(app);
-    const ds = app.get(DataSource);
-    if (await s.orgRepo.findOrganisationBySlugOrId(DEMO_SLUG)) return { organisations: 0 };
+    if (await s.orgs.findBySlugOrId(DEMO_SLUG)) return { organisations: 0 };
     const operator = { type: 'operator' as const, id: 'seed' };
     const { organisation, sites } = await s.orgs.create(
       {
@@ -44,21 +43,18 @@ export const visitorDemoSeeder: Seeder = {
       operator,
     );
     // A host in both modes, so a visit can be created at once.
-    const now = new Date();
     const hosts: Record<string, string> = {};
     for (const livemode of [true, false]) {
-      hosts[String(livemode)] = newId('person');
-      await ds.query(
-        `INSERT INTO visitor.person (id, organisation_id, livemode, name, email, site_ids, can_host, active, created_at, updated_at)
-         VALUES ($1, $2, $3, 'Ama Mensah', 'ama@demo.gatehouse.test', $4, true, true, $5, $5)`,
-        [
-          hosts[String(livemode)],
-          organisation.id,
-          livemode,
-          sites.filter((x) => x.livemode === livemode).map((x) => x.id),
-          now,
-        ],
+      const host = await app.get(PeopleService).create(
+        { organisationId: organisation.id, livemode },
+        {
+          name: 'Ama Mensah',
+          email: 'ama@demo.gatehouse.test',
+          site_ids: sites.filter((x) => x.livemode === livemode).map((x) => x.id),
+          can_host: true,
+        },
       );
+      hosts[String(livemode)] = host.id;
     }
     const testSite = sites.find((x) => !x.livemode)!;
     const access: DemoAccess = {
@@ -88,7 +84,7 @@ export async function reissueDemoAccess(
   app: Pick<INestApplicationContext, 'get'>,
 ): Promise<DemoAccess | null> {
   const s = platformServices(app);
-  const org = await s.orgRepo.findOrganisationBySlugOrId(DEMO_SLUG);
+  const org = await s.orgs.findBySlugOrId(DEMO_SLUG);
   if (!org) return null;
   const owner = await app.get(AccountsRepository).findByEmail(DEMO_OWNER_EMAIL);
   if (!owner) return null;
@@ -100,21 +96,18 @@ export async function reissueDemoAccess(
     { name: 'Demo test key', kind: 'secret', mode: 'test', scopes: [...SCOPES] },
     operator,
   );
-  const rows: { site_id: string; gate_id: string; host_id: string }[] = await app.get(DataSource).query(
-    `SELECT s.id AS site_id, g.id AS gate_id, p.id AS host_id
-       FROM visitor.site s JOIN visitor.gate g ON g.site_id = s.id
-       JOIN visitor.person p ON p.organisation_id = s.organisation_id AND p.livemode = s.livemode AND s.id = ANY(p.site_ids)
-      WHERE s.organisation_id = $1 AND NOT s.livemode
-      ORDER BY s.created_at, g.id, p.created_at LIMIT 1`,
-    [org.id],
-  );
+  // the oldest test-mode site with a gate and a host there, its first gate and its first host
+  const tenant = { organisationId: org.id, livemode: false };
+  const sites = await s.orgs.firstSites(tenant, 20);
+  const { data: hosts } = await app.get(PeopleService).list(tenant, { canHost: true, limit: 100 });
+  const site = sites.find((x) => x.gates.length && hosts.some((h) => h.site_ids.includes(x.id)));
   return {
     organisation_id: org.id,
     email: DEMO_OWNER_EMAIL,
     password,
     key: key.key,
-    site_id: rows[0]?.site_id ?? null,
-    gate_id: rows[0]?.gate_id ?? null,
-    host_id: rows[0]?.host_id ?? null,
+    site_id: site?.id ?? null,
+    gate_id: site?.gates[0].id ?? null,
+    host_id: (site && hosts.find((h) => h.site_ids.includes(site.id))?.id) ?? null,
   };
 }

@@ -1,10 +1,11 @@
 import type { Client } from 'pg';
 
 /**
- * The migrated schema as text, one line per object, sorted: tables and views with their columns (type, nullability,
- * default), constraints (as PostgreSQL prints them), indexes, triggers, functions, views and extensions of the
- * application's schemas. Compared with the committed `migrations/schema.snapshot.txt`, it makes every migration's
- * effect on the schema visible in review and fails the suite when migrations and snapshot disagree.
+ * The migrated schema as text, one line per object, sorted: tables and views with their columns (type,
+ * nullability, default), constraints (as PostgreSQL prints them), indexes, triggers, functions, views with their
+ * query and extensions of the application's schemas. Compared with the committed `migrations/schema.snapshot.txt`,
+ * it makes every migration's effect on the schema visible in review and fails the suite when migrations and
+ * snapshot disagree.
  */
 export async function schemaSnapshot(db: Client): Promise<string> {
   const apps = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%'
@@ -70,7 +71,9 @@ export async function schemaSnapshot(db: Client): Promise<string> {
     ],
     [
       'views',
-      await q(`SELECT format('%s.%s %s', n.nspname, c.relname, c.relkind) AS line
+      // with its query, on one line: what a published view shows is part of the schema others rely on
+      await q(`SELECT format('%s.%s %s %s', n.nspname, c.relname, c.relkind,
+                      regexp_replace(trim(pg_get_viewdef(c.oid)), '\\s+', ' ', 'g')) AS line
                  FROM pg_class c
                  JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE ${apps} AND c.relkind IN ('v', 'm')

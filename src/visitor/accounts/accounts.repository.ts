@@ -16,7 +16,10 @@ export interface AccountRow {
   created_at: Date;
 }
 
-/** A person an OAuth token acts for, with the organisation facts the /v1 guard chain needs (one query). */
+/**
+ * A person an OAuth token acts for, with the organisation facts the /v1 guard chain needs: one query, reading the
+ * organisation's published plan (`published.organisations_plan`).
+ */
 export interface ActingAccess {
   role: Role;
   disabled_at: Date | null;
@@ -30,7 +33,7 @@ export interface ActingAccess {
 const ACTING_ACCESS = `
   SELECT a.role, a.disabled_at, o.plan, o.rate_limit_per_minute, o.history_days, o.audit_days,
          o.ip_allow_list::text[] AS ip_allow_list
-    FROM visitor.console_account a JOIN visitor.organisation o ON o.id = a.organisation_id
+    FROM visitor.console_account a JOIN published.organisations_plan o ON o.id = a.organisation_id
    WHERE a.id = $1 AND a.organisation_id = $2`;
 
 /** Console accounts and their sessions (session tokens stored as SHA-256 hashes). */

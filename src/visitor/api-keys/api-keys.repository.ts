@@ -21,7 +21,10 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-/** A key with the organisation facts the guard chain needs (one query per request). */
+/**
+ * A key with the organisation facts the guard chain needs: one query per request, reading the organisation's
+ * published plan (`published.organisations_plan`).
+ */
 export interface KeyWithOrganisation extends ApiKeyRow {
   plan: Plan;
   rate_limit_per_minute: number | null;
@@ -38,7 +41,7 @@ const FIND_BY_LOOKUP = `
               THEN (SELECT array_agg(DISTINCT g) FROM visitor.custom_scope c, unnest(c.grants) g
                      WHERE c.organisation_id = k.organisation_id AND c.name = ANY (k.scopes))
          END AS custom_grants
-    FROM visitor.api_key k JOIN visitor.organisation o ON o.id = k.organisation_id
+    FROM visitor.api_key k JOIN published.organisations_plan o ON o.id = k.organisation_id
    WHERE k.lookup = $1`;
 
 @Injectable()

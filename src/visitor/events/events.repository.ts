@@ -12,6 +12,8 @@ import {
 } from '../platform/visitor-data';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { EventRow } from './event.entity';
+import { rows } from '../../database/sql';
+import { seedIdSql } from '../../seed/seed-id';
 
 export interface EventFilter {
   /** The types the reader may see (`readableEventTypes`): events of other types are not there for it. */
@@ -33,6 +35,44 @@ export class EventsRepository implements VisitorDataHolder {
       `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
       [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body],
     );
+  }
+
+  /**
+   * The bulk seeder's events (`gatehouse seed --scale N`): one INSERT … SELECT of envelopes as `record` writes
+   * them, each event's id derived from its `key` (seeding again adds none). Returns how many were new.
+   */
+  async seedBulk(
+    events: {
+      key: string;
+      organisationId: string;
+      livemode: boolean;
+      type: string;
+      createdAt: Date;
+      object: string;
+    }[],
+  ): Promise<number> {
+    const iso = `to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    const inserted = await rows<unknown>(
+      this.ds,
+      `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body)
+       SELECT e.id, e.org, e.live, e.type, e.at,
+              json_build_object('id', e.id, 'type', e.type, 'created_at', ${iso}, 'organisation_id', e.org,
+                                'livemode', e.live, 'data', json_build_object('object', e.object::json))::text
+         FROM (SELECT ${seedIdSql('evt', 'x.key')} AS id, x.*
+                 FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::timestamptz[], $6::text[])
+                      x(key, org, live, type, at, object)) e
+       ON CONFLICT (id) DO NOTHING RETURNING 1`,
+      [
+        events.map((e) => e.key),
+        events.map((e) => e.organisationId),
+        events.map((e) => e.livemode),
+        events.map((e) => e.type),
+        events.map((e) => e.createdAt),
+        events.map((e) => e.object),
+      ],
+    );
+    await this.ds.query(`ANALYZE visitor.event`);
+    return inserted.length;
   }
 
   /**

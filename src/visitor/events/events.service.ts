@@ -108,6 +108,24 @@ export class EventsService {
   }
 
   /**
+   * The bulk seeder's events, written as `record` writes them but in one statement and without subscribers (the
+   * seeded organisations have no endpoints); `object` is the stored JSON of the event's object, `key` what its id
+   * derives from. Returns how many were new.
+   */
+  seedBulk(
+    events: {
+      key: string;
+      organisationId: string;
+      livemode: boolean;
+      type: EventType;
+      createdAt: Date;
+      object: string;
+    }[],
+  ): Promise<number> {
+    return events.length ? this.repo.seedBulk(events) : Promise.resolve(0);
+  }
+
+  /**
    * Events of the last 30 days, newest first (GET /v1/events), of the types the caller may read with `scopes`
    * (the scopes it may use: `CurrentScopes`); a `type` it may not read gives an empty list.
    */

@@ -5,7 +5,7 @@ import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import { FILE_STORAGE, FileStorage } from './file-storage';
 import type { FilePurpose } from './file-purposes';
-import { change } from '../../database/sql';
+import { change, rows } from '../../database/sql';
 
 export type FileStatus = 'pending' | 'ready' | 'rejected';
 
@@ -41,22 +41,18 @@ export class FilesRepository implements VisitorDataHolder {
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
   ) {}
 
-  /**
-   * Inserts the file; with a visit, the visit's visitor is recorded with it (for erasure). Returns the row, or
-   * `no_visit` when the visit is not the tenant's.
-   */
+  /** Inserts the file (with the visit's visitor, which its service read from the visits domain, for erasure). */
   async insert(
     tenant: Tenant,
-    row: Omit<FileRow, 'organisation_id' | 'livemode' | 'visitor_id'>,
+    row: Omit<FileRow, 'organisation_id' | 'livemode'>,
     manager: EntityManager = this.ds.manager,
-  ): Promise<FileRow | 'no_visit'> {
+  ): Promise<FileRow> {
     assertTenant(tenant);
-    const rows: FileRow[] = await manager.query(
-      `WITH v AS (SELECT visitor_id FROM visitor.visit WHERE id = $12 AND organisation_id = $2 AND livemode = $3)
-       INSERT INTO visitor.file (id, organisation_id, livemode, purpose, content_type, size, filename, status,
+    const [inserted] = await rows<FileRow>(
+      manager,
+      `INSERT INTO visitor.file (id, organisation_id, livemode, purpose, content_type, size, filename, status,
                                  rejected_reason, storage_key, visit_id, visitor_id, uploaded_at, created_at, updated_at)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, (SELECT visitor_id FROM v), $11, $13, $13
-        WHERE $12::text IS NULL OR EXISTS (SELECT 1 FROM v)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
        RETURNING ${COLUMNS}`,
       [
         row.id,
@@ -69,12 +65,13 @@ export class FilesRepository implements VisitorDataHolder {
         row.status,
         row.rejected_reason,
         row.storage_key,
-        row.uploaded_at,
         row.visit_id,
+        row.visitor_id,
+        row.uploaded_at,
         row.created_at,
       ],
     );
-    return rows[0] ?? 'no_visit';
+    return inserted;
   }
 
   async find(tenant: Tenant, id: string, m?: EntityManager): Promise<FileRow | null> {

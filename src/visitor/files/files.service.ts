@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import type { Tenant } from '../platform/tenant';
@@ -16,6 +16,12 @@ import { FileRow, FilesRepository } from './files.repository';
 const refused = (detail: string) => new ApiError('forbidden', detail);
 
 /**
+ * The visitor of the tenant's visit, null when the tenant has no such visit: the visits domain answers (it sits
+ * above files, so it registers the answer with `FilesService.answerVisitorsWith` when its module starts).
+ */
+export type VisitorOfVisit = (uow: UnitOfWork, tenant: Tenant, visitId: string) => Promise<string | null>;
+
+/**
  * Files: registration (with the purpose's type and size limits) and its upload link, reads with a download link,
  * the checks of an upload (size and the type read from the bytes) before anything is kept, and the rule other
  * domains use to attach a file.
@@ -24,6 +30,7 @@ const refused = (detail: string) => new ApiError('forbidden', detail);
 export class FilesService {
   readonly links: FileLinks;
   private readonly ttlMs: number;
+  private visitorOfVisit: VisitorOfVisit | null = null;
 
   constructor(
     private readonly repo: FilesRepository,
@@ -34,6 +41,11 @@ export class FilesService {
   ) {
     this.links = new FileLinks(config.secrets.sessionSecret);
     this.ttlMs = config.files.linkTtlSeconds * 1000;
+  }
+
+  /** The visits domain's answer to which visitor a visit is for (a file attached to a visit records it). */
+  answerVisitorsWith(visitorOf: VisitorOfVisit): void {
+    this.visitorOfVisit = visitorOf;
   }
 
   private expiry(): Date {
@@ -65,6 +77,19 @@ export class FilesService {
     const now = this.clock.now();
     // the answer (with its upload link) is stored with the file, so a retry after a crash replays it
     return this.tx.run(async (uow) => {
+      // a file attached to a visit records the visit's visitor (erasing the visitor reaches the file)
+      let visitorId: string | null = null;
+      if (input.visit_id) {
+        if (!this.visitorOfVisit) throw new Error('files: the visits domain has not registered its answer');
+        visitorId = await this.visitorOfVisit(uow, tenant, input.visit_id);
+        if (!visitorId)
+          throw ApiError.validation([
+            {
+              location: 'body.visit_id',
+              message: `no visit ${input.visit_id} in this organisation and mode`,
+            },
+          ]);
+      }
       const row = await this.repo.insert(
         tenant,
         {
@@ -77,16 +102,13 @@ export class FilesService {
           rejected_reason: null,
           storage_key: `${tenant.organisationId}/${tenant.livemode ? 'live' : 'test'}/${id}`,
           visit_id: input.visit_id ?? null,
+          visitor_id: visitorId,
           uploaded_at: null,
           created_at: now,
           updated_at: now,
         },
         uow.manager,
       );
-      if (row === 'no_visit')
-        throw ApiError.validation([
-          { location: 'body.visit_id', message: `no visit ${input.visit_id} in this organisation and mode` },
-        ]);
       return toFileResponse(row, { upload: await this.storage.uploadLink(this.stored(row), this.expiry()) });
     }, IS_RESPONSE);
   }

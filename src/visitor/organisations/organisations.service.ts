@@ -6,9 +6,12 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { Actor, AuditService } from '../audit/audit.service';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import type { ListQuery, Page } from '../platform/pagination';
 import { isPlan, Plan } from '../platform/plans';
 import type { Tenant } from '../platform/tenant';
 import { OrganisationRow, OrganisationsRepository, SiteRow } from './organisations.repository';
+import { SiteResponse, toSiteResponse } from './dto/organisation.response';
 
 export interface SiteInput {
   name: string;
@@ -61,6 +64,7 @@ export class OrganisationsService {
     private readonly tx: Transactions,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly cursors: CursorCodecProvider,
   ) {}
 
   private checkSite(s: SiteInput, at: string): FieldError[] {
@@ -226,6 +230,27 @@ export class OrganisationsService {
   /** Ids of the given sites that exist in this tenant (for checking references such as a person's sites). */
   existingSiteIds(tenant: Tenant, ids: string[], uow?: UnitOfWork): Promise<Set<string>> {
     return this.repo.existingSiteIds(tenant, ids, uow?.manager);
+  }
+
+  /** GET /v1/sites: the tenant's sites with their gates, oldest first, a keyset page. */
+  sitesPage(tenant: Tenant, q: ListQuery): Promise<Page<SiteResponse>> {
+    return this.cursors.codec.createdPage(
+      'sites',
+      tenant,
+      q,
+      (limit, after) => this.repo.listSites(tenant, limit, after),
+      toSiteResponse,
+    );
+  }
+
+  /** The tenant's first `n` sites with their gates (gates in their order), oldest first. */
+  async firstSites(tenant: Tenant, n: number): Promise<SiteRow[]> {
+    return (await this.repo.listSites(tenant, n)).slice(0, n);
+  }
+
+  /** The organisation with this id or slug, null when there is none (operators name either). */
+  findBySlugOrId(ref: string): Promise<OrganisationRow | null> {
+    return this.repo.findOrganisationBySlugOrId(ref);
   }
 
   /** Every site of the tenant, id and name (the staff import resolves names). */

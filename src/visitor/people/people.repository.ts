@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { row, rows } from '../../database/sql';
 import { assertTenant, Tenant } from '../platform/tenant';
+import { seedIdSql } from '../../seed/seed-id';
 
 export type { Tenant };
 
@@ -230,5 +231,34 @@ export class PeopleRepository {
       ],
     );
     return res.filter((r) => r.inserted).length;
+  }
+
+  /**
+   * The bulk seeder's hosts (`gatehouse seed --scale N`): `perSite` test-mode hosts at each of the given sites of
+   * new organisations, in one INSERT … SELECT; ids derive from the organisation and the row number, so seeding
+   * again adds none. Returns how many were new and the hosts' ids, site by site in the given order.
+   */
+  async seedHosts(
+    sites: { organisationId: string; siteId: string }[],
+    perSite: number,
+  ): Promise<{ inserted: number; ids: string[] }> {
+    const [r] = await rows<{ inserted: number; ids: string[] | null }>(
+      this.ds,
+      `WITH p AS (
+         SELECT t.k, i, t.org, t.site, ${seedIdSql('person', `t.org || ':p' || i`)} AS id
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY t(org, site, k), generate_series(1, $3::int) i
+       ), ins AS (
+         INSERT INTO visitor.person (id, organisation_id, livemode, name, email, site_ids, can_host, active, created_at, updated_at)
+         SELECT p.id, p.org, false,
+                (ARRAY['Ama','Kofi','Efua','Kwame','Abena','Yaw','Akosua','Kojo','Adwoa','Kwesi'])[1 + (i - 1) % 10] || ' Host',
+                'host' || i || '@' || lower(p.org) || '.test', ARRAY[p.site], true, true, now(), now()
+           FROM p
+         ON CONFLICT (id) DO NOTHING RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM ins)::int AS inserted, array_agg(p.id ORDER BY p.k, p.i) AS ids FROM p`,
+      [sites.map((x) => x.organisationId), sites.map((x) => x.siteId), perSite],
+    );
+    await this.ds.query(`ANALYZE visitor.person`);
+    return { inserted: r.inserted, ids: r.ids ?? [] };
   }
 }

@@ -242,6 +242,14 @@ export class PeopleService {
     });
   }
 
+  /** The bulk seeder's test-mode hosts at new organisations' sites (see `PeopleRepository.seedHosts`). */
+  seedHosts(
+    sites: { organisationId: string; siteId: string }[],
+    perSite: number,
+  ): Promise<{ inserted: number; ids: string[] }> {
+    return this.repo.seedHosts(sites, perSite);
+  }
+
   /** Deactivate (`active: false`) or reactivate; doing either twice is `invalid_state`. */
   async setActive(
     tenant: Tenant,

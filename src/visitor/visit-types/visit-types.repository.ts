@@ -63,15 +63,6 @@ export class VisitTypesRepository {
     );
   }
 
-  /** Whether any visit of the organisation, in either mode, has this type. */
-  async inUse(m: EntityManager, organisationId: string, key: string): Promise<boolean> {
-    const rows: unknown[] = await m.query(
-      `SELECT 1 FROM visitor.visit WHERE organisation_id = $1 AND type = $2 LIMIT 1`,
-      [organisationId, key],
-    );
-    return rows.length > 0;
-  }
-
   /** Deletes the type's rows in both modes; returns how many there were. */
   async deleteEverywhere(m: EntityManager, organisationId: string, key: string): Promise<number> {
     const { affected: n } = await change(

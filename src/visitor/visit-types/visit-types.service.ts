@@ -3,7 +3,7 @@ import type { Tenant } from '../platform/tenant';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
-import { Transactions } from '../../database/unit-of-work';
+import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { ListQuery, Page } from '../platform/pagination';
 import { FormsService } from '../forms/forms.service';
@@ -25,9 +25,17 @@ const orderOf = (t: VisitTypeResponse): [number, string | number] =>
 
 export const VISIT_TYPE_KEY = /^[a-z][a-z0-9_]{0,39}$/;
 
+/**
+ * Whether any visit of the organisation, in either mode, has the type: the visits domain answers (it sits above
+ * visit types, so it registers the answer with `VisitTypesService.answerUsesWith` when its module starts).
+ */
+export type VisitsOfType = (uow: UnitOfWork, organisationId: string, key: string) => Promise<boolean>;
+
 /** Visit types of an organisation: the six built-in keys (on by default) plus its own keys. */
 @Injectable()
 export class VisitTypesService {
+  private visitsOfType: VisitsOfType | null = null;
+
   constructor(
     private readonly repo: VisitTypesRepository,
     private readonly forms: FormsService,
@@ -35,6 +43,11 @@ export class VisitTypesService {
     private readonly tx: Transactions,
     private readonly cursors: CursorCodecProvider,
   ) {}
+
+  /** The visits domain's answer to whether a type is in use (a type some visit has cannot be deleted). */
+  answerUsesWith(visitsOfType: VisitsOfType): void {
+    this.visitsOfType = visitsOfType;
+  }
 
   /** GET /v1/visit-types: built-in types first, in their published order, then the organisation's own by key. */
   async page(tenant: Tenant, publishable: boolean, q: ListQuery): Promise<Page<VisitTypeResponse>> {
@@ -121,7 +134,8 @@ export class VisitTypesService {
         [true, false].map((livemode) => this.repo.lockOne(uow.manager, { organisationId, livemode }, key)),
       );
       if (!locked.some(Boolean)) throw ApiError.notFound(`Visit type ${key}`);
-      if (await this.repo.inUse(uow.manager, organisationId, key))
+      if (!this.visitsOfType) throw new Error('visit types: the visits domain has not registered its answer');
+      if (await this.visitsOfType(uow, organisationId, key))
         throw new ApiError(
           'conflict',
           `Visits have the type ${key}; turn it off (enabled: false) instead of deleting it.`,

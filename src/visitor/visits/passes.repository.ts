@@ -13,7 +13,7 @@ export interface PassRow {
   created_at: Date;
 }
 
-/** The pass page's row (VisitsRepository.findPassPage). */
+/** The pass page's row (PassesRepository.findPassPage). */
 export interface PassPageRow {
   revoked_at: Date | null;
   livemode: boolean;
@@ -80,7 +80,8 @@ export class PassesRepository {
 
   /**
    * What the pass page shows of a pass (no tenant: the signed token is the credential): the pass's own state,
-   * the visit's status and times, the site, the organisation and the host's name. Null when the pass is unknown.
+   * the visit's status and times, the site, the organisation and the host's name (one statement: the last three
+   * through the views their domains publish). Null when the pass is unknown.
    */
   async findPassPage(id: string): Promise<PassPageRow | null> {
     const rows: PassPageRow[] = await this.ds.query(
@@ -88,9 +89,9 @@ export class PassesRepository {
               s.name AS site_name, s.time_zone, o.name AS organisation_name, h.name AS host_name
          FROM visitor.visit_pass p
          JOIN visitor.visit v ON v.id = p.visit_id
-         JOIN visitor.site s ON s.id = v.site_id
-         JOIN visitor.organisation o ON o.id = v.organisation_id
-         JOIN visitor.person h ON h.id = v.host_id
+         JOIN published.organisations_sites s ON s.id = v.site_id
+         JOIN published.organisations_names o ON o.id = v.organisation_id
+         JOIN published.people_hosts h ON h.id = v.host_id
         WHERE p.id = $1`,
       [id],
     );

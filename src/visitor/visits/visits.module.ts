@@ -2,11 +2,15 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { QueueModule } from '../../common/queue/queue.module';
 import { EventSamples } from '../events/event-samples';
 import { EventsModule } from '../events/events.module';
+import { FilesModule } from '../files/files.module';
+import { FilesService } from '../files/files.service';
 import { FormsModule } from '../forms/forms.module';
 import { MessagesModule } from '../messages/messages.module';
 import { OrganisationsModule } from '../organisations/organisations.module';
 import { PeopleModule } from '../people/people.module';
 import { PlatformModule } from '../platform/platform.module';
+import { VisitTypesModule } from '../visit-types/visit-types.module';
+import { VisitTypesService } from '../visit-types/visit-types.service';
 import { WatchlistModule } from '../watchlist/watchlist.module';
 import { PassSender } from './pass.sender';
 import { PassPageController } from './pass-page.controller';
@@ -29,10 +33,12 @@ import { VisitsService } from './visits.service';
   imports: [
     PlatformModule,
     EventsModule,
+    FilesModule,
     FormsModule,
     MessagesModule,
     OrganisationsModule,
     PeopleModule,
+    VisitTypesModule,
     WatchlistModule,
     QueueModule.forJobs(VISITS_SEND_PASS),
   ],
@@ -51,9 +57,17 @@ import { VisitsService } from './visits.service';
   exports: [VisitsService, VisitorRecordsService, PassSender],
 })
 export class VisitsModule implements OnModuleInit {
-  constructor(private readonly samples: EventSamples) {}
+  constructor(
+    private readonly samples: EventSamples,
+    private readonly visits: VisitsService,
+    private readonly files: FilesService,
+    private readonly visitTypes: VisitTypesService,
+  ) {}
 
   onModuleInit(): void {
     this.samples.register(['visit', 'pass'], sampleVisit);
+    // the domains below ask about visits through these answers (they cannot import visits)
+    this.files.answerVisitorsWith((uow, tenant, id) => this.visits.visitorOf(uow, tenant, id));
+    this.visitTypes.answerUsesWith((uow, org, type) => this.visits.hasVisitOfType(uow, org, type));
   }
 }

@@ -12,7 +12,8 @@ import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visito
 import type { VisitWatchlistResponse } from '../watchlist/dto/watchlist.response';
 import type { PassRow } from './passes.repository';
 import type { VisitorRow } from './visitors.repository';
-import { change, rows } from '../../database/sql';
+import { change, row, rows } from '../../database/sql';
+import { seedIdSql } from '../../seed/seed-id';
 
 export type { PassRow, VisitorRow };
 
@@ -98,10 +99,10 @@ const VISIT_SELECT = `
   SELECT v.*, r.name AS visitor_name, r.phone AS visitor_phone, r.email AS visitor_email, r.company AS visitor_company
     FROM visitor.visit v JOIN visitor.visitor r ON r.id = v.visitor_id`;
 
-/** The tenant's current visit form (its latest version) as JSON, or no row. */
+/** The tenant's current visit form (its latest version, of those the forms domain publishes) as JSON, or no row. */
 const CURRENT_FORM = `
   SELECT json_build_object('version', f.version, 'schema', f.schema)
-    FROM visitor.form f WHERE f.kind = 'visit' AND f.organisation_id = $1 AND f.livemode = $2
+    FROM published.forms_versions f WHERE f.kind = 'visit' AND f.organisation_id = $1 AND f.livemode = $2
    ORDER BY f.version DESC LIMIT 1`;
 
 const TIMESTAMPTZ = 1184;
@@ -230,7 +231,8 @@ export class VisitsRepository implements VisitorDataHolder {
 
   /**
    * Everything a visit write checks, in one round trip (the hot path of POST /v1/visits): the site with its
-   * gates, the host, the type's row, the current visit form. Each is null when absent.
+   * gates, the host, the type's row, the current visit form. Each is null when absent. They are other domains'
+   * rows, read through the views those domains publish (`published.*`).
    */
   async lookups(
     tenant: Tenant,
@@ -247,12 +249,12 @@ export class VisitsRepository implements VisitorDataHolder {
       'visit_lookups',
       `SELECT
          (SELECT json_build_object('id', s.id, 'gates',
-                   COALESCE((SELECT json_agg(json_build_object('id', g.id)) FROM visitor.gate g WHERE g.site_id = s.id), '[]'::json))
-            FROM visitor.site s WHERE s.id = $3 AND s.organisation_id = $1 AND s.livemode = $2) AS site,
+                   COALESCE((SELECT json_agg(json_build_object('id', g.id)) FROM published.organisations_gates g WHERE g.site_id = s.id), '[]'::json))
+            FROM published.organisations_sites s WHERE s.id = $3 AND s.organisation_id = $1 AND s.livemode = $2) AS site,
          (SELECT json_build_object('active', p.active, 'can_host', p.can_host)
-            FROM visitor.person p WHERE p.id = $4 AND p.organisation_id = $1 AND p.livemode = $2) AS host,
+            FROM published.people_hosts p WHERE p.id = $4 AND p.organisation_id = $1 AND p.livemode = $2) AS host,
          (SELECT json_build_object('enabled', t.enabled, 'preRegistration', t.pre_registration)
-            FROM visitor.visit_type t WHERE t.key = $5 AND t.organisation_id = $1 AND t.livemode = $2) AS type,
+            FROM published.visit_types_rules t WHERE t.key = $5 AND t.organisation_id = $1 AND t.livemode = $2) AS type,
          (${CURRENT_FORM}) AS form`,
       [tenant.organisationId, tenant.livemode, q.siteId, q.hostId, q.type],
     );
@@ -262,13 +264,13 @@ export class VisitsRepository implements VisitorDataHolder {
   /** The tenant's current visit form, null when it has none (a prepared statement, for reads outside writes). */
   async currentForm(tenant: Tenant): Promise<{ version: number; schema: FormSchema } | null> {
     assertTenant(tenant);
-    const [row] = await preparedQuery<{ form: { version: number; schema: FormSchema } | null }>(
+    const [current] = await preparedQuery<{ form: { version: number; schema: FormSchema } | null }>(
       this.ds,
       'visit_form',
       `SELECT (${CURRENT_FORM}) AS form`,
       [tenant.organisationId, tenant.livemode],
     );
-    return row.form;
+    return current.form;
   }
 
   async find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<VisitRow | null> {
@@ -278,6 +280,16 @@ export class VisitsRepository implements VisitorDataHolder {
       [id, tenant.organisationId, tenant.livemode],
     );
     return rows[0] ?? null;
+  }
+
+  /** Whether any visit of the organisation, in either mode, has the type (organisation-wide: types are deleted in both). */
+  async anyOfType(m: EntityManager, organisationId: string, type: string): Promise<boolean> {
+    const found = await row<{ one: number }>(
+      m,
+      `SELECT 1 AS one FROM visitor.visit WHERE organisation_id = $1 AND type = $2 LIMIT 1`,
+      [organisationId, type],
+    );
+    return found !== null;
   }
 
   async update(m: EntityManager, tenant: Tenant, id: string, changes: VisitColumns): Promise<void> {
@@ -403,6 +415,75 @@ export class VisitsRepository implements VisitorDataHolder {
       [visitorId, ...t, now],
     );
     erasure.relatedIds.push(...visits.map((v) => v.id));
+  }
+
+  /**
+   * The bulk seeder's visitor records and visits (`gatehouse seed --scale N`), test mode, per new organisation:
+   * `visitors` records and `visits` visits at its site over the last 20 days in every common status (expected,
+   * checked in, checked out, cancelled), hosted in turn by its `hosts` (the same number for each organisation,
+   * organisation by organisation). One INSERT … SELECT each; ids derive from the organisation and the row number,
+   * so seeding again adds none. Returns how many records were new and, for each new visit, its `visit.created`
+   * object as stored JSON text (as it was when the visit was created: expected).
+   */
+  async seedBulk(
+    orgs: { organisationId: string; siteId: string }[],
+    hosts: string[],
+    counts: { visitors: number; visits: number },
+  ): Promise<{
+    visitors: number;
+    visits: { id: string; organisation_id: string; created_at: Date; object: string }[];
+  }> {
+    const orgIds = orgs.map((o) => o.organisationId);
+    const visitorId = (key: string) => seedIdSql('vtr', key);
+    const visitors = await rows<unknown>(
+      this.ds,
+      `INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, email, company, last_visit_at, created_at, updated_at)
+       SELECT ${visitorId(`o.id || ':v' || i`)}, o.id, false, 'Visitor ' || i,
+              '+23324' || lpad((1000000 + i)::text, 7, '0'), 'visitor' || i || '@example.com',
+              CASE WHEN i % 3 = 0 THEN 'Company ' || (i % 7) END, now(), now() - interval '20 days', now()
+         FROM unnest($1::text[]) o(id), generate_series(1, $2::int) i
+       ON CONFLICT (id) DO NOTHING RETURNING 1`,
+      [orgIds, counts.visitors],
+    );
+    const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    const visits = await rows<{ id: string; organisation_id: string; created_at: Date; object: string }>(
+      this.ds,
+      `WITH t AS (
+         SELECT o.org, o.site, o.k, cardinality($3::text[]) / cardinality($1::text[]) AS per
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY o(org, site, k)
+       ), v AS (
+         INSERT INTO visitor.visit (id, organisation_id, livemode, status, type, source, site_id, host_id, visitor_id, purpose,
+                                    expected_at, checked_in_at, checked_out_at, cancelled_at, pass_channels, created_at, updated_at)
+         SELECT ${seedIdSql('visit', `t.org || ':' || i`)}, t.org, false, st, 'meeting', 'invitation', t.site,
+                ($3::text[])[((t.k - 1) * t.per + 1 + i % t.per)::int],
+                ${visitorId(`t.org || ':v' || (1 + i % $5::int)`)}, 'Meeting ' || i,
+                at, CASE WHEN st IN ('checked_in','checked_out') THEN at END,
+                CASE WHEN st = 'checked_out' THEN at + interval '1 hour' END,
+                CASE WHEN st = 'cancelled' THEN at - interval '1 day' END,
+                ARRAY['whatsapp','sms'], at - interval '2 days', at
+           FROM t, generate_series(1, $4::int) i,
+                LATERAL (SELECT (ARRAY['checked_out','checked_out','checked_in','expected','cancelled'])[1 + i % 5] AS st,
+                                date_trunc('minute', now()) - ((i % 20) || ' days')::interval
+                                  + CASE WHEN i % 5 = 3 THEN interval '21 days' ELSE interval '0' END AS at) x
+         ON CONFLICT (id) DO NOTHING RETURNING *
+       )
+       SELECT v.id, v.organisation_id, v.created_at, json_build_object(
+                'id', v.id, 'status', 'expected', 'type', v.type, 'source', v.source, 'site_id', v.site_id,
+                'gate_id', null, 'host_id', v.host_id,
+                'visitor', json_build_object('id', r.id, 'name', r.name, 'phone', r.phone, 'email', r.email,
+                                             'company', r.company),
+                'purpose', v.purpose, 'expected_at', ${iso('v.expected_at')},
+                'expected_until', null, 'checked_in_at', null, 'checked_out_at', null, 'cancelled_at', null,
+                'cancel_reason', null, 'decision', null, 'booking_id', null,
+                'pass', json_build_object('channels', v.pass_channels, 'last_sent_at', null),
+                'custom_fields', '{}'::json,
+                'created_at', ${iso('v.created_at')}, 'updated_at', ${iso('v.created_at')})::text AS object
+         FROM v JOIN visitor.visitor r ON r.id = v.visitor_id
+        ORDER BY v.organisation_id, v.id`,
+      [orgIds, orgs.map((o) => o.siteId), hosts, counts.visits, counts.visitors],
+    );
+    for (const table of ['visitor.visitor', 'visitor.visit']) await this.ds.query(`ANALYZE ${table}`);
+    return { visitors: visitors.length, visits };
   }
 
   /**

@@ -372,6 +372,29 @@ export class VisitsService {
       : this.view(form, row, audience, caller.seesWatchlist);
   }
 
+  /** The visitor of the tenant's visit, read in `uow`; null when the tenant has no such visit (files ask it). */
+  async visitorOf(uow: UnitOfWork, tenant: Tenant, id: string): Promise<string | null> {
+    return (await this.repo.find(tenant, id, uow.manager))?.visitor_id ?? null;
+  }
+
+  /** Whether any visit of the organisation, in either mode, has the type (visit types ask before deleting one). */
+  hasVisitOfType(uow: UnitOfWork, organisationId: string, type: string): Promise<boolean> {
+    return this.repo.anyOfType(uow.manager, organisationId, type);
+  }
+
+  /**
+   * The bulk seeder's visitor records and visits at new organisations' sites, hosted by `hosts` (see
+   * `VisitsRepository.seedBulk`): how many records were new, and the `visit.created` object of each new visit.
+   */
+  seedBulk(
+    orgs: { organisationId: string; siteId: string }[],
+    hosts: string[],
+    counts: { visitors: number; visits: number },
+  ): ReturnType<VisitsRepository['seedBulk']> {
+    if (orgs.length === 0) return Promise.resolve({ visitors: 0, visits: [] });
+    return this.repo.seedBulk(orgs, hosts, counts);
+  }
+
   async get(caller: VisitCaller, id: string, audience: Audience = 'integration'): Promise<VisitResponse> {
     const row = await this.repo.find(caller.tenant, id);
     if (!row) throw ApiError.notFound(`Visit ${id}`);
