@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 
 /**
- * The migrated schema as text, one line per object, sorted: tables with their columns (type, nullability,
+ * The migrated schema as text, one line per object, sorted: tables and views with their columns (type, nullability,
  * default), constraints (as PostgreSQL prints them), indexes, triggers, functions, views and extensions of the
  * application's schemas. Compared with the committed `migrations/schema.snapshot.txt`, it makes every migration's
  * effect on the schema visible in review and fails the suite when migrations and snapshot disagree.
@@ -27,7 +27,7 @@ export async function schemaSnapshot(db: Client): Promise<string> {
                  JOIN pg_class c ON c.oid = a.attrelid
                  JOIN pg_namespace n ON n.oid = c.relnamespace
                  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-                WHERE ${apps} AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+                WHERE ${apps} AND c.relkind IN ('r', 'p', 'v') AND a.attnum > 0 AND NOT a.attisdropped
                 ORDER BY n.nspname, c.relname, a.attnum`),
     ],
     [
