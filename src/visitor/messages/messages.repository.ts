@@ -30,8 +30,7 @@ export class MessagesRepository implements VisitorDataHolder {
 
   /** `manager`: the caller's transaction, so the row commits (or not) with the change that sent it. */
   async insert(row: MessageRow, manager?: EntityManager): Promise<void> {
-    if (!row.organisationId || typeof row.livemode !== 'boolean')
-      throw new Error('tenant (organisationId, livemode) is required');
+    assertTenant(row);
     await (manager ?? this.ds).query(
       `INSERT INTO visitor.message (id, organisation_id, livemode, channel, recipient, subject, body, provider, status,
                                     error, related_id, created_at)

@@ -172,7 +172,7 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
-/** Events, endpoints, deliveries and attempts: the only place the webhook engine talks to TypeORM. */
+/** Endpoints, deliveries and attempts (events' bodies and plans read through published views). */
 @Injectable()
 export class WebhooksRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
