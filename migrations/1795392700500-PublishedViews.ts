@@ -22,9 +22,8 @@ export class PublishedViews1795392700500 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE SCHEMA IF NOT EXISTS published`);
-    // OR REPLACE: another migration may publish the plan alone (id, plan); this adds the guard chain's columns after
     await q.query(`
-      CREATE OR REPLACE VIEW published.organisations_plan AS
+      CREATE VIEW published.organisations_plan AS
         SELECT id, plan, rate_limit_per_minute, history_days, audit_days, ip_allow_list FROM visitor.organisation`);
     await q.query(`CREATE VIEW published.organisations_names AS SELECT id, name FROM visitor.organisation`);
     await q.query(`

@@ -6,8 +6,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * carries only the columns its readers need. Owners (test/project/table-ownership.e2e-spec.ts, `PUBLISHED`):
  * - `published.people_staff` (people): who works where, for attendance's timesheets and export and roll calls'
  *   employee rows; no contact details, no answers.
- * - `published.organisations_site_zones` (organisations): a site's name and time zone, for attendance's shift
- *   of a clock-in and its timesheet days.
+ * (attendance reads a site's name and time zone from `published.organisations_sites`, migration 1795392700500.)
  * - `published.visits_checked_in` (visits): who is checked in where now, with the visitor's name, for a roll
  *   call's visitor rows (the name is null once the visitor is erased, as in the visitor record).
  */
@@ -21,10 +20,6 @@ export class PublishedStaffSitesVisits1795392710000 implements MigrationInterfac
         SELECT p.id, p.organisation_id, p.livemode, p.name, p.employee_number, p.department, p.active
           FROM visitor.person p`);
     await q.query(`
-      CREATE VIEW published.organisations_site_zones AS
-        SELECT s.id, s.organisation_id, s.livemode, s.name, s.time_zone
-          FROM visitor.site s`);
-    await q.query(`
       CREATE VIEW published.visits_checked_in AS
         SELECT v.id AS visit_id, v.organisation_id, v.livemode, v.site_id, v.visitor_id, vr.name AS visitor_name,
                v.checked_in_at
@@ -35,7 +30,6 @@ export class PublishedStaffSitesVisits1795392710000 implements MigrationInterfac
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP VIEW published.visits_checked_in`);
-    await q.query(`DROP VIEW published.organisations_site_zones`);
     await q.query(`DROP VIEW published.people_staff`);
     // other domains' views may live in the schema too: it goes only when this migration's were the last
     await q.query(`

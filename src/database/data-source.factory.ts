@@ -1,6 +1,5 @@
 import { DataSource } from 'typeorm';
-import { loadEntities, loadMigrations } from './loader';
-import { SnakeNamingStrategy } from './naming.strategy';
+import { loadMigrations } from './loader';
 
 export interface DataSourceOptions {
   url: string;
@@ -12,11 +11,11 @@ export function createDataSource(opts: DataSourceOptions): DataSource {
   return new DataSource({
     type: 'postgres',
     url: opts.url,
-    entities: loadEntities(),
+    // no entities: every domain describes its rows with row interfaces and SQL (docs/decisions.md)
+    entities: [],
     migrations: loadMigrations(),
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
-    namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     logging: false,
     extra: {

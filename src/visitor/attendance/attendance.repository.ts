@@ -130,7 +130,7 @@ function dayCells(detail: boolean): string {
            st.name AS site_name, st.time_zone
       FROM visitor.shift_assignment a
       JOIN visitor.shift s ON s.id = a.shift_id AND s.organisation_id = a.organisation_id AND s.livemode = a.livemode
-      JOIN published.organisations_site_zones st ON st.id = s.site_id
+      JOIN published.organisations_sites st ON st.id = s.site_id
       JOIN published.people_staff p ON p.id = a.person_id AND p.organisation_id = a.organisation_id AND p.livemode = a.livemode
      WHERE a.organisation_id = $1 AND a.livemode = $2 AND p.active AND ($6::text[] IS NULL OR a.person_id = ANY($6))
   ), hol AS (
@@ -297,7 +297,7 @@ export class AttendanceRepository {
       `SELECT s.id, s.name, s.site_id, s.start_time::text, s.end_time::text, s.grace_minutes, s.days_of_week, st.time_zone
          FROM visitor.shift_assignment a
          JOIN visitor.shift s ON s.id = a.shift_id AND s.organisation_id = a.organisation_id AND s.livemode = a.livemode
-         JOIN published.organisations_site_zones st ON st.id = s.site_id
+         JOIN published.organisations_sites st ON st.id = s.site_id
         WHERE a.organisation_id = $1 AND a.livemode = $2 AND a.person_id = $3`,
       [tenant.organisationId, tenant.livemode, personId],
     );

@@ -1,5 +1,9 @@
 import { DateTime } from 'luxon';
-import { WEEKDAYS, WeeklyHours } from './booking-type.entity';
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+/** Opening windows per weekday, local `HH:mm` times in the site's time zone (end after start). */
+export type WeeklyHours = Partial<Record<Weekday, { start: string; end: string }[]>>;
 
 /** What slot generation needs of a booking type. */
 export interface SlotRules {

@@ -1,30 +1,64 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
+import { change, row, rows } from '../../database/sql';
 import type { CreatedAfter } from '../platform/pagination';
-import { assertTenant, Tenant, saveInTenant } from '../platform/tenant';
-import { BookingTypeRow } from './booking-type.entity';
+import { assertTenant, Tenant } from '../platform/tenant';
+import type { WeeklyHours } from './availability';
 
-/**
- * SQL taking one place of a slot (the parameters are placeholders such as `$1`): the slot's counter row is inserted,
- * or locked by the upsert and counted up only while `taken < capacity` on the row as it stands once locked, so
- * concurrent takers queue on the row and at most `capacity` succeed. It returns a row when the place was taken,
- * none when the slot is full. Bookings use it as a CTE of their own INSERT.
- */
-export function takePlaceSql(p: {
-  type: string;
-  start: string;
-  org: string;
-  live: string;
-  capacity: string;
-}): string {
-  return `INSERT INTO visitor.booking_slot AS s (booking_type_id, starts_at, organisation_id, livemode, capacity, taken)
-       VALUES (${p.type}, ${p.start}, ${p.org}, ${p.live}, ${p.capacity}, 1)
-       ON CONFLICT (booking_type_id, starts_at) DO UPDATE
-          SET taken = s.taken + 1, capacity = EXCLUDED.capacity
-        WHERE s.taken < EXCLUDED.capacity AND s.organisation_id = ${p.org} AND s.livemode = ${p.live}
-       RETURNING taken`;
+/** A booking type: what a booking page offers (slots of one site, hosts, capacity, confirmation rules). */
+export interface BookingTypeRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  name: string;
+  visitType: string;
+  siteId: string;
+  hostIds: string[];
+  durationMinutes: number;
+  bufferMinutes: number;
+  capacity: number;
+  requiresConfirmation: boolean;
+  confirmationWindowHours: number;
+  isPublic: boolean;
+  weeklyHours: WeeklyHours;
+  /** Calendar dates `yyyy-MM-dd` (read as text: the driver would read a `date` as local midnight). */
+  closedDates: string[];
+  horizonDays: number;
+  minNoticeMinutes: number;
+  active: boolean;
+  createdAt: Date;
+  updatedAt: Date;
 }
+
+/** The columns of `t` (a booking type) as BookingTypeRow's fields. */
+const COLUMNS = `t.id, t.organisation_id AS "organisationId", t.livemode, t.name, t.visit_type AS "visitType",
+  t.site_id AS "siteId", t.host_ids AS "hostIds", t.duration_minutes AS "durationMinutes",
+  t.buffer_minutes AS "bufferMinutes", t.capacity, t.requires_confirmation AS "requiresConfirmation",
+  t.confirmation_window_hours AS "confirmationWindowHours", t.is_public AS "isPublic", t.weekly_hours AS "weeklyHours",
+  t.closed_dates::text[] AS "closedDates", t.horizon_days AS "horizonDays", t.min_notice_minutes AS "minNoticeMinutes",
+  t.active, t.created_at AS "createdAt", t.updated_at AS "updatedAt"`;
+
+/** The columns a save writes besides the id and the tenant (field, column). */
+const SAVED: [keyof BookingTypeRow, string][] = [
+  ['name', 'name'],
+  ['visitType', 'visit_type'],
+  ['siteId', 'site_id'],
+  ['hostIds', 'host_ids'],
+  ['durationMinutes', 'duration_minutes'],
+  ['bufferMinutes', 'buffer_minutes'],
+  ['capacity', 'capacity'],
+  ['requiresConfirmation', 'requires_confirmation'],
+  ['confirmationWindowHours', 'confirmation_window_hours'],
+  ['isPublic', 'is_public'],
+  ['weeklyHours', 'weekly_hours'],
+  ['closedDates', 'closed_dates'],
+  ['horizonDays', 'horizon_days'],
+  ['minNoticeMinutes', 'min_notice_minutes'],
+  ['active', 'active'],
+  ['createdAt', 'created_at'],
+  ['updatedAt', 'updated_at'],
+];
 
 /** Booking types and their slot counters: tenant-scoped SQL. */
 @Injectable()
@@ -37,47 +71,30 @@ export class BookingTypesRepository {
 
   async find(tenant: Tenant, id: string, m?: EntityManager): Promise<BookingTypeRow | null> {
     assertTenant(tenant);
-    return this.m(m)
-      .getRepository(BookingTypeRow)
-      .findOne({ where: { id, organisationId: tenant.organisationId, livemode: tenant.livemode } });
+    return row<BookingTypeRow>(
+      this.m(m),
+      `SELECT ${COLUMNS} FROM visitor.booking_type t WHERE t.id = $1 AND t.organisation_id = $2 AND t.livemode = $3`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
   }
 
-  /** The type and its site's time zone in one round trip (the hot path of POST /v1/bookings). */
+  /**
+   * The type and its site's time zone in one round trip (the hot path of POST /v1/bookings): the zone from the
+   * view organisations publish for it.
+   */
   async findWithZone(tenant: Tenant, id: string): Promise<{ row: BookingTypeRow; zone: string } | null> {
     assertTenant(tenant);
-    const rows = await preparedQuery<Record<string, unknown>>(
+    const [found] = await preparedQuery<BookingTypeRow & { zone: string }>(
       this.ds,
       'booking_type_with_zone',
-      `SELECT t.*, t.closed_dates::text[] AS closed_dates, coalesce(s.time_zone, 'UTC') AS zone
-         FROM visitor.booking_type t LEFT JOIN visitor.site s ON s.id = t.site_id
+      `SELECT ${COLUMNS}, coalesce(s.time_zone, 'UTC') AS zone
+         FROM visitor.booking_type t LEFT JOIN published.organisations_sites s ON s.id = t.site_id
         WHERE t.id = $1 AND t.organisation_id = $2 AND t.livemode = $3`,
       [id, tenant.organisationId, tenant.livemode],
     );
-    const r = rows[0];
-    if (!r) return null;
-    const row: BookingTypeRow = {
-      id: r.id as string,
-      organisationId: r.organisation_id as string,
-      livemode: r.livemode as boolean,
-      name: r.name as string,
-      visitType: r.visit_type as string,
-      siteId: r.site_id as string,
-      hostIds: r.host_ids as string[],
-      durationMinutes: r.duration_minutes as number,
-      bufferMinutes: r.buffer_minutes as number,
-      capacity: r.capacity as number,
-      requiresConfirmation: r.requires_confirmation as boolean,
-      confirmationWindowHours: r.confirmation_window_hours as number,
-      isPublic: r.is_public as boolean,
-      weeklyHours: r.weekly_hours as BookingTypeRow['weeklyHours'],
-      closedDates: r.closed_dates as string[],
-      horizonDays: r.horizon_days as number,
-      minNoticeMinutes: r.min_notice_minutes as number,
-      active: r.active as boolean,
-      createdAt: r.created_at as Date,
-      updatedAt: r.updated_at as Date,
-    };
-    return { row, zone: r.zone as string };
+    if (!found) return null;
+    const { zone, ...type } = found;
+    return { row: type, zone };
   }
 
   /** Keyset page in (created_at, id) order, `limit` rows; only public, active types when `publicOnly`. */
@@ -88,22 +105,38 @@ export class BookingTypesRepository {
     publicOnly = false,
   ): Promise<BookingTypeRow[]> {
     assertTenant(tenant);
-    const qb = this.ds
-      .getRepository(BookingTypeRow)
-      .createQueryBuilder('t')
-      .where('t.organisationId = :org AND t.livemode = :live', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
-    if (publicOnly) qb.andWhere('t.isPublic AND t.active');
-    if (after)
-      qb.andWhere('(t.createdAt, t.id) > (:at::timestamptz, :id)', { at: after.createdAt, id: after.id });
-    return qb.orderBy('t.createdAt', 'ASC').addOrderBy('t.id', 'ASC').limit(limit).getMany();
+    const values: unknown[] = [tenant.organisationId, tenant.livemode];
+    if (after) values.push(after.createdAt, after.id);
+    values.push(limit);
+    return rows<BookingTypeRow>(
+      this.ds,
+      `SELECT ${COLUMNS} FROM visitor.booking_type t
+        WHERE t.organisation_id = $1 AND t.livemode = $2${publicOnly ? ' AND t.is_public AND t.active' : ''}
+              ${after ? 'AND (t.created_at, t.id) > ($3::timestamptz, $4)' : ''}
+        ORDER BY t.created_at, t.id LIMIT $${values.length}`,
+      values,
+    );
   }
 
-  /** Inserts the row, or updates it in its tenant (another tenant's row with its id is never touched). */
-  save(m: EntityManager, row: BookingTypeRow): Promise<void> {
-    return saveInTenant(m.getRepository(BookingTypeRow), row);
+  /**
+   * Inserts the row, or updates it in its tenant: the update is filtered on the row's own organisation and mode,
+   * so another tenant's row with its id is never touched (the insert then fails on the primary key).
+   */
+  async save(m: EntityManager, t: BookingTypeRow): Promise<void> {
+    assertTenant(t);
+    const values = SAVED.map(([field]) => (field === 'weeklyHours' ? JSON.stringify(t[field]) : t[field]));
+    const { affected } = await change(
+      m,
+      `UPDATE visitor.booking_type SET ${SAVED.map(([, column], i) => `${column} = $${i + 4}`).join(', ')}
+        WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      [t.id, t.organisationId, t.livemode, ...values],
+    );
+    if (affected) return;
+    await m.query(
+      `INSERT INTO visitor.booking_type (id, organisation_id, livemode, ${SAVED.map(([, c]) => c).join(', ')})
+       VALUES (${Array.from({ length: SAVED.length + 3 }, (_, i) => `$${i + 1}`).join(', ')})`,
+      [t.id, t.organisationId, t.livemode, ...values],
+    );
   }
 
   /** Taken places of the type's slots starting in [from, to), by start (ms since the epoch). */
@@ -118,7 +151,11 @@ export class BookingTypesRepository {
     return new Map(rows.map((r) => [r.starts_at.getTime(), r.taken]));
   }
 
-  /** Takes one place of a slot in the caller's transaction (`takePlaceSql`); false when the slot is full. */
+  /**
+   * Takes one place of a slot in the caller's transaction: the slot's counter row is inserted, or locked by the
+   * upsert and counted up only while `taken < capacity` on the row as it stands once locked, so concurrent takers
+   * queue on the row and at most `capacity` succeed. False when the slot is full.
+   */
   async take(
     m: EntityManager,
     tenant: Tenant,
@@ -127,13 +164,18 @@ export class BookingTypesRepository {
     capacity: number,
   ): Promise<boolean> {
     assertTenant(tenant);
-    const rows = await preparedQuery(
+    const taken = await preparedQuery(
       m,
       'booking_slot_take',
-      takePlaceSql({ type: '$1', start: '$2', org: '$3', live: '$4', capacity: '$5' }),
+      `INSERT INTO visitor.booking_slot AS s (booking_type_id, starts_at, organisation_id, livemode, capacity, taken)
+       VALUES ($1, $2, $3, $4, $5, 1)
+       ON CONFLICT (booking_type_id, starts_at) DO UPDATE
+          SET taken = s.taken + 1, capacity = EXCLUDED.capacity
+        WHERE s.taken < EXCLUDED.capacity AND s.organisation_id = $3 AND s.livemode = $4
+       RETURNING taken`,
       [typeId, startsAt, tenant.organisationId, tenant.livemode, capacity],
     );
-    return rows.length === 1;
+    return taken.length === 1;
   }
 
   /** Gives a place of a slot back (decline, expiry, cancel, the old slot of a reschedule). */

@@ -21,9 +21,10 @@ import {
   slotAt,
   slotsOfDay,
   datesBetween,
+  WEEKDAYS,
+  WeeklyHours,
 } from './availability';
-import { BookingTypeRow, WEEKDAYS, WeeklyHours } from './booking-type.entity';
-import { BookingTypesRepository } from './booking-types.repository';
+import { BookingTypeRow, BookingTypesRepository } from './booking-types.repository';
 import type { AvailabilityQuery, SaveBookingTypeBody } from './dto/booking-type.request';
 import {
   AvailabilityResponse,

@@ -1,21 +1,80 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, Repository } from 'typeorm';
-import { preparedQuery } from '../../database/prepared';
+import { DataSource, EntityManager } from 'typeorm';
+import { change, row, rows } from '../../database/sql';
 import type { UnitOfWork } from '../../database/unit-of-work';
-import { takePlaceSql } from '../booking-types/booking-types.repository';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
-import {
-  aboutRecordsSql,
-  Erasure,
-  erasedBookingSql,
-  HoldsVisitorData,
-  readableJsonbSql,
-  VisitorDataHolder,
-} from '../platform/visitor-data';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { BookingStatus } from './booking-state-machine';
-import { BookingEntity } from './booking.entity';
-import { change } from '../../database/sql';
+
+/** A booking of one slot of a booking type, with its attendee (personal data: erased with the visitor). */
+export interface BookingRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  bookingTypeId: string;
+  status: BookingStatus;
+  source: string;
+  startsAt: Date;
+  endsAt: Date;
+  siteId: string;
+  hostId: string;
+  attendeeName: string | null;
+  attendeePhone: string | null;
+  attendeeEmail: string | null;
+  attendeeCompany: string | null;
+  customFields: Record<string, unknown>;
+  visitId: string | null;
+  confirmBy: Date | null;
+  confirmedAt: Date | null;
+  declinedAt: Date | null;
+  declineReason: string | null;
+  shareReasonWithAttendee: boolean;
+  expiredAt: Date | null;
+  cancelledAt: Date | null;
+  cancelReason: string | null;
+  rescheduledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Every field but the id and the tenant, with its column: what an insert writes and a change may set. */
+const COLUMN: Record<Exclude<keyof BookingRow, 'id' | 'organisationId' | 'livemode'>, string> = {
+  bookingTypeId: 'booking_type_id',
+  status: 'status',
+  source: 'source',
+  startsAt: 'starts_at',
+  endsAt: 'ends_at',
+  siteId: 'site_id',
+  hostId: 'host_id',
+  attendeeName: 'attendee_name',
+  attendeePhone: 'attendee_phone',
+  attendeeEmail: 'attendee_email',
+  attendeeCompany: 'attendee_company',
+  customFields: 'custom_fields',
+  visitId: 'visit_id',
+  confirmBy: 'confirm_by',
+  confirmedAt: 'confirmed_at',
+  declinedAt: 'declined_at',
+  declineReason: 'decline_reason',
+  shareReasonWithAttendee: 'share_reason_with_attendee',
+  expiredAt: 'expired_at',
+  cancelledAt: 'cancelled_at',
+  cancelReason: 'cancel_reason',
+  rescheduledAt: 'rescheduled_at',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+const FIELDS = Object.keys(COLUMN) as (keyof typeof COLUMN)[];
+
+/** The columns of `b` (a booking) as BookingRow's fields. */
+const COLUMNS = `b.id, b.organisation_id AS "organisationId", b.livemode, ${FIELDS.map((f) =>
+  f === COLUMN[f] ? `b.${f}` : `b.${COLUMN[f]} AS "${f}"`,
+).join(', ')}`;
+
+/** A field's value as a statement parameter (the answers are jsonb). */
+const param = (field: keyof typeof COLUMN, value: unknown) =>
+  field === 'customFields' ? JSON.stringify(value) : value;
 
 export interface BookingFilter {
   bookingTypeId?: string;
@@ -24,139 +83,109 @@ export interface BookingFilter {
   startsTo?: Date;
 }
 
-/** A new booking with the place it takes in its slot, in one statement: no row is inserted when the slot is full. */
-const INSERT_TAKING_PLACE = `
-  WITH place AS (${takePlaceSql({ type: '$4', start: '$7', org: '$2', live: '$3', capacity: '$20' })})
-  INSERT INTO visitor.booking (id, organisation_id, livemode, booking_type_id, status, source, starts_at, ends_at,
-    site_id, host_id, attendee_name, attendee_phone, attendee_email, attendee_company, custom_fields, visit_id,
-    confirm_by, confirmed_at, created_at, updated_at)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19 FROM place
-  RETURNING id`;
-
 /**
  * Bookings: tenant-scoped SQL. Attendees are personal data: erased with the visitor they became or share a phone
  * with, or on their own (DELETE /v1/bookings/{id}/attendee).
  */
 @Injectable()
-@HoldsVisitorData(5)
+@HoldsVisitorData(11)
 export class BookingsRepository implements VisitorDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  private repo(m?: EntityManager) {
-    return (m ?? this.ds.manager).getRepository(BookingEntity);
-  }
-
-  /** Inserts the booking if its slot has a place left (taking it); false when the slot is full. */
-  async insertTakingPlace(m: EntityManager, b: BookingEntity, capacity: number): Promise<boolean> {
+  /**
+   * Inserts a new booking (its service takes the slot's place in the same transaction: BookingTypesService).
+   */
+  async insert(m: EntityManager, b: BookingRow): Promise<void> {
     assertTenant(b);
-    const rows = await preparedQuery(m, 'booking_insert_taking_place', INSERT_TAKING_PLACE, [
-      b.id,
-      b.organisationId,
-      b.livemode,
-      b.bookingTypeId,
-      b.status,
-      b.source,
-      b.startsAt,
-      b.endsAt,
-      b.siteId,
-      b.hostId,
-      b.attendeeName,
-      b.attendeePhone,
-      b.attendeeEmail,
-      b.attendeeCompany,
-      JSON.stringify(b.customFields),
-      b.visitId,
-      b.confirmBy,
-      b.confirmedAt,
-      b.createdAt,
-      capacity,
-    ]);
-    return rows.length === 1;
+    await m.query(
+      `INSERT INTO visitor.booking (id, organisation_id, livemode, ${FIELDS.map((f) => COLUMN[f]).join(', ')})
+       VALUES (${Array.from({ length: FIELDS.length + 3 }, (_, i) => `$${i + 1}`).join(', ')})`,
+      [b.id, b.organisationId, b.livemode, ...FIELDS.map((f) => param(f, b[f]))],
+    );
   }
 
-  find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<BookingEntity | null> {
+  find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<BookingRow | null> {
     assertTenant(tenant);
-    const qb = this.repo(m)
-      .createQueryBuilder('b')
-      .where('b.id = :id AND b.organisationId = :org AND b.livemode = :live', {
-        id,
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
-    if (lock) qb.setLock('pessimistic_write');
-    return qb.getOne();
+    return row<BookingRow>(
+      m ?? this.ds,
+      `SELECT ${COLUMNS} FROM visitor.booking b
+        WHERE b.id = $1 AND b.organisation_id = $2 AND b.livemode = $3${lock ? ' FOR UPDATE' : ''}`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
   }
 
-  async update(m: EntityManager, tenant: Tenant, id: string, changes: Partial<BookingEntity>): Promise<void> {
+  /** Sets the fields of `changes` that are not undefined (at least one) on the tenant's booking. */
+  async update(m: EntityManager, tenant: Tenant, id: string, changes: Partial<BookingRow>): Promise<void> {
     assertTenant(tenant);
-    await this.repo(m).update(
-      { id, organisationId: tenant.organisationId, livemode: tenant.livemode },
-      changes as Parameters<Repository<BookingEntity>['update']>[1],
+    const values: unknown[] = [id, tenant.organisationId, tenant.livemode];
+    const sets: string[] = [];
+    for (const f of FIELDS) {
+      if (changes[f] === undefined) continue;
+      values.push(param(f, changes[f]));
+      sets.push(`${COLUMN[f]} = $${values.length}`);
+    }
+    if (!sets.length) throw new Error('update: no change to make');
+    await m.query(
+      `UPDATE visitor.booking SET ${sets.join(', ')} WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      values,
     );
   }
 
   /** Keyset page in (created_at, id) order, `limit` rows. */
-  list(tenant: Tenant, f: BookingFilter, limit: number, after?: CreatedAfter): Promise<BookingEntity[]> {
+  list(tenant: Tenant, f: BookingFilter, limit: number, after?: CreatedAfter): Promise<BookingRow[]> {
     assertTenant(tenant);
-    const qb = this.repo().createQueryBuilder('b').where('b.organisationId = :org AND b.livemode = :live', {
-      org: tenant.organisationId,
-      live: tenant.livemode,
-    });
-    if (f.bookingTypeId) qb.andWhere('b.bookingTypeId = :type', { type: f.bookingTypeId });
-    if (f.status) qb.andWhere('b.status = :status', { status: f.status });
-    if (f.startsFrom) qb.andWhere('b.startsAt >= :from', { from: f.startsFrom });
-    if (f.startsTo) qb.andWhere('b.startsAt < :to', { to: f.startsTo });
+    const values: unknown[] = [tenant.organisationId, tenant.livemode];
+    const where = ['b.organisation_id = $1 AND b.livemode = $2'];
+    const add = (sql: (n: number) => string, ...v: unknown[]) => {
+      values.push(...v);
+      where.push(sql(values.length - v.length + 1));
+    };
+    if (f.bookingTypeId) add((n) => `b.booking_type_id = $${n}`, f.bookingTypeId);
+    if (f.status) add((n) => `b.status = $${n}`, f.status);
+    if (f.startsFrom) add((n) => `b.starts_at >= $${n}`, f.startsFrom);
+    if (f.startsTo) add((n) => `b.starts_at < $${n}`, f.startsTo);
     if (after)
-      qb.andWhere('(b.createdAt, b.id) > (:at::timestamptz, :id)', { at: after.createdAt, id: after.id });
-    return qb.orderBy('b.createdAt', 'ASC').addOrderBy('b.id', 'ASC').limit(limit).getMany();
+      add((n) => `(b.created_at, b.id) > ($${n}::timestamptz, $${n + 1})`, after.createdAt, after.id);
+    values.push(limit);
+    return rows<BookingRow>(
+      this.ds,
+      `SELECT ${COLUMNS} FROM visitor.booking b WHERE ${where.join(' AND ')}
+        ORDER BY b.created_at, b.id LIMIT $${values.length}`,
+      values,
+    );
   }
 
   /**
    * Pending bookings whose confirmation window has closed, locked for the caller's transaction; rows another
    * worker holds are skipped (SKIP LOCKED), so several workers expire disjoint batches.
    */
-  async lockDueExpiries(m: EntityManager, now: Date, limit: number): Promise<BookingEntity[]> {
-    return this.repo(m)
-      .createQueryBuilder('b')
-      .where(`b.status = 'pending' AND b.confirmBy <= :now`, { now })
-      .orderBy('b.confirmBy', 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+  lockDueExpiries(m: EntityManager, now: Date, limit: number): Promise<BookingRow[]> {
+    return rows<BookingRow>(
+      m,
+      `SELECT ${COLUMNS} FROM visitor.booking b WHERE b.status = 'pending' AND b.confirm_by <= $1
+        ORDER BY b.confirm_by LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
   }
 
   /**
-   * Erasure: the person's bookings (whose visit they became, made with their phone, or the booking an attendee
-   * erasure starts from) lose the attendee's details, answers and the decline and cancel reasons; their ids join
-   * the erasure so messages, stored responses and webhook answers about them are erased too. Events carrying
-   * those bookings lose the same fields (the events domain scrubs only visit objects).
+   * Erasure: the person's bookings (whose visit they became: the visit ids visits added to the erasure, which runs
+   * them first; made with their phone; or the booking an attendee erasure starts from) lose the attendee's
+   * details, answers and the decline and cancel reasons; their ids join the erasure so events, messages, stored
+   * responses and webhook answers about them are erased too.
    */
   async eraseVisitor(uow: UnitOfWork, tenant: Tenant, erasure: Erasure): Promise<void> {
     assertTenant(tenant);
-    const { rows } = await change<{ id: string }>(
+    const { rows: erased } = await change<{ id: string }>(
       uow.manager,
       `UPDATE visitor.booking b
           SET attendee_name = NULL, attendee_phone = NULL, attendee_email = NULL, attendee_company = NULL,
               custom_fields = '{}', decline_reason = NULL, cancel_reason = NULL
-        WHERE b.organisation_id = $2 AND b.livemode = $3
-          AND (b.visit_id IN (SELECT id FROM visitor.visit WHERE visitor_id = $1 AND organisation_id = $2 AND livemode = $3)
-               OR b.attendee_phone = $4 OR b.id = ANY($5::text[]))
+        WHERE b.organisation_id = $1 AND b.livemode = $2
+          AND (b.visit_id = ANY($4::text[]) OR b.attendee_phone = $3 OR b.id = ANY($4::text[]))
         RETURNING b.id`,
-      [erasure.visitorId, tenant.organisationId, tenant.livemode, erasure.phone, erasure.relatedIds],
+      [tenant.organisationId, tenant.livemode, erasure.phone, erasure.relatedIds],
     );
-    const ids = rows.map((r) => r.id).filter((id) => !erasure.relatedIds.includes(id));
-    erasure.relatedIds.push(...ids);
-    const all = rows.map((r) => r.id);
-    if (!all.length) return;
-    // Only bodies that mention one of the bookings are read as jsonb, with lone-surrogate escapes mended, so one
-    // unreadable body elsewhere in the organisation cannot block the erasure (as aboutVisitorSql does for visits).
-    await uow.manager.query(
-      `UPDATE visitor.event
-          SET body = (${erasedBookingSql(readableJsonbSql('body'), '{data,object}')})::text
-        WHERE organisation_id = $2 AND livemode = $3 AND type LIKE 'booking.%'
-          AND ${aboutRecordsSql('body', '{data,object}', '$1')}`,
-      [all, tenant.organisationId, tenant.livemode],
-    );
+    erasure.relatedIds.push(...erased.map((r) => r.id).filter((id) => !erasure.relatedIds.includes(id)));
   }
 }

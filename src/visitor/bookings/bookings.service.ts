@@ -25,8 +25,7 @@ import {
   BookingTransition,
   initialTransition,
 } from './booking-state-machine';
-import { BookingEntity } from './booking.entity';
-import { BookingsRepository } from './bookings.repository';
+import { BookingRow, BookingsRepository } from './bookings.repository';
 import type { BookingsQuery, CreateBookingBody } from './dto/booking.request';
 import { BookingResponse, toBookingResponse } from './dto/booking.response';
 import { queryRange } from '../../common/validation/timestamp';
@@ -81,7 +80,7 @@ export class BookingsService {
   /** The integration view: protected answers omitted (the same rule as visits). */
   private view(
     form: Form,
-    b: BookingEntity,
+    b: BookingRow,
     reader: 'organisation' | 'attendee' = 'organisation',
   ): BookingResponse {
     return toBookingResponse(
@@ -94,7 +93,7 @@ export class BookingsService {
     uow: UnitOfWork,
     tenant: Tenant,
     form: Form,
-    b: BookingEntity,
+    b: BookingRow,
     types: readonly EventTypeOf<'booking'>[],
   ): Promise<void> {
     for (const type of types) await this.events.record(uow, tenant, type, this.view(form, b));
@@ -171,7 +170,7 @@ export class BookingsService {
     if (errors.length) throw ApiError.validation(errors);
     return this.tx.run(async (uow) => {
       const now = this.clock.now();
-      const b: BookingEntity = {
+      const b: BookingRow = {
         id: newId('booking'),
         organisationId: tenant.organisationId,
         livemode: tenant.livemode,
@@ -206,8 +205,11 @@ export class BookingsService {
             visitForm,
           )
         ).id;
-      // The place is taken last, with the booking's own INSERT: the slot's row lock is held for the events only.
-      if (!(await this.repo.insertTakingPlace(uow.manager, b, type.row.capacity))) throw slotTaken();
+      // The place is taken last, after the booking's INSERT: the slot's row lock is held for the events only (a
+      // full slot rolls the booking back).
+      await this.repo.insert(uow.manager, b);
+      if (!(await this.types.takeSlot(uow, tenant, b.bookingTypeId, b.startsAt, type.row.capacity)))
+        throw slotTaken();
       await this.record(uow, tenant, form, b, t.events);
       return this.view(form, b, publishable ? 'attendee' : 'organisation');
     }, IS_RESPONSE);
@@ -217,7 +219,7 @@ export class BookingsService {
   private visitInput(
     type: UsableType,
     b: Pick<
-      BookingEntity,
+      BookingRow,
       | 'attendeeName'
       | 'attendeePhone'
       | 'attendeeEmail'
@@ -247,7 +249,7 @@ export class BookingsService {
   }
 
   /** The booking locked in the caller's transaction, null when unknown (erasure of its attendee). */
-  lock(uow: UnitOfWork, tenant: Tenant, id: string): Promise<BookingEntity | null> {
+  lock(uow: UnitOfWork, tenant: Tenant, id: string): Promise<BookingRow | null> {
     return this.repo.find(tenant, id, uow.manager, true);
   }
 
@@ -327,7 +329,7 @@ export class BookingsService {
   private async apply(
     uow: UnitOfWork,
     tenant: Tenant,
-    b: BookingEntity,
+    b: BookingRow,
     action: BookingAction,
     t: BookingTransition,
     p: Prepared,
@@ -340,7 +342,7 @@ export class BookingsService {
         `Booking ${b.id} changed while this request ran; read it again and retry.`,
       );
     const now = this.clock.now();
-    const changes: Partial<BookingEntity> = { status: t.to, updatedAt: now };
+    const changes: Partial<BookingRow> = { status: t.to, updatedAt: now };
     const stamp = {
       confirmed_at: 'confirmedAt',
       declined_at: 'declinedAt',
@@ -367,7 +369,7 @@ export class BookingsService {
       changes.startsAt = slot.start;
       changes.endsAt = slot.end;
     }
-    const next: BookingEntity = { ...b, ...changes };
+    const next: BookingRow = { ...b, ...changes };
     if (t.visit === 'create')
       next.visitId = changes.visitId = (
         await this.visits.createForBooking(
@@ -391,7 +393,7 @@ export class BookingsService {
    * The attendee's message on decline: the slot in the site's local time (`zone`), the reason only when the
    * decliner chose to share it.
    */
-  private async tellDeclined(tenant: Tenant, b: BookingEntity, zone: string): Promise<void> {
+  private async tellDeclined(tenant: Tenant, b: BookingRow, zone: string): Promise<void> {
     const when = localWhen(b.startsAt, zone);
     const reason = b.shareReasonWithAttendee && b.declineReason ? ` Reason: ${b.declineReason}` : '';
     await this.messages.send(tenant, ['email', 'sms'], {

@@ -1,19 +1,32 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { change, row, rows } from '../../database/sql';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { CreatedAfter } from '../platform/pagination';
 import {
+  aboutRecordsSql,
   aboutVisitorSql,
   Erasure,
+  erasedBookingSql,
   erasedVisitSql,
   readableJsonbSql,
   HoldsVisitorData,
   VisitorDataHolder,
 } from '../platform/visitor-data';
 import { assertTenant, Tenant } from '../platform/tenant';
-import { EventRow } from './event.entity';
-import { rows } from '../../database/sql';
 import { seedIdSql } from '../../seed/seed-id';
+
+/** One recorded event; `body` is the exact JSON sent to receivers (kept as text so retries send the same bytes). */
+export interface EventRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  type: string;
+  createdAt: Date;
+  body: string;
+}
+
+const COLUMNS = `id, organisation_id AS "organisationId", livemode, type, created_at AS "createdAt", body`;
 
 export interface EventFilter {
   /** The types the reader may see (`readableEventTypes`): events of other types are not there for it. */
@@ -88,58 +101,82 @@ export class EventsRepository implements VisitorDataHolder {
     before?: CreatedAfter,
   ): Promise<EventRow[]> {
     assertTenant(tenant);
-    const q = this.ds
-      .getRepository(EventRow)
-      .createQueryBuilder('e')
-      .where('e.organisationId = :org AND e.livemode = :live AND e.createdAt >= :since', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-        since,
-      })
-      .andWhere('e.type = ANY(:readable)', { readable: f.readable });
-    if (f.type) q.andWhere('e.type = :type', { type: f.type });
-    if (f.createdAfter) q.andWhere('e.createdAt > :ca', { ca: f.createdAfter });
-    if (f.createdBefore) q.andWhere('e.createdAt < :cb', { cb: f.createdBefore });
-    if (before)
-      q.andWhere('(e.createdAt, e.id) < (:at, :id)', { at: new Date(before.createdAt), id: before.id });
-    return q.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(limit).getMany();
+    const values: unknown[] = [tenant.organisationId, tenant.livemode, since, f.readable];
+    const where = ['organisation_id = $1 AND livemode = $2 AND created_at >= $3 AND type = ANY($4)'];
+    const add = (sql: (n: number) => string, ...v: unknown[]) => {
+      values.push(...v);
+      where.push(sql(values.length - v.length + 1));
+    };
+    if (f.type) add((n) => `type = $${n}`, f.type);
+    if (f.createdAfter) add((n) => `created_at > $${n}`, f.createdAfter);
+    if (f.createdBefore) add((n) => `created_at < $${n}`, f.createdBefore);
+    if (before) add((n) => `(created_at, id) < ($${n}, $${n + 1})`, new Date(before.createdAt), before.id);
+    values.push(limit);
+    return rows<EventRow>(
+      this.ds,
+      `SELECT ${COLUMNS} FROM visitor.event WHERE ${where.join(' AND ')}
+        ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
   }
 
   /** The tenant's event, if it was created at or after `since` (the retention window) and is of a `readable` type. */
   find(tenant: Tenant, id: string, since: Date, readable: readonly string[]): Promise<EventRow | null> {
     assertTenant(tenant);
-    return this.ds
-      .getRepository(EventRow)
-      .createQueryBuilder('e')
-      .where('e.id = :id AND e.organisationId = :org AND e.livemode = :live AND e.createdAt >= :since', {
-        id,
-        org: tenant.organisationId,
-        live: tenant.livemode,
-        since,
-      })
-      .andWhere('e.type = ANY(:readable)', { readable })
-      .getOne();
+    return row<EventRow>(
+      this.ds,
+      `SELECT ${COLUMNS} FROM visitor.event
+        WHERE id = $1 AND organisation_id = $2 AND livemode = $3 AND created_at >= $4 AND type = ANY($5)`,
+      [id, tenant.organisationId, tenant.livemode, since, readable],
+    );
   }
 
   /** Deletes events created before `before` (their deliveries and attempts go with them); returns how many. */
   async purgeBefore(before: Date): Promise<number> {
-    const [, n] = (await this.ds.query(`DELETE FROM visitor.event WHERE created_at < $1`, [before])) as [
-      unknown,
-      number,
-    ];
-    return Number(n ?? 0);
+    const { affected } = await change(this.ds, `DELETE FROM visitor.event WHERE created_at < $1`, [before]);
+    return Number(affected ?? 0);
   }
 
   /**
    * Erasure: event payloads about the visitor keep the visit snapshot's ids and statuses; the visitor's details,
-   * answers, purpose and the reasons given on cancel and on a decision go.
+   * answers, purpose and the reasons given on cancel and on a decision go. Events carrying one of the person's
+   * bookings (the booking ids earlier holders added to the erasure: bookings run before events) lose the
+   * attendee's details, answers and the decline and cancel reasons. Only bodies that mention one of the bookings
+   * are read as jsonb, with lone-surrogate escapes mended, so one unreadable body elsewhere in the organisation
+   * cannot block the erasure (as aboutVisitorSql does for visits).
    */
-  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId }: Erasure): Promise<void> {
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId, relatedIds }: Erasure): Promise<void> {
     assertTenant(tenant);
     await uow.manager.query(
       `UPDATE visitor.event SET body = (${erasedVisitSql(readableJsonbSql('body'), '{data,object}')})::text
         WHERE organisation_id = $2 AND livemode = $3 AND ${aboutVisitorSql('body', '{data,object}')}`,
       [visitorId, tenant.organisationId, tenant.livemode],
     );
+    const bookings = relatedIds.filter((id) => id.startsWith('booking_'));
+    if (!bookings.length) return;
+    await uow.manager.query(
+      `UPDATE visitor.event
+          SET body = (${erasedBookingSql(readableJsonbSql('body'), '{data,object}')})::text
+        WHERE organisation_id = $2 AND livemode = $3 AND type LIKE 'booking.%'
+          AND ${aboutRecordsSql('body', '{data,object}', '$1')}`,
+      [bookings, tenant.organisationId, tenant.livemode],
+    );
+  }
+
+  /**
+   * Ids of the tenant's events whose body mentions one of `texts` anywhere (erasure: webhooks drop the receivers'
+   * answers to those events).
+   */
+  async idsMentioning(m: EntityManager, tenant: Tenant, texts: string[]): Promise<string[]> {
+    assertTenant(tenant);
+    if (!texts.length) return [];
+    const found = await rows<{ id: string }>(
+      m,
+      `SELECT id FROM visitor.event
+        WHERE organisation_id = $1 AND livemode = $2
+          AND EXISTS (SELECT 1 FROM unnest($3::text[]) AS t(s) WHERE strpos(body, t.s) > 0)`,
+      [tenant.organisationId, tenant.livemode, texts],
+    );
+    return found.map((r) => r.id);
   }
 }

@@ -9,9 +9,8 @@ import type { Scope } from '../platform/scopes';
 import type { Tenant } from '../platform/tenant';
 import { EventResponse, toEventResponse } from './dto/event.response';
 import type { EventsQuery } from './dto/events.query';
-import type { EventRow } from './event.entity';
 import { EventObject, EventType, readableEventTypes } from './event-types';
-import { EventsRepository } from './events.repository';
+import { type EventRow, EventsRepository } from './events.repository';
 import { EVENT_RETENTION_DAYS } from './events.jobs';
 import { queryRange } from '../../common/validation/timestamp';
 
@@ -154,6 +153,14 @@ export class EventsService {
     const row = await this.repo.find(tenant, id, this.retainedSince(), readableEventTypes(scopes));
     if (!row) throw ApiError.notFound(`Event ${id}`);
     return row;
+  }
+
+  /**
+   * Ids of the tenant's events whose body mentions one of `texts` (the person's ids, in erasure), read in the
+   * caller's transaction: webhooks drop the receivers' answers to those events.
+   */
+  idsMentioning(uow: UnitOfWork, tenant: Tenant, texts: string[]): Promise<string[]> {
+    return this.repo.idsMentioning(uow.manager, tenant, texts);
   }
 
   /** The start of the retention window: older events are listed, fetched and redelivered by no one. */

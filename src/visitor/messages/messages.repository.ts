@@ -1,9 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { MessageRow } from './message.entity';
+import { rows } from '../../database/sql';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import { assertTenant, Tenant } from '../platform/tenant';
+
+export type Channel = 'email' | 'sms' | 'whatsapp';
+
+/** A message sent or kept in the outbox (`visitor.message`); every message is a row. */
+export interface MessageRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  channel: Channel;
+  recipient: string;
+  subject: string | null;
+  body: string;
+  provider: string;
+  status: 'outbox' | 'sent' | 'failed';
+  error: string | null;
+  relatedId: string | null;
+  createdAt: Date;
+}
 
 @Injectable()
 @HoldsVisitorData(40)
@@ -12,9 +30,26 @@ export class MessagesRepository implements VisitorDataHolder {
 
   /** `manager`: the caller's transaction, so the row commits (or not) with the change that sent it. */
   async insert(row: MessageRow, manager?: EntityManager): Promise<void> {
-    if (!row.organisationId || typeof row.livemode !== 'boolean')
-      throw new Error('tenant (organisationId, livemode) is required');
-    await (manager ?? this.ds.manager).getRepository(MessageRow).insert(row);
+    assertTenant(row);
+    await (manager ?? this.ds).query(
+      `INSERT INTO visitor.message (id, organisation_id, livemode, channel, recipient, subject, body, provider, status,
+                                    error, related_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [
+        row.id,
+        row.organisationId,
+        row.livemode,
+        row.channel,
+        row.recipient,
+        row.subject,
+        row.body,
+        row.provider,
+        row.status,
+        row.error,
+        row.relatedId,
+        row.createdAt,
+      ],
+    );
   }
 
   /** Newest first, keyset-paged on (created_at, id). */
@@ -23,15 +58,18 @@ export class MessagesRepository implements VisitorDataHolder {
     limit: number,
     before?: { createdAt: Date; id: string },
   ): Promise<MessageRow[]> {
-    const qb = this.ds
-      .getRepository(MessageRow)
-      .createQueryBuilder('m')
-      .where('m.organisationId = :org AND m.livemode = :live', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
-    if (before) qb.andWhere('(m.createdAt, m.id) < (:at, :id)', { at: before.createdAt, id: before.id });
-    return qb.orderBy('m.createdAt', 'DESC').addOrderBy('m.id', 'DESC').limit(limit).getMany();
+    const values: unknown[] = [tenant.organisationId, tenant.livemode];
+    if (before) values.push(before.createdAt, before.id);
+    values.push(limit);
+    return rows<MessageRow>(
+      this.ds,
+      `SELECT id, organisation_id AS "organisationId", livemode, channel, recipient, subject, body, provider, status,
+              error, related_id AS "relatedId", created_at AS "createdAt"
+         FROM visitor.message
+        WHERE organisation_id = $1 AND livemode = $2${before ? ' AND (created_at, id) < ($3, $4)' : ''}
+        ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
   }
 
   /** Erasure: messages to the visitor or about their visits keep only their status and channel. */

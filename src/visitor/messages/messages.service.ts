@@ -4,8 +4,9 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { Channel, MessageRow } from './message.entity';
-import { MessagesRepository } from './messages.repository';
+import { Channel, MessageRow, MessagesRepository } from './messages.repository';
+
+export type { Channel, MessageRow };
 
 export interface OutgoingMessage {
   to: { email?: string | null; phone?: string | null };

@@ -3,7 +3,7 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
 import { Transactions } from '../../database/unit-of-work';
-import type { Channel } from '../messages/message.entity';
+import type { Channel } from '../messages/messages.service';
 import { MessagesService } from '../messages/messages.service';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { PassesService } from './passes.service';

@@ -10,17 +10,22 @@ import {
   WebhookDeliveryResponse,
   WebhookDeliveryWithAttemptsResponse,
 } from './dto/delivery.response';
-import type { WebhookDeliveryRow } from './webhook.entity';
-import { WebhooksRepository } from './webhooks.repository';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { EventsService } from '../events/events.service';
+import type { Tenant } from '../platform/tenant';
+import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
+import { WebhookDeliveryRow, WebhooksRepository } from './webhooks.repository';
 
 /**
  * The delivery log as the console shows it: an organisation's deliveries (both modes), one-off retries, and the
- * support lookup of every delivery of an event across organisations.
+ * support lookup of every delivery of an event across organisations; and erasure's step in it (receivers' answers).
  */
 @Injectable()
-export class WebhookDeliveriesService {
+@HoldsVisitorData(20)
+export class WebhookDeliveriesService implements VisitorDataHolder {
   constructor(
     private readonly repo: WebhooksRepository,
+    private readonly events: EventsService,
     private readonly jobs: JobQueue,
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
@@ -75,6 +80,17 @@ export class WebhookDeliveriesService {
   async ofEvent(eventId: string): Promise<WebhookDeliveryWithAttemptsResponse[]> {
     const rows = await this.repo.deliveriesOfEvent(eventId);
     return Promise.all(rows.map((d) => this.withAttempts(d)));
+  }
+
+  /**
+   * Erasure: a receiver's answer may echo the payload it was sent, so the excerpt of every attempt to deliver an
+   * event that names the person or one of their records (the visitor's id, `relatedIds`: their visits and
+   * bookings) is dropped, whatever the event's type. Only the organisation's events are searched (EventsService).
+   */
+  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId, relatedIds }: Erasure): Promise<void> {
+    const texts = visitorId === null ? [...relatedIds] : [visitorId, ...relatedIds];
+    const eventIds = await this.events.idsMentioning(uow, tenant, texts);
+    await this.repo.eraseExcerpts(uow.manager, tenant, eventIds);
   }
 
   private async find(organisationId: string, id: string): Promise<WebhookDeliveryRow> {

@@ -14,8 +14,7 @@ import { checkDestination, DestinationRefused } from './delivery/destination';
 import { DeliveryService } from './delivery/delivery.service';
 import { newSigningSecret } from './delivery/signature';
 import { EventSamples } from '../events/event-samples';
-import { Tenant, WebhooksRepository } from './webhooks.repository';
-import { WebhookEndpointRow } from './webhook.entity';
+import { Tenant, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
 import {
   toWebhookEndpointResponse,
   WebhookEndpointResponse,

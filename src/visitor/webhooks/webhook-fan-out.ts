@@ -8,8 +8,7 @@ import type { Scope } from '../platform/scopes';
 import type { Tenant } from '../platform/tenant';
 import { JobQueue } from '../../common/queue/job-queue';
 import type { RedeliverResponse } from './dto/redeliver.response';
-import type { WebhookDeliveryRow } from './webhook.entity';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookDeliveryRow, WebhooksRepository } from './webhooks.repository';
 
 /**
  * Webhooks' side of the outbox: subscribed to every recorded event, it writes one delivery per subscribed endpoint

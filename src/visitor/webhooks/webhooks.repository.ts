@@ -2,15 +2,98 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import type { CreatedAfter } from '../platform/pagination';
-import { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.entity';
 import { EXPLICIT_ONLY_EVENT_TYPES } from '../events/event-types';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { PLAN_RULES, PLANS } from '../platform/plans';
-import type { UnitOfWork } from '../../database/unit-of-work';
-import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
-import { change } from '../../database/sql';
+import { change, row, rows } from '../../database/sql';
 
 export type { Tenant };
+
+/** A receiver of webhooks (`visitor.webhook_endpoint`); deleted endpoints stay for the delivery log. */
+export interface WebhookEndpointRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  url: string;
+  description: string;
+  enabledEvents: string[];
+  status: 'enabled' | 'disabled';
+  disabledReason: string | null;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+  failingSince: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+
+/** One event to one endpoint (`visitor.webhook_delivery`). */
+export interface WebhookDeliveryRow {
+  id: string;
+  organisationId: string;
+  livemode: boolean;
+  eventId: string;
+  endpointId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  lockedUntil: Date | null;
+  firstFailureAt: Date | null;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  /** Set while the organisation's plan lacks live webhooks: the delivery waits, unattempted, for the plan. */
+  heldSince: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One attempt of a delivery (`visitor.webhook_attempt`); `id` is a bigint, read as text. */
+export interface WebhookAttemptRow {
+  id: string;
+  deliveryId: string;
+  attemptNumber: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** The endpoint columns a change may set, by field. */
+const ENDPOINT_COLUMN: Record<
+  Exclude<keyof WebhookEndpointRow, 'id' | 'organisationId' | 'livemode'>,
+  string
+> = {
+  url: 'url',
+  description: 'description',
+  enabledEvents: 'enabled_events',
+  status: 'status',
+  disabledReason: 'disabled_reason',
+  secretSealed: 'secret_sealed',
+  previousSecretSealed: 'previous_secret_sealed',
+  previousSecretExpiresAt: 'previous_secret_expires_at',
+  failingSince: 'failing_since',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  deletedAt: 'deleted_at',
+};
+
+const ENDPOINT_COLUMNS = `id, organisation_id AS "organisationId", livemode, url, description,
+  enabled_events AS "enabledEvents", status, disabled_reason AS "disabledReason", secret_sealed AS "secretSealed",
+  previous_secret_sealed AS "previousSecretSealed", previous_secret_expires_at AS "previousSecretExpiresAt",
+  failing_since AS "failingSince", created_at AS "createdAt", updated_at AS "updatedAt", deleted_at AS "deletedAt"`;
+
+const DELIVERY_COLUMNS = `id, organisation_id AS "organisationId", livemode, event_id AS "eventId",
+  endpoint_id AS "endpointId", status, attempt_count AS "attemptCount", next_attempt_at AS "nextAttemptAt",
+  locked_until AS "lockedUntil", first_failure_at AS "firstFailureAt", last_attempt_at AS "lastAttemptAt",
+  last_status_code AS "lastStatusCode", last_error AS "lastError", held_since AS "heldSince",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+const ATTEMPT_COLUMNS = `id::text AS id, delivery_id AS "deliveryId", attempt_number AS "attemptNumber",
+  attempted_at AS "attemptedAt", status_code AS "statusCode", duration_ms AS "durationMs", error,
+  response_excerpt AS "responseExcerpt"`;
 
 /** Plans whose live mode includes webhooks; a live delivery of an organisation on another plan is held. */
 const WEBHOOK_PLANS = PLANS.filter((p) => PLAN_RULES[p].live.includes('webhooks'));
@@ -89,10 +172,9 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
-/** Events, endpoints, deliveries and attempts: the only place the webhook engine talks to TypeORM. */
+/** Endpoints, deliveries and attempts (events' bodies and plans read through published views). */
 @Injectable()
-@HoldsVisitorData(20)
-export class WebhooksRepository implements VisitorDataHolder {
+export class WebhooksRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
   /** The delivery hot path (claim, outcome) uses named prepared statements. */
@@ -156,13 +238,65 @@ export class WebhooksRepository implements VisitorDataHolder {
     );
   }
 
-  insertDeliveries(m: EntityManager, rows: WebhookDeliveryRow[]): Promise<unknown> {
-    return rows.length ? m.getRepository(WebhookDeliveryRow).insert(rows) : Promise.resolve();
+  async insertDeliveries(m: EntityManager, deliveries: WebhookDeliveryRow[]): Promise<void> {
+    if (!deliveries.length) return;
+    const values: unknown[] = [];
+    const tuples = deliveries.map((d) => {
+      const at = values.length;
+      values.push(
+        d.id,
+        d.organisationId,
+        d.livemode,
+        d.eventId,
+        d.endpointId,
+        d.status,
+        d.attemptCount,
+        d.nextAttemptAt,
+        d.lockedUntil,
+        d.firstFailureAt,
+        d.lastAttemptAt,
+        d.lastStatusCode,
+        d.lastError,
+        d.heldSince,
+        d.createdAt,
+        d.updatedAt,
+      );
+      return `(${Array.from({ length: 16 }, (_, i) => `$${at + i + 1}`).join(', ')})`;
+    });
+    await m.query(
+      `INSERT INTO visitor.webhook_delivery (id, organisation_id, livemode, event_id, endpoint_id, status,
+              attempt_count, next_attempt_at, locked_until, first_failure_at, last_attempt_at, last_status_code,
+              last_error, held_since, created_at, updated_at)
+       VALUES ${tuples.join(', ')}`,
+      values,
+    );
   }
 
-  insertEndpoint(row: WebhookEndpointRow, manager: EntityManager = this.ds.manager): Promise<unknown> {
-    assertTenant(row);
-    return manager.getRepository(WebhookEndpointRow).insert(row);
+  async insertEndpoint(e: WebhookEndpointRow, manager: EntityManager = this.ds.manager): Promise<void> {
+    assertTenant(e);
+    await manager.query(
+      `INSERT INTO visitor.webhook_endpoint (id, organisation_id, livemode, url, description, enabled_events, status,
+              disabled_reason, secret_sealed, previous_secret_sealed, previous_secret_expires_at, failing_since,
+              created_at, updated_at, deleted_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      [
+        e.id,
+        e.organisationId,
+        e.livemode,
+        e.url,
+        e.description,
+        e.enabledEvents,
+        e.status,
+        e.disabledReason,
+        e.secretSealed,
+        e.previousSecretSealed,
+        e.previousSecretExpiresAt,
+        e.failingSince,
+        e.createdAt,
+        e.updatedAt,
+        e.deletedAt,
+      ],
+    );
   }
 
   findEndpoint(
@@ -173,17 +307,15 @@ export class WebhooksRepository implements VisitorDataHolder {
     forUpdate = false,
   ): Promise<WebhookEndpointRow | null> {
     assertTenant(tenant);
-    const q = manager
-      .getRepository(WebhookEndpointRow)
-      .createQueryBuilder('e')
-      .where('e.id = :id AND e.organisationId = :org AND e.livemode = :live AND e.deletedAt IS NULL', {
-        id,
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
-    return (forUpdate ? q.setLock('pessimistic_write') : q).getOne();
+    return row<WebhookEndpointRow>(
+      manager,
+      `SELECT ${ENDPOINT_COLUMNS} FROM visitor.webhook_endpoint
+        WHERE id = $1 AND organisation_id = $2 AND livemode = $3 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+      [id, tenant.organisationId, tenant.livemode],
+    );
   }
 
+  /** Sets the fields of `changes` that are not undefined (at least one) on the tenant's endpoint; returns it. */
   async updateEndpoint(
     tenant: Tenant,
     id: string,
@@ -191,12 +323,24 @@ export class WebhooksRepository implements VisitorDataHolder {
     manager: EntityManager = this.ds.manager,
   ): Promise<WebhookEndpointRow> {
     assertTenant(tenant);
-    await manager
-      .getRepository(WebhookEndpointRow)
-      .update({ id, organisationId: tenant.organisationId, livemode: tenant.livemode }, changes);
-    const row = await this.findEndpoint(tenant, id, manager);
-    if (!row) throw new Error(`endpoint ${id} vanished during update`);
-    return row;
+    const values: unknown[] = [id, tenant.organisationId, tenant.livemode];
+    const sets: string[] = [];
+    for (const [field, column] of Object.entries(ENDPOINT_COLUMN) as [
+      keyof typeof ENDPOINT_COLUMN,
+      string,
+    ][]) {
+      if (changes[field] === undefined) continue;
+      values.push(changes[field]);
+      sets.push(`${column} = $${values.length}`);
+    }
+    if (!sets.length) throw new Error('updateEndpoint: no change to make');
+    await manager.query(
+      `UPDATE visitor.webhook_endpoint SET ${sets.join(', ')} WHERE id = $1 AND organisation_id = $2 AND livemode = $3`,
+      values,
+    );
+    const found = await this.findEndpoint(tenant, id, manager);
+    if (!found) throw new Error(`endpoint ${id} vanished during update`);
+    return found;
   }
 
   /** Soft delete: the row stays for the delivery log; pending deliveries end as failed. */
@@ -229,9 +373,9 @@ export class WebhooksRepository implements VisitorDataHolder {
                                   ELSE $2::timestamptz + ($3 || ' milliseconds')::interval END,
               held_since = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$4')} THEN $2 END,
               updated_at = $2
-         FROM visitor.event e
+         FROM published.events_body e
          JOIN visitor.webhook_endpoint ep ON true
-         LEFT JOIN visitor.organisation o ON o.id = ep.organisation_id
+         LEFT JOIN published.organisations_plan o ON o.id = ep.organisation_id
         WHERE d.id = $1 AND e.id = d.event_id AND ep.id = d.endpoint_id
           -- Inside CASE so the planner finds the row by its primary key: written plainly, these conditions
           -- match the partial due index, which a plan with stale statistics scans through the whole backlog.
@@ -353,7 +497,7 @@ export class WebhooksRepository implements VisitorDataHolder {
           WHERE id IN (
             SELECT d.id FROM visitor.webhook_delivery d
              WHERE d.status = 'pending' AND d.held_since IS NOT NULL
-               AND NOT ${lapsed('d.livemode', '(SELECT o.plan FROM visitor.organisation o WHERE o.id = d.organisation_id)', '$2')}
+               AND NOT ${lapsed('d.livemode', '(SELECT o.plan FROM published.organisations_plan o WHERE o.id = d.organisation_id)', '$2')}
              LIMIT $3 FOR UPDATE SKIP LOCKED)
           RETURNING id, endpoint_id, attempt_count, next_attempt_at
        ), restarted AS (
@@ -368,16 +512,16 @@ export class WebhooksRepository implements VisitorDataHolder {
   /** Endpoints of the tenant (deleted ones excluded), oldest first, keyset-paged. */
   listEndpoints(tenant: Tenant, limit: number, after?: CreatedAfter): Promise<WebhookEndpointRow[]> {
     assertTenant(tenant);
-    const q = this.ds
-      .getRepository(WebhookEndpointRow)
-      .createQueryBuilder('e')
-      .where('e.organisationId = :org AND e.livemode = :live AND e.deletedAt IS NULL', {
-        org: tenant.organisationId,
-        live: tenant.livemode,
-      });
-    if (after)
-      q.andWhere('(e.createdAt, e.id) > (:at, :id)', { at: new Date(after.createdAt), id: after.id });
-    return q.orderBy('e.createdAt', 'ASC').addOrderBy('e.id', 'ASC').limit(limit).getMany();
+    const values: unknown[] = [tenant.organisationId, tenant.livemode];
+    if (after) values.push(new Date(after.createdAt), after.id);
+    values.push(limit);
+    return rows<WebhookEndpointRow>(
+      this.ds,
+      `SELECT ${ENDPOINT_COLUMNS} FROM visitor.webhook_endpoint
+        WHERE organisation_id = $1 AND livemode = $2 AND deleted_at IS NULL${after ? ' AND (created_at, id) > ($3, $4)' : ''}
+        ORDER BY created_at, id LIMIT $${values.length}`,
+      values,
+    );
   }
 
   /** Deliveries of an endpoint of the organisation (any mode: the console sees both), newest first. */
@@ -387,25 +531,35 @@ export class WebhooksRepository implements VisitorDataHolder {
     limit: number,
     before?: CreatedAfter,
   ): Promise<WebhookDeliveryRow[]> {
-    const q = this.ds
-      .getRepository(WebhookDeliveryRow)
-      .createQueryBuilder('d')
-      .where('d.endpointId = :ep AND d.organisationId = :org', { ep: endpointId, org: organisationId });
-    if (before)
-      q.andWhere('(d.createdAt, d.id) < (:at, :id)', { at: new Date(before.createdAt), id: before.id });
-    return q.orderBy('d.createdAt', 'DESC').addOrderBy('d.id', 'DESC').limit(limit).getMany();
+    const values: unknown[] = [endpointId, organisationId];
+    if (before) values.push(new Date(before.createdAt), before.id);
+    values.push(limit);
+    return rows<WebhookDeliveryRow>(
+      this.ds,
+      `SELECT ${DELIVERY_COLUMNS} FROM visitor.webhook_delivery
+        WHERE endpoint_id = $1 AND organisation_id = $2${before ? ' AND (created_at, id) < ($3, $4)' : ''}
+        ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
   }
 
   /** An endpoint of the organisation in either mode (console), deleted ones included (their log stays). */
   endpointOfOrganisation(organisationId: string, id: string): Promise<WebhookEndpointRow | null> {
-    return this.ds.getRepository(WebhookEndpointRow).findOne({ where: { id, organisationId } });
+    return row<WebhookEndpointRow>(
+      this.ds,
+      `SELECT ${ENDPOINT_COLUMNS} FROM visitor.webhook_endpoint WHERE id = $1 AND organisation_id = $2`,
+      [id, organisationId],
+    );
   }
 
   /** A delivery, limited to one organisation unless `organisationId` is null (support staff). */
   findDelivery(organisationId: string | null, id: string): Promise<WebhookDeliveryRow | null> {
-    return this.ds
-      .getRepository(WebhookDeliveryRow)
-      .findOne({ where: organisationId ? { id, organisationId } : { id } });
+    return row<WebhookDeliveryRow>(
+      this.ds,
+      `SELECT ${DELIVERY_COLUMNS} FROM visitor.webhook_delivery
+        WHERE id = $1 AND ($2::text IS NULL OR organisation_id = $2)`,
+      [id, organisationId],
+    );
   }
 
   /**
@@ -414,43 +568,45 @@ export class WebhooksRepository implements VisitorDataHolder {
    * holds it right now.
    */
   async retryDelivery(id: string, now: Date): Promise<WebhookDeliveryRow | null> {
-    const { rows } = await change<{ id: string }>(
+    const { rows: updated } = await change<{ id: string }>(
       this.ds,
       `UPDATE visitor.webhook_delivery SET status = 'pending', next_attempt_at = $2, held_since = NULL, updated_at = $2
         WHERE id = $1 AND (status <> 'pending' OR locked_until IS NULL OR locked_until < $2) RETURNING id`,
       [id, now],
     );
-    if (!rows.length) return null;
-    return this.ds.getRepository(WebhookDeliveryRow).findOneByOrFail({ id });
+    if (!updated.length) return null;
+    return (await this.findDelivery(null, id))!;
   }
 
   deliveriesOfEvent(eventId: string): Promise<WebhookDeliveryRow[]> {
-    return this.ds
-      .getRepository(WebhookDeliveryRow)
-      .find({ where: { eventId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return rows<WebhookDeliveryRow>(
+      this.ds,
+      `SELECT ${DELIVERY_COLUMNS} FROM visitor.webhook_delivery WHERE event_id = $1 ORDER BY created_at, id`,
+      [eventId],
+    );
   }
 
   attemptsOf(deliveryId: string): Promise<WebhookAttemptRow[]> {
-    return this.ds
-      .getRepository(WebhookAttemptRow)
-      .find({ where: { deliveryId }, order: { attemptNumber: 'ASC' } });
+    return rows<WebhookAttemptRow>(
+      this.ds,
+      `SELECT ${ATTEMPT_COLUMNS} FROM visitor.webhook_attempt WHERE delivery_id = $1 ORDER BY attempt_number`,
+      [deliveryId],
+    );
   }
 
   /**
-   * Erasure: a receiver's answer may echo the payload it was sent, so the excerpt of every attempt to deliver an
-   * event that names the person or one of their records (the visitor's id, `relatedIds`: their visits and
-   * bookings) is dropped, whatever the event's type. Only the organisation's events are searched.
+   * Erasure's step here (`WebhookDeliveriesService.eraseVisitor`): the receivers' answers to the tenant's events
+   * `eventIds` (those naming the person or one of their records) are dropped.
    */
-  async eraseVisitor(uow: UnitOfWork, tenant: Tenant, { visitorId, relatedIds }: Erasure): Promise<void> {
+  async eraseExcerpts(m: EntityManager, tenant: Tenant, eventIds: string[]): Promise<void> {
     assertTenant(tenant);
-    await uow.manager.query(
+    if (!eventIds.length) return;
+    await m.query(
       `UPDATE visitor.webhook_attempt a SET response_excerpt = NULL
-         FROM visitor.webhook_delivery d JOIN visitor.event e ON e.id = d.event_id
+         FROM visitor.webhook_delivery d
         WHERE a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
-          AND e.organisation_id = $2 AND e.livemode = $3
-          AND (strpos(e.body, $1) > 0
-               OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS r(id) WHERE strpos(e.body, r.id) > 0))`,
-      [visitorId, tenant.organisationId, tenant.livemode, relatedIds],
+          AND d.organisation_id = $1 AND d.livemode = $2 AND d.event_id = ANY($3::text[])`,
+      [tenant.organisationId, tenant.livemode, eventIds],
     );
   }
 }

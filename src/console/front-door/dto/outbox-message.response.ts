@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { MessageRow } from '../../../visitor/messages/message.entity';
+import type { MessageRow } from '../../../visitor/messages/messages.service';
 
 export class OutboxMessageResponse {
   @ApiProperty() id: string;

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PublicFormResponse } from '../../forms/dto/forms.response';
-import type { BookingTypeRow } from '../booking-type.entity';
-import { WEEKDAYS } from '../booking-type.entity';
+import { WEEKDAYS } from '../availability';
+import type { BookingTypeRow } from '../booking-types.repository';
 
 export class OpeningWindowResponse {
   @ApiProperty({ example: '09:00', description: 'Local time (HH:mm) in the site time zone' }) start: string;

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { BOOKING_STATUSES } from '../booking-state-machine';
-import type { BookingEntity } from '../booking.entity';
+import type { BookingRow } from '../bookings.repository';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -59,7 +59,7 @@ export class BookingResponse {
  * the decline reason only when the decliner chose to share it; the organisation's own credentials always do.
  */
 export function toBookingResponse(
-  b: BookingEntity,
+  b: BookingRow,
   view: 'organisation' | 'attendee' = 'organisation',
 ): BookingResponse {
   return {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { EventRow } from '../event.entity';
+import type { EventRow } from '../events.repository';
 import { EVENT_TYPES } from '../event-types';
 
 export class EventDataResponse {

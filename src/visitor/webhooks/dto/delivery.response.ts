@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { WebhookAttemptRow, WebhookDeliveryRow } from '../webhook.entity';
+import type { WebhookAttemptRow, WebhookDeliveryRow } from '../webhooks.repository';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { WebhookEndpointRow } from '../webhook.entity';
+import type { WebhookEndpointRow } from '../webhooks.repository';
 
 export class WebhookEndpointResponse {
   @ApiProperty({ example: 'whep_3kT9…' }) id: string;
