@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import * as oauth from 'oauth4webapi';
 import { bootTestApp, TestApp } from '../harness';
 import { freePort } from './app-process';
@@ -12,10 +13,14 @@ import type { AccountRow } from '../../src/visitor/accounts/accounts.repository'
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 /** The real app listening on 127.0.0.1 with BASE_URL (so the issuer) set to its own origin. */
-export async function bootOAuthApp(env: Record<string, string> = {}): Promise<TestApp & { baseUrl: string }> {
+export async function bootOAuthApp(
+  env: Record<string, string> = {},
+  extraModules: Type[] = [],
+): Promise<TestApp & { baseUrl: string }> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const t = await bootTestApp({
+    extraModules,
     env: {
       RUN_WORKER: 'false',
       PORT: String(port),

@@ -11,7 +11,8 @@ import { AUTHORIZE, AuthorizeOptions, NO_CREDENTIAL } from './authorize.decorato
 import { PLAN_RULES, planGives, ratePerMinute } from './plans';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { isScope, roleAllows } from './scopes';
+import { isScope } from './scopes';
+import { requireScopes } from './current';
 import { modeName } from './tenant';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
 
@@ -66,7 +67,12 @@ export class VisitorAuthGuard implements CanActivate {
 
     // 1–2. Header (Bearer only) and credential: the Passport strategy (bearer.strategy.ts) resolves API keys and
     // OAuth access tokens alike, refusing with `unauthorized`.
-    await this.bearer.canActivate(context);
+    // A 401 names the route's scope in its challenge (what a client should ask for).
+    try {
+      await this.bearer.canActivate(context);
+    } catch (e) {
+      throw e instanceof ApiError && e.code === 'unauthorized' ? e.needing([need.scope]) : e;
+    }
     const credential = (req as FastifyRequest & { user: Credential }).user;
 
     // 3. Mode: the credential decides it; every tenant query filters on it from here on.
@@ -110,17 +116,9 @@ export class VisitorAuthGuard implements CanActivate {
         'A publishable key cannot call this endpoint; use a secret key on your server.',
       );
 
-    // 8. Scope.
+    // 8–9. Scope, then the role of the person acting, if any (OAuth tokens).
     if (!isScope(need.scope)) throw new Error(`unknown scope ${need.scope as string}`);
-    if (!credential.scopes.has(need.scope))
-      throw new ApiError(
-        'scope_missing',
-        `This endpoint needs the ${need.scope} scope, which the credential lacks.`,
-      );
-
-    // 9. Role, where a person acts (OAuth tokens).
-    if (credential.actingRole && !roleAllows(credential.actingRole, need.scope))
-      throw new ApiError('forbidden', `The ${credential.actingRole} role does not allow ${need.scope}.`);
+    requireScopes(credential, [need.scope]);
 
     // 10. A route that documents no query parameter refuses every one, as routes with a query DTO and the public
     // surface do (routes with parameters refuse unknown ones in the validation pipe, with their other errors).
