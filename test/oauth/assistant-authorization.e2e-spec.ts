@@ -390,6 +390,8 @@ describe('the authorization server an assistant needs', () => {
       const secret = await org.key({ scopes: ['visits:read', 'sites:read'] });
       const ok = await mcp(secret, ['visits:read']);
       expect(ok.status).toBe(200);
+      // counted against the organisation's allowance, shared with /v1
+      expect(ok.headers.get('ratelimit-limit')).toBe('100');
       expect(await ok.json()).toMatchObject({
         kind: 'api_key',
         livemode: false,
