@@ -11,6 +11,7 @@ import {
   FormBrowser,
   insecure,
   pkce,
+  publicClientToken,
   registerApp,
   v1Get,
 } from '../support/oauth-fixtures';
@@ -63,40 +64,16 @@ describe('the authorization server an assistant needs', () => {
   async function connect(
     person: AccountRow,
     client: oauth.Client,
-    o: { scope: string; resource?: string; asShown?: boolean; untick?: string[]; browser?: FormBrowser },
+    o: { scope: string; resource?: string; asShown?: boolean; untick?: string[] },
   ) {
-    const { verifier, challenge } = await pkce();
-    const done = await authorize(
-      t.baseUrl,
-      {
-        person,
-        clientId: client.client_id,
-        redirectUri,
-        scope: o.scope,
-        state: 's',
-        codeChallenge: challenge,
-        mode: 'test',
-        asShown: o.asShown,
-        untick: o.untick,
-        ...(o.resource ? { extra: { resource: o.resource } } : {}),
-      },
-      o.browser,
-    );
-    if (!done.callback) return { page: done.page, tokens: null };
-    const params = oauth.validateAuthResponse(as, client, done.callback, 's');
-    const res = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      params,
+    const tokens = await publicClientToken(t.baseUrl, as, {
+      person,
+      clientId: client.client_id,
       redirectUri,
-      verifier,
-      {
-        ...insecure,
-        ...(o.resource ? { additionalParameters: { resource: o.resource } } : {}),
-      },
-    );
-    return { page: '', tokens: await oauth.processAuthorizationCodeResponse(as, client, res) };
+      mode: 'test',
+      ...o,
+    });
+    return { tokens };
   }
 
   async function publicApp(name = 'Assistant') {

@@ -14,6 +14,7 @@ import {
   discover,
   insecure,
   pkce,
+  publicClientToken,
 } from '../support/oauth-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
 import { metadataDocumentFetch } from '../../src/oauth/clients/metadata-document-fetch';
@@ -161,32 +162,13 @@ describe('Client ID Metadata Documents', () => {
   });
 
   it('a document with a scope of supported scopes connects; the token holds what was asked and granted', async () => {
-    const clientId = `${origin}/scoped.json`;
-    const client = { client_id: clientId, token_endpoint_auth_method: 'none' };
-    const { verifier, challenge } = await pkce();
-    const done = await authorize(t.baseUrl, {
+    const tokens = await publicClientToken(t.baseUrl, as, {
       person: admin,
-      clientId,
+      clientId: `${origin}/scoped.json`,
       redirectUri,
       scope: 'visits:read',
-      state: 'scoped',
-      codeChallenge: challenge,
+      mode: 'test',
     });
-    expect(done.callback).not.toBeNull();
-    const params = oauth.validateAuthResponse(as, client, done.callback!, 'scoped');
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      client,
-      await oauth.authorizationCodeGrantRequest(
-        as,
-        client,
-        oauth.None(),
-        params,
-        redirectUri,
-        verifier,
-        insecure,
-      ),
-    );
     expect(tokens.scope).toBe('visits:read');
   });
 

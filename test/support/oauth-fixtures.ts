@@ -103,11 +103,21 @@ export async function publicClientToken(
     redirectUri: string;
     scope: string;
     mode: 'live' | 'test';
+    /** RFC 8707 resource, sent in the authorization and token requests (as MCP clients do). */
+    resource?: string;
+    asShown?: boolean;
+    untick?: string[];
   },
 ): Promise<oauth.TokenEndpointResponse> {
   const client = { client_id: o.clientId, token_endpoint_auth_method: 'none' };
   const { verifier, challenge } = await pkce();
-  const done = await authorize(baseUrl, { ...o, state: 's', codeChallenge: challenge });
+  const { resource, ...rest } = o;
+  const done = await authorize(baseUrl, {
+    ...rest,
+    state: 's',
+    codeChallenge: challenge,
+    ...(resource ? { extra: { resource } } : {}),
+  });
   if (!done.callback) throw new Error(`the authorization page stopped: ${done.page.slice(0, 200)}`);
   const params = oauth.validateAuthResponse(as, client, done.callback, 's');
   const res = await oauth.authorizationCodeGrantRequest(
@@ -117,7 +127,10 @@ export async function publicClientToken(
     params,
     o.redirectUri,
     verifier,
-    insecure,
+    {
+      ...insecure,
+      ...(resource ? { additionalParameters: { resource } } : {}),
+    },
   );
   return oauth.processAuthorizationCodeResponse(as, client, res);
 }
