@@ -49,6 +49,8 @@ export interface AuthorizeOptions {
   codeChallenge?: string | null;
   method?: string;
   untick?: string[];
+  /** Leave the boxes as the page ticks them (destructive scopes unticked) instead of ticking every one. */
+  asShown?: boolean;
   mode?: 'live' | 'test';
   decision?: 'allow' | 'deny';
   extra?: Record<string, string>;
@@ -67,7 +69,7 @@ export async function authorize(
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', o.clientId);
   url.searchParams.set('redirect_uri', o.redirectUri);
-  url.searchParams.set('scope', o.scope);
+  if (o.scope !== '') url.searchParams.set('scope', o.scope); // '' sends no scope at all
   url.searchParams.set('state', o.state ?? 'st-1');
   if (o.codeChallenge !== null) {
     url.searchParams.set('code_challenge', o.codeChallenge ?? 'x'.repeat(43));
@@ -95,7 +97,9 @@ export async function authorize(
       continue;
     }
     if (action('consent')) {
-      const scopes = [...page.matchAll(/name="scope:([^"]+)"/g)].map((m) => m[1]);
+      const scopes = [...page.matchAll(/name="scope:([^"]+)"( checked)?/g)]
+        .filter((m) => !o.asShown || m[2] !== undefined)
+        .map((m) => m[1]);
       const ticked = Object.fromEntries(
         scopes.filter((s) => !(o.untick ?? []).includes(s)).map((s) => [`scope:${s}`, 'on']),
       );

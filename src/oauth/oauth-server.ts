@@ -11,7 +11,8 @@ import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AccountsService } from '../visitor/accounts/accounts.service';
 import { ConnectedAppsService } from '../visitor/connected-apps/connected-apps.service';
-import { SCOPES } from '../visitor/platform/scopes';
+import { DEFAULT_SCOPES, isScope, SCOPES } from '../visitor/platform/scopes';
+import { PROTECTED_RESOURCES, resourceUrl } from '../common/errors/bearer-challenge';
 import {
   ACCESS_TOKEN_PREFIX,
   AUTHORIZATION_CODE_PREFIX,
@@ -82,6 +83,75 @@ export function isEngineUrl(url: string): boolean {
   return ENGINE_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
+/** The extra-metadata hook's name (never a client's property: removed when it runs). */
+const CLIENT_RULES = 'urn:gatehouse:client-rules';
+/** Where a client's registered `scope` is kept (the engine checks `scope` against OpenID scopes only). */
+const REGISTERED_SCOPE = 'urn:gatehouse:scope';
+
+/**
+ * The rules every client's metadata meets, however it registered (dynamic registration, a Client ID Metadata
+ * Document, the console), before the engine's own checks run; a refusal is the OAuth error naming what is wrong:
+ * - no NUL or lone surrogate anywhere (what no stored string may hold): `invalid_client_metadata`;
+ * - each redirect URI https or loopback http: `invalid_redirect_uri` (a value that is not an array is left to the
+ *   engine: "redirect_uris must be an array");
+ * - `scope`, when given, only scopes this server supports (RFC 7591 §2): `invalid_client_metadata` naming the
+ *   others. It is kept as `REGISTERED_SCOPE` (the engine would compare it with its OpenID scopes) and returned as
+ *   `scope`; it limits nothing (docs/decisions.md: the consent and the person's role do);
+ * - a metadata document (its `client_id` is its https URL) names the app: `client_name`, a non-empty string.
+ */
+function checkedClientMetadata(metadata: Record<string, unknown>): void {
+  delete metadata[CLIENT_RULES];
+  const bad = badCharAt(metadata);
+  if (bad) throw new errors.InvalidClientMetadata(`${bad.location.replace(/^body\./, '')} ${bad.message}`);
+  if (Array.isArray(metadata.redirect_uris))
+    for (const uri of metadata.redirect_uris as unknown[]) {
+      const problem = redirectUriProblem(uri);
+      if (problem) throw new errors.InvalidRedirectUri(`redirect_uris ${String(uri)} ${problem}`);
+    }
+  // `scope` as sent, or as stored by an earlier registration (a stored client is checked again when loaded).
+  const scope = metadata.scope ?? metadata[REGISTERED_SCOPE];
+  delete metadata.scope;
+  delete metadata[REGISTERED_SCOPE];
+  if (scope !== undefined) {
+    if (typeof scope !== 'string') throw new errors.InvalidClientMetadata('scope must be a string');
+    const words = [...new Set(scope.split(' ').filter(Boolean))];
+    const unsupported = words.filter((w) => !isScope(w));
+    if (unsupported.length)
+      throw new errors.InvalidClientMetadata(
+        `scope ${unsupported.join(', ')} ${unsupported.length === 1 ? 'is' : 'are'} not supported; the supported scopes are the authorization server metadata's scopes_supported`,
+      );
+    if (words.length) metadata[REGISTERED_SCOPE] = words.join(' ');
+  }
+  if (typeof metadata.client_id === 'string' && /^https:\/\//i.test(metadata.client_id)) {
+    const name = metadata.client_name;
+    if (typeof name !== 'string' || name.trim() === '')
+      throw new errors.InvalidClientMetadata('client_name is required in a client ID metadata document');
+  }
+}
+
+/** A registration response: the registered scope under its RFC 7591 name. */
+function registeredMetadata(body: Record<string, unknown>): Record<string, unknown> {
+  if (!(REGISTERED_SCOPE in body)) return body;
+  const { [REGISTERED_SCOPE]: scope, ...rest } = body;
+  return { ...rest, scope };
+}
+
+/**
+ * CORS of the registration endpoint (the engine has none there): a browser-based client may register from any
+ * origin, without credentials. Answers a preflight (true: nothing more to do); on other requests sets the headers.
+ */
+function registrationPreflight(ctx: KoaContextWithOIDC): boolean {
+  ctx.vary('Origin');
+  ctx.set('Access-Control-Allow-Origin', '*');
+  if (ctx.method !== 'OPTIONS') return false;
+  ctx.set('Access-Control-Allow-Methods', 'POST');
+  const asked = ctx.get('Access-Control-Request-Headers');
+  if (asked) ctx.set('Access-Control-Allow-Headers', asked);
+  ctx.set('Access-Control-Max-Age', '3600');
+  ctx.status = 204;
+  return true;
+}
+
 /** The engine's Ed25519 signing key from its 32-byte seed (PKCS #8: a fixed prefix, then the seed). */
 function signingJwk(seed: Buffer) {
   const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
@@ -100,7 +170,10 @@ function signingJwk(seed: Buffer) {
 @Injectable()
 export class OAuthServer {
   readonly provider: Provider;
+  /** The resource a request that names none is for (`{BASE_URL}/v1`). */
   readonly resource: string;
+  /** Every resource a token may be bound to (RFC 8707): `{BASE_URL}/v1`, `{BASE_URL}/mcp`. */
+  readonly resources: readonly string[];
   private readonly logger = new Logger('OAuth');
 
   constructor(
@@ -111,8 +184,9 @@ export class OAuthServer {
     clock: Clock,
     connectedApps: ConnectedAppsService,
   ) {
-    this.resource = `${config.baseUrl}/v1`;
-    const resource = this.resource;
+    this.resource = resourceUrl(config.baseUrl, 'v1');
+    this.resources = PROTECTED_RESOURCES.map((r) => resourceUrl(config.baseUrl, r));
+    const { resource, resources } = this;
     const configuration: Configuration = {
       adapter: adapterFactory({
         models,
@@ -170,22 +244,12 @@ export class OAuthServer {
         return { accountId: id, claims: () => ({ sub: id }) };
       },
       extraClientMetadata: {
-        // Not a property clients send: the hook the engine calls with the whole metadata of every client, however
-        // it registered, where the redirect-URI rule is applied.
-        properties: ['urn:gatehouse:redirect-uri-rule'],
+        // Not properties clients send: the first is the hook the engine calls with the whole metadata of every
+        // client, however it registered, where the redirect-URI, scope and client_name rules are applied; the
+        // second holds the registered `scope` (see checkedClientMetadata).
+        properties: [CLIENT_RULES, REGISTERED_SCOPE],
         validator: (_ctx, key, _value, metadata) => {
-          delete (metadata as Record<string, unknown>)[key];
-          // What no stored string may hold (NUL, a lone surrogate), refused before the client is stored.
-          const bad = badCharAt(metadata);
-          if (bad)
-            throw new errors.InvalidClientMetadata(`${bad.location.replace(/^body\./, '')} ${bad.message}`);
-          // This hook runs before the engine's own checks: a value that is not an array is left to them
-          // (invalid_client_metadata "redirect_uris must be an array").
-          if (!Array.isArray(metadata.redirect_uris)) return;
-          for (const uri of metadata.redirect_uris as unknown[]) {
-            const problem = redirectUriProblem(uri);
-            if (problem) throw new errors.InvalidRedirectUri(`redirect_uris ${String(uri)} ${problem}`);
-          }
+          if (key === CLIENT_RULES) checkedClientMetadata(metadata as Record<string, unknown>);
         },
       },
       features: {
@@ -204,13 +268,17 @@ export class OAuthServer {
         },
         resourceIndicators: {
           enabled: true,
-          defaultResource: async () => resource,
+          // An authorization request that names no resource is for /v1; a token request for a grant of several
+          // resources must name one (the engine's invalid_target otherwise).
+          defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string[]) =>
+            oneOf ? (oneOf.length === 1 ? oneOf[0] : oneOf) : resource,
           useGrantedResource: async () => true,
           getResourceServerInfo: async (_ctx, indicator) => {
-            if (indicator !== resource) throw new errors.InvalidTarget(`the only resource is ${resource}`);
+            if (!resources.includes(indicator))
+              throw new errors.InvalidTarget(`the resources are ${resources.join(' and ')}`);
             return {
               scope: SCOPES.join(' '),
-              audience: resource,
+              audience: indicator,
               accessTokenTTL: LIFETIMES.accessToken,
               accessTokenFormat: 'opaque',
             };
@@ -228,6 +296,10 @@ export class OAuthServer {
         maxBytes: config.oauth.metadataMaxBytes,
       }) as unknown as Configuration['fetch'],
       fetchResponseBodyLimits: { 'client_id metadata document': config.oauth.metadataMaxBytes },
+      // Browser-based clients may call the token and revocation endpoints from the origin of one of their
+      // redirect URIs (no credentials mode; the engine adds the CORS headers).
+      clientBasedCORS: (_ctx, origin, client) =>
+        origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
       renderError: async (ctx, out) => {
         ctx.type = 'html';
         ctx.body = renderOAuthError(out.error, out.error_description);
@@ -236,13 +308,36 @@ export class OAuthServer {
     this.provider = new Provider(config.authUrl, configuration);
     this.provider.proxy = config.trustProxy;
     this.prefixTokens();
+    this.defaultScopes();
     this.provider.use(async (ctx, next) => {
+      if (ctx.path === OAUTH_ROUTES.registration && registrationPreflight(ctx as KoaContextWithOIDC)) return;
       await next();
-      if (ctx.oidc?.route === 'discovery' && ctx.status === 200) ctx.body = this.metadata(ctx.body);
+      const route = ctx.oidc?.route;
+      if (route === 'discovery' && ctx.status === 200) ctx.body = this.metadata(ctx.body);
+      if ((route === 'registration' || route === 'client') && ctx.status < 300 && ctx.body)
+        ctx.body = registeredMetadata(ctx.body as Record<string, unknown>);
     });
     this.provider.on('server_error', (_ctx, err: Error) =>
       this.logger.error(`server_error: ${err.message}`, err.stack),
     );
+  }
+
+  /**
+   * An authorization request that asks for no scope this server knows gets the small default read set
+   * (`DEFAULT_SCOPES`), never every scope: the engine reads what a request asks for from the context's
+   * `requestParamScopes` (consent prompt, the code's scope), so that is where the default is given.
+   */
+  private defaultScopes(): void {
+    const proto = this.provider.OIDCContext.prototype as object;
+    const asked = Object.getOwnPropertyDescriptor(proto, 'requestParamScopes')!.get!;
+    Object.defineProperty(proto, 'requestParamScopes', {
+      configurable: true,
+      get(this: { route?: string }) {
+        const scopes = asked.call(this) as Set<string>;
+        if (this.route !== 'authorization' && this.route !== 'resume') return scopes;
+        return [...scopes].some(isScope) ? scopes : new Set<string>(DEFAULT_SCOPES);
+      },
+    });
   }
 
   /** Opaque values carry their kind in a prefix (what the /v1 credential registry dispatches on). */

@@ -14,6 +14,7 @@ import {
   discover,
   insecure,
   pkce,
+  publicClientToken,
 } from '../support/oauth-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
 import { metadataDocumentFetch } from '../../src/oauth/clients/metadata-document-fetch';
@@ -80,6 +81,21 @@ describe('Client ID Metadata Documents', () => {
             redirect_uris: [redirectUri],
             token_endpoint_auth_method: 'none',
           },
+          // a scope of supported scopes is accepted; any other scope, and a document without client_name, refused
+          '/scoped.json': {
+            client_id: self,
+            client_name: 'Scoped Assistant',
+            redirect_uris: [redirectUri],
+            scope: 'visits:read sites:read',
+          },
+          '/bad-scope.json': {
+            client_id: self,
+            client_name: 'Greedy Assistant',
+            redirect_uris: [redirectUri],
+            scope: 'visits:read offline_access',
+          },
+          '/nameless.json': { client_id: self, redirect_uris: [redirectUri] },
+          '/blank-name.json': { client_id: self, client_name: ' ', redirect_uris: [redirectUri] },
           '/big.json': {
             client_id: self,
             client_name: 'Big',
@@ -143,6 +159,40 @@ describe('Client ID Metadata Documents', () => {
       expect(res.status).toBe(200);
     }
     expect(hits.get('/assistant.json')).toBe(1);
+  });
+
+  it('a document with a scope of supported scopes connects; the token holds what was asked and granted', async () => {
+    const tokens = await publicClientToken(t.baseUrl, as, {
+      person: admin,
+      clientId: `${origin}/scoped.json`,
+      redirectUri,
+      scope: 'visits:read',
+      mode: 'test',
+    });
+    expect(tokens.scope).toBe('visits:read');
+  });
+
+  it.each([
+    [
+      'a scope this server does not support, named',
+      '/bad-scope.json',
+      'scope offline_access is not supported',
+    ],
+    ['no client_name', '/nameless.json', 'client_name is required in a client ID metadata document'],
+    ['a blank client_name', '/blank-name.json', 'client_name is required in a client ID metadata document'],
+  ])('refuses a document with %s (invalid_client_metadata, no redirect)', async (_what, path, says) => {
+    const { challenge } = await pkce();
+    const done = await authorize(t.baseUrl, {
+      person: admin,
+      clientId: `${origin}${path}`,
+      redirectUri,
+      scope: 'visits:read',
+      codeChallenge: challenge,
+    });
+    expect(done.callback).toBeNull();
+    expect(done.status).toBe(400);
+    expect(done.page).toContain('invalid_client_metadata');
+    expect(done.page).toContain(says);
   });
 
   it('the authorization page names the app and its document URL', async () => {

@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import * as oauth from 'oauth4webapi';
 import { bootTestApp, TestApp } from '../harness';
 import { freePort } from './app-process';
@@ -12,10 +13,14 @@ import type { AccountRow } from '../../src/visitor/accounts/accounts.repository'
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 /** The real app listening on 127.0.0.1 with BASE_URL (so the issuer) set to its own origin. */
-export async function bootOAuthApp(env: Record<string, string> = {}): Promise<TestApp & { baseUrl: string }> {
+export async function bootOAuthApp(
+  env: Record<string, string> = {},
+  extraModules: Type[] = [],
+): Promise<TestApp & { baseUrl: string }> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const t = await bootTestApp({
+    extraModules,
     env: {
       RUN_WORKER: 'false',
       PORT: String(port),
@@ -98,11 +103,21 @@ export async function publicClientToken(
     redirectUri: string;
     scope: string;
     mode: 'live' | 'test';
+    /** RFC 8707 resource, sent in the authorization and token requests (as MCP clients do). */
+    resource?: string;
+    asShown?: boolean;
+    untick?: string[];
   },
 ): Promise<oauth.TokenEndpointResponse> {
   const client = { client_id: o.clientId, token_endpoint_auth_method: 'none' };
   const { verifier, challenge } = await pkce();
-  const done = await authorize(baseUrl, { ...o, state: 's', codeChallenge: challenge });
+  const { resource, ...rest } = o;
+  const done = await authorize(baseUrl, {
+    ...rest,
+    state: 's',
+    codeChallenge: challenge,
+    ...(resource ? { extra: { resource } } : {}),
+  });
   if (!done.callback) throw new Error(`the authorization page stopped: ${done.page.slice(0, 200)}`);
   const params = oauth.validateAuthResponse(as, client, done.callback, 's');
   const res = await oauth.authorizationCodeGrantRequest(
@@ -112,7 +127,10 @@ export async function publicClientToken(
     params,
     o.redirectUri,
     verifier,
-    insecure,
+    {
+      ...insecure,
+      ...(resource ? { additionalParameters: { resource } } : {}),
+    },
   );
   return oauth.processAuthorizationCodeResponse(as, client, res);
 }

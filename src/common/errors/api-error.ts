@@ -13,9 +13,19 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly errors: FieldError[] = [],
     readonly headers: Record<string, string> = {},
+    /**
+     * The scopes the refused call needs, for a Bearer challenge (`unauthorized`, `scope_missing`): the error renderer
+     * names them in `WWW-Authenticate` under a protected resource (`common/errors/bearer-challenge.ts`).
+     */
+    readonly scopes: readonly string[] = [],
   ) {
     super(detail);
     this.name = 'ApiError';
+  }
+
+  /** The same error, naming the scopes the call needs (see `scopes`). */
+  needing(scopes: readonly string[]): ApiError {
+    return new ApiError(this.code, this.detail, this.errors, this.headers, scopes);
   }
 
   static validation(errors: FieldError[], detail?: string): ApiError {

@@ -6,6 +6,7 @@ import { newErrorRef } from '../ids';
 import { EXPOSED_HEADERS, pathOf, surfaceOf } from '../http/surface';
 import { RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
+import { bearerChallenge, CHALLENGE_CORS, ChallengeParts, protectedResourceOf } from './bearer-challenge';
 import { unavailableFrom } from './unavailable';
 import { publicCode, publicStatus, visitorCode, visitorCodeInfo } from './error-codes';
 
@@ -103,20 +104,33 @@ export class ErrorRenderer {
     const answer = this.render(error, req.url, req.id);
     if (req.ctx) Object.assign(req.ctx, { errorRef: answer.ref, errorCode: answer.code });
     for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
-    if (answer.status === 401 && surfaceOf(req.url) === 'visitor')
-      void reply.header('WWW-Authenticate', this.challenge(req));
+    for (const [name, value] of Object.entries(this.challengeHeaders(error, req)))
+      void reply.header(name, value);
     void reply.status(answer.status).type(answer.contentType).send(answer.body);
   }
 
   /**
-   * RFC 6750 / RFC 9728: every 401 of /v1 tells the client where the protected-resource metadata is, so an OAuth
-   * client can discover how to connect from one failed call; `invalid_token` when a credential was sent.
+   * RFC 6750 / RFC 9728 on a protected resource (/v1, /mcp): every 401 tells the client where the resource's
+   * metadata is and the scopes the call needs (`ApiError.scopes`), so an OAuth client can discover how to connect
+   * from one failed call (`invalid_token` when a credential was sent); a `scope_missing` 403 is an
+   * `insufficient_scope` challenge naming every scope the call needs. Their 401 and 403 answers are readable
+   * cross-origin (CHALLENGE_CORS). Empty elsewhere.
    */
-  private challenge(req: FastifyRequest): string {
-    const metadata = `${this.config.baseUrl}/.well-known/oauth-protected-resource/v1`;
-    return req.headers.authorization === undefined
-      ? `Bearer resource_metadata="${metadata}"`
-      : `Bearer resource_metadata="${metadata}", error="invalid_token"`;
+  challengeHeaders(error: ApiError, req: FastifyRequest): Record<string, string> {
+    if (protectedResourceOf(req.url) === null) return {};
+    const status = visitorCodeInfo(visitorCode(error.code)).status;
+    if (status !== 401 && status !== 403) return {};
+    const parts: ChallengeParts | null =
+      status === 401
+        ? {
+            scopes: error.scopes,
+            ...(req.headers.authorization === undefined ? {} : { error: 'invalid_token' as const }),
+          }
+        : error.code === 'scope_missing'
+          ? { error: 'insufficient_scope', scopes: error.scopes }
+          : null;
+    const challenge = parts ? bearerChallenge(this.config.baseUrl, req.url, parts) : null;
+    return { ...CHALLENGE_CORS, ...(challenge ? { 'WWW-Authenticate': challenge } : {}) };
   }
 
   /**

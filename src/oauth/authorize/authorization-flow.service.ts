@@ -10,10 +10,10 @@ import {
   ConnectedAppsService,
 } from '../../visitor/connected-apps/connected-apps.service';
 import { OrganisationsService } from '../../visitor/organisations/organisations.service';
-import { isScope, Scope } from '../../visitor/platform/scopes';
+import { DEFAULT_SCOPES, isScope, roleAllows, Scope } from '../../visitor/platform/scopes';
 import { ClientsRepository } from '../clients/clients.repository';
 import { OAuthServer } from '../oauth-server';
-import { SCOPE_WORDS } from '../../visitor/platform/scope-words';
+import { SCOPE_TABLE } from '../../visitor/platform/scope-words';
 
 /** What the authorization page shows next, and with what. */
 export type AuthorizeView =
@@ -24,7 +24,8 @@ export type AuthorizeView =
       app: AppView;
       organisation: string;
       account: { name: string; role: string };
-      scopes: { name: Scope; words: string }[];
+      /** What the app asks for and the person's role allows; destructive ones are not ticked by default. */
+      scopes: { name: Scope; words: string; destructive: boolean }[];
       firstConnection: boolean;
       error?: string;
     }
@@ -104,10 +105,27 @@ export class AuthorizationFlowService {
         };
   }
 
-  private requestedScopes(d: Details): Scope[] {
+  /** The resources the request is for (RFC 8707): those it named, else /v1. */
+  private resources(d: Details): string[] {
     const missing = d.prompt.details.missingResourceScopes as Record<string, string[]> | undefined;
-    const asked = missing?.[this.server.resource] ?? String(d.params.scope ?? '').split(' ');
-    return [...new Set(asked)].filter(isScope);
+    if (missing && Object.keys(missing).length) return Object.keys(missing);
+    const named = ([] as unknown[]).concat(d.params.resource ?? []).map(String);
+    return named.length ? [...new Set(named)] : [this.server.resource];
+  }
+
+  /**
+   * The scopes the request asks for (the engine gives a request that names none `DEFAULT_SCOPES`), and of those
+   * the ones the person's role allows: a scope the role forbids is neither shown nor granted.
+   */
+  private requestedScopes(d: Details, role: ConsoleCaller['role']): { asked: Scope[]; allowed: Scope[] } {
+    const missing = d.prompt.details.missingResourceScopes as Record<string, string[]> | undefined;
+    const named = missing
+      ? Object.values(missing).flat()
+      : String(d.params.scope ?? '')
+          .split(' ')
+          .filter(isScope);
+    const asked = [...new Set(named.length ? named : DEFAULT_SCOPES)].filter(isScope);
+    return { asked, allowed: asked.filter((s) => roleAllows(role, s)) };
   }
 
   /** The page for the interaction's current step. */
@@ -132,7 +150,7 @@ export class AuthorizationFlowService {
       app,
       organisation,
       account: { name: account.name, role: account.role },
-      scopes: this.requestedScopes(d).map((name) => ({ name, words: SCOPE_WORDS[name] })),
+      scopes: this.requestedScopes(d, account.role).allowed.map((name) => ({ name, ...SCOPE_TABLE[name] })),
       firstConnection: approval?.status !== 'approved',
       ...(error ? { error } : {}),
     };
@@ -167,16 +185,21 @@ export class AuthorizationFlowService {
     if (!answer.allow) return this.deny(req, reply, 'The person declined to connect the app.');
     const account = d.session?.accountId ? await this.accounts.findById(d.session.accountId) : null;
     if (!account) throw new ApiError('unauthorized', 'Sign in first.');
-    const requested = new Set<string>(this.requestedScopes(d));
-    const scopes = [...new Set(answer.scopes)].filter((s) => requested.has(s));
+    // Only what was asked for, shown (the role allows it) and ticked is granted.
+    const { asked, allowed } = this.requestedScopes(d, account.role);
+    const ticked = new Set(answer.scopes);
+    const scopes = allowed.filter((s) => ticked.has(s));
     if (scopes.length === 0)
       throw new ApiError('validation_failed', 'Tick at least one permission, or choose Deny.');
     const app = await this.app(d);
     const grant = new this.server.provider.Grant({ accountId: account.id, clientId: app.clientId });
-    grant.addResourceScope(this.server.resource, scopes.join(' '));
-    // What the person unticked is recorded as refused, so the engine issues the narrower scope without asking again.
-    const refused = [...requested].filter((s) => !scopes.includes(s));
-    if (refused.length) grant.rejectResourceScope(this.server.resource, refused.join(' '));
+    // What the person unticked or the role forbids is recorded as refused, so the engine issues the narrower
+    // scope without asking again.
+    const refused = asked.filter((s) => !scopes.includes(s));
+    for (const resource of this.resources(d)) {
+      grant.addResourceScope(resource, scopes.join(' '));
+      if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
+    }
     const grantId = await grant.save();
     try {
       await this.connected.connect(account, app, { grantId, livemode: answer.mode !== 'test', scopes });

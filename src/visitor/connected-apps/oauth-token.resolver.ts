@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock';
+import { protectedResourceOf, resourceUrl } from '../../common/errors/bearer-challenge';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { AccountsService } from '../accounts/accounts.service';
@@ -12,8 +13,18 @@ import { ConnectedAppsRepository } from './connected-apps.repository';
 import { ACCESS_TOKEN_PREFIX, oauthIdHash } from './token-hash';
 
 /**
+ * The resource (RFC 8707) a request to a protected resource expects its access token to be issued for: the surface
+ * being called — `{BASE_URL}/v1` under /v1, `{BASE_URL}/mcp` under /mcp — or null under neither.
+ */
+export function resourceOf(baseUrl: string, req: Pick<FastifyRequest, 'url'>): string | null {
+  const resource = protectedResourceOf(req.url);
+  return resource ? resourceUrl(baseUrl, resource) : null;
+}
+
+/**
  * CredentialResolver for OAuth access tokens (`svc_at_…`) in `Authorization: Bearer`: the token (found by its hash)
- * must be unexpired, issued for the /v1 resource (RFC 8707 audience), and belong to a connection the organisation
+ * must be unexpired, issued for the resource the request is under (`resourceOf`: a /v1 token is not valid at /mcp,
+ * nor an /mcp token at /v1), and belong to a connection the organisation
  * has not revoked; the person it acts for must still have a console account there, whose role (today's, not the
  * one at consent) limits what the token's scopes allow. Nothing is cached: a revocation holds on the next call.
  */
@@ -21,7 +32,7 @@ import { ACCESS_TOKEN_PREFIX, oauthIdHash } from './token-hash';
 export class OAuthTokenResolver implements CredentialResolver {
   readonly prefixes = [ACCESS_TOKEN_PREFIX];
   private readonly logger = new Logger('OAuthTokens');
-  private readonly resource: string;
+  private readonly baseUrl: string;
   /** When each connection's use was last written (kept to the minute; the first use each day is audited). */
   private readonly lastTouch = new Map<string, number>();
 
@@ -33,13 +44,15 @@ export class OAuthTokenResolver implements CredentialResolver {
     private readonly clock: Clock,
     @InjectConfig() config: Config,
   ) {
-    this.resource = `${config.baseUrl}/v1`;
+    this.baseUrl = config.baseUrl;
   }
 
   async resolve(token: string, req?: FastifyRequest): Promise<Credential | 'revoked' | null> {
+    const expected = req ? resourceOf(this.baseUrl, req) : null;
+    if (!expected) return null;
     const access = await this.models.accessToken(oauthIdHash(token));
-    // A token for another resource is not ours: its connection is not read.
-    if (!access || access.aud !== this.resource) return null;
+    // A token for another resource is not valid here: its connection is not read.
+    if (!access || access.aud !== expected) return null;
     const t = await this.repo.connection(access.grant_id);
     if (!t) return null;
     const now = this.clock.now();

@@ -3,6 +3,7 @@ import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
 import { ApiError } from '../../common/errors/api-error';
+import { protectedResourceOf } from '../../common/errors/bearer-challenge';
 import type { Credential } from './credential';
 import { CredentialRegistry } from './credential.registry';
 
@@ -39,26 +40,39 @@ const PASSPORT_REQUEST_FIELDS = [
 ] as const;
 
 /**
- * Every /v1 credential — API keys and OAuth access tokens — is an `Authorization: Bearer` value resolved by this
- * Passport strategy (passport-custom): the header must use the Bearer scheme (case-insensitive, RFC 9110 §11.1),
- * and the token is handed to the resolver its prefix names (`CredentialRegistry`: `ApiKeysService`,
- * `OAuthTokenResolver`). Query-string and cookie credentials are never read. Failures are the guard chain's
- * `unauthorized` problems, unchanged.
+ * The credential of a request to a protected resource (`/v1`, `/mcp`; `common/errors/bearer-challenge.ts`), the one
+ * credential pipeline both surfaces use: the `Authorization` header must use the Bearer scheme (case-insensitive,
+ * RFC 9110 §11.1), and the token is handed to the resolver its prefix names (`CredentialRegistry`: API keys,
+ * OAuth access tokens — which must have been issued for the resource the request is under). Query-string and
+ * cookie credentials are never read. A publishable key is refused on the tool server (`/mcp`): it is made to be
+ * seen by anyone, and the tool server has no call a publishable key may make.
+ *
+ * Refusals are `unauthorized` (401) problems naming `scopes` (the scopes the call needs, which the error renderer
+ * puts in the `WWW-Authenticate` challenge), or `forbidden` for a publishable key on `/mcp`.
  */
+export async function authenticate(req: FastifyRequest, scopes: readonly string[] = []): Promise<Credential> {
+  const refuse = (detail: string) => unauthorized(detail).needing(scopes);
+  const header = req.headers.authorization;
+  if (header === undefined) throw refuse('Send the credential as Authorization: Bearer <key or token>.');
+  const m = /^bearer +([\x21-\x7e]+)$/i.exec(header);
+  if (!m) throw refuse('The Authorization header must use the Bearer scheme: Authorization: Bearer <key>.');
+  const registry = (req.server as unknown as Record<symbol, CredentialRegistry | undefined>)[REGISTRY];
+  const credential = registry ? await registry.resolve(m[1], req) : null;
+  if (credential === 'revoked') throw refuse('The credential has been revoked or has expired.');
+  if (!credential) throw refuse('The credential is not valid.');
+  if (credential.publishable && protectedResourceOf(req.url) === 'mcp')
+    throw new ApiError(
+      'forbidden',
+      'A publishable key cannot call the tool server; use a secret key, or connect the assistant with OAuth.',
+    );
+  return credential;
+}
+
+/** The Passport strategy (passport-custom) of the /v1 guard chain's steps 1–2: `authenticate`, unchanged. */
 @Injectable()
 export class BearerCredentialStrategy extends PassportStrategy(Strategy, V1_BEARER) {
-  async validate(req: FastifyRequest): Promise<Credential> {
-    const header = req.headers.authorization;
-    if (header === undefined)
-      throw unauthorized('Send the credential as Authorization: Bearer <key or token>.');
-    const m = /^bearer +([\x21-\x7e]+)$/i.exec(header);
-    if (!m)
-      throw unauthorized('The Authorization header must use the Bearer scheme: Authorization: Bearer <key>.');
-    const registry = (req.server as unknown as Record<symbol, CredentialRegistry | undefined>)[REGISTRY];
-    const credential = registry ? await registry.resolve(m[1], req) : null;
-    if (credential === 'revoked') throw unauthorized('The credential has been revoked or has expired.');
-    if (!credential) throw unauthorized('The credential is not valid.');
-    return credential;
+  validate(req: FastifyRequest): Promise<Credential> {
+    return authenticate(req);
   }
 }
 

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../../common/errors/api-error';
 import type { Credential } from './credential';
 import { historyCutoff, HistoryKind } from './plans';
 import { roleAllows, Scope, SCOPES } from './scopes';
@@ -29,6 +30,26 @@ export const CurrentCredential = createParamDecorator((_: unknown, context: Exec
  */
 export function credentialAllows(c: Credential, scope: Scope): boolean {
   return c.scopes.has(scope) && (c.actingRole === null || roleAllows(c.actingRole, scope));
+}
+
+/**
+ * The guard chain's scope and role steps for a call that needs `scopes` (a /v1 route needs one; a tool may need
+ * several): `scope_missing` (403) when the credential lacks any of them, naming every scope the call needs (the
+ * error renderer's `insufficient_scope` challenge lists them all, so a client asks for them at once); then
+ * `forbidden` when the person acting (OAuth tokens) has a role that does not allow one of them.
+ */
+export function requireScopes(c: Credential, scopes: readonly Scope[]): void {
+  const lacking = scopes.filter((s) => !c.scopes.has(s));
+  if (lacking.length)
+    throw new ApiError(
+      'scope_missing',
+      scopes.length === 1
+        ? `This endpoint needs the ${scopes[0]} scope, which the credential lacks.`
+        : `This call needs the ${scopes.join(', ')} scopes; the credential lacks ${lacking.join(', ')}.`,
+    ).needing(scopes);
+  const role = c.actingRole;
+  const forbidden = role ? scopes.find((s) => !roleAllows(role, s)) : undefined;
+  if (role && forbidden) throw new ApiError('forbidden', `The ${role} role does not allow ${forbidden}.`);
 }
 
 /** The scopes the request's credential may use (`credentialAllows`): `@CurrentScopes() scopes: ReadonlySet<Scope>`. */

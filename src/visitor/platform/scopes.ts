@@ -32,6 +32,17 @@ export function isScope(v: unknown): v is Scope {
   return typeof v === 'string' && (SCOPES as readonly string[]).includes(v);
 }
 
+/**
+ * What an OAuth client that asks for no scope is offered (docs/decisions.md): a small read set to find its way
+ * around — the organisation, its sites, its people and its visits — never every scope.
+ */
+export const DEFAULT_SCOPES: readonly Scope[] = [
+  'organisation:read',
+  'sites:read',
+  'people:read',
+  'visits:read',
+];
+
 /** The only scopes a publishable key may hold: those of the calls a publishable key may make. */
 export const PUBLISHABLE_SCOPES: readonly Scope[] = [
   'forms:read',

@@ -1,17 +1,18 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BlockList, isIP } from 'node:net';
 import { ApiError } from '../../common/errors/api-error';
 import { assertWellFormedQuery, undocumentedParameters } from '../../common/errors/query-string';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { Credential } from './credential';
-import { BearerCredentialGuard } from './bearer.strategy';
+import { authenticate, BearerCredentialGuard } from './bearer.strategy';
 import { AUTHORIZE, AuthorizeOptions, NO_CREDENTIAL } from './authorize.decorator';
-import { PLAN_RULES, planGives, ratePerMinute } from './plans';
+import { PLAN_RULES, PlanFeature, planGives, ratePerMinute } from './plans';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { isScope, roleAllows } from './scopes';
+import { isScope, Scope } from './scopes';
+import { requireScopes } from './current';
 import { modeName } from './tenant';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
 
@@ -35,6 +36,16 @@ function ipAllowed(ip: string, list: string[]): boolean {
   return (
     block.check(ip, family === 6 ? 'ipv6' : 'ipv4') || (mapped !== null && block.check(mapped[1], 'ipv4'))
   );
+}
+
+/** What a call through `VisitorAuthGuard.admit` needs (the tool server's calls). */
+export interface Admission {
+  /** The scopes the call needs (scope and role steps); empty: none checked here (e.g. a tool list). */
+  scopes: readonly Scope[];
+  /** The scopes a 401 names in its challenge (default `scopes`; the tool server passes `DEFAULT_SCOPES`). */
+  challengeScopes?: readonly string[];
+  /** What the plan must give in live mode (default `rest`); null: no plan step here. */
+  plan?: PlanFeature | null;
 }
 
 /**
@@ -66,9 +77,56 @@ export class VisitorAuthGuard implements CanActivate {
 
     // 1–2. Header (Bearer only) and credential: the Passport strategy (bearer.strategy.ts) resolves API keys and
     // OAuth access tokens alike, refusing with `unauthorized`.
-    await this.bearer.canActivate(context);
+    // A 401 names the route's scope in its challenge (what a client should ask for).
+    try {
+      await this.bearer.canActivate(context);
+    } catch (e) {
+      throw e instanceof ApiError && e.code === 'unauthorized' ? e.needing([need.scope]) : e;
+    }
     const credential = (req as FastifyRequest & { user: Credential }).user;
+    await this.admitCredential(req, context.switchToHttp().getResponse<FastifyReply>(), credential, {
+      scopes: [need.scope],
+      plan: need.plan ?? 'rest',
+      publishable: need.publishable === true,
+      whenPlanLapsed: need.whenPlanLapsed === true,
+    });
 
+    // 10. A route that documents no query parameter refuses every one, as routes with a query DTO and the public
+    // surface do (routes with parameters refuse unknown ones in the validation pipe, with their other errors).
+    this.refuseQueryWhereNone(req);
+    return true;
+  }
+
+  /**
+   * The guard chain outside Nest's router, for the tool server (`/mcp`): the credential (`authenticate`, its 401
+   * naming `challengeScopes`), then steps 3–9 as for a /v1 route — mode and request context, IP allow-list, the
+   * organisation's rate limit (the same allowance as /v1), the plan (`plan`; null skips it, for a surface that
+   * reports the plan itself), no publishable key, and `scopes` with the acting person's role. Returns the
+   * credential, also left on `req.credential`.
+   */
+  async admit(req: FastifyRequest, reply: FastifyReply, need: Admission): Promise<Credential> {
+    const credential = await authenticate(req, need.challengeScopes ?? need.scopes);
+    await this.admitCredential(req, reply, credential, {
+      scopes: need.scopes,
+      plan: need.plan === undefined ? 'rest' : need.plan,
+      publishable: false,
+      whenPlanLapsed: false,
+    });
+    return credential;
+  }
+
+  /** Steps 3–9 of the chain for a resolved credential. */
+  private async admitCredential(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    credential: Credential,
+    need: {
+      scopes: readonly Scope[];
+      plan: PlanFeature | null;
+      publishable: boolean;
+      whenPlanLapsed: boolean;
+    },
+  ): Promise<void> {
     // 3. Mode: the credential decides it; every tenant query filters on it from here on.
     const org = credential.organisation;
     Object.assign(req.ctx, {
@@ -91,14 +149,15 @@ export class VisitorAuthGuard implements CanActivate {
     // RateLimit headers (an allowance the plan does not have).
     const testRate = this.config.testModeRatePerMinute;
     const allowance = ratePerMinute(org.plan, credential.livemode, org.overrides, testRate);
-    const planRefusal = this.planRefusal(credential, need);
+    const planRefusal =
+      need.plan === null ? null : this.planRefusal(credential, { ...need, plan: need.plan });
     if (planRefusal && allowance === null) throw planRefusal;
     req.ctx.rateLimit = {
       bucket: `v1:${org.id}:${modeName(credential.livemode)}`,
       limit: allowance ?? testRate,
       windowMs: 60_000,
     };
-    await this.rateLimit.canActivate(context);
+    await this.rateLimit.count(reply, req.ctx.rateLimit);
 
     // 6. Plan access table (live mode only; test mode has every endpoint on every plan).
     if (planRefusal) throw planRefusal;
@@ -110,26 +169,16 @@ export class VisitorAuthGuard implements CanActivate {
         'A publishable key cannot call this endpoint; use a secret key on your server.',
       );
 
-    // 8. Scope.
-    if (!isScope(need.scope)) throw new Error(`unknown scope ${need.scope as string}`);
-    if (!credential.scopes.has(need.scope))
-      throw new ApiError(
-        'scope_missing',
-        `This endpoint needs the ${need.scope} scope, which the credential lacks.`,
-      );
-
-    // 9. Role, where a person acts (OAuth tokens).
-    if (credential.actingRole && !roleAllows(credential.actingRole, need.scope))
-      throw new ApiError('forbidden', `The ${credential.actingRole} role does not allow ${need.scope}.`);
-
-    // 10. A route that documents no query parameter refuses every one, as routes with a query DTO and the public
-    // surface do (routes with parameters refuse unknown ones in the validation pipe, with their other errors).
-    this.refuseQueryWhereNone(req);
-    return true;
+    // 8–9. Scope, then the role of the person acting, if any (OAuth tokens).
+    for (const scope of need.scopes) if (!isScope(scope)) throw new Error(`unknown scope ${scope as string}`);
+    requireScopes(credential, need.scopes);
   }
 
   /** The plan table's refusal of this request (live mode only; test mode has every endpoint on every plan). */
-  private planRefusal(credential: Credential, need: AuthorizeOptions): ApiError | null {
+  private planRefusal(
+    credential: Credential,
+    need: { plan: PlanFeature; publishable: boolean; whenPlanLapsed: boolean },
+  ): ApiError | null {
     const { plan } = credential.organisation;
     // A live publishable key is checked first, so its refusal names the rule that applies to it.
     if (credential.publishable && credential.livemode && !PLAN_RULES[plan].livePublishable)
@@ -137,7 +186,7 @@ export class VisitorAuthGuard implements CanActivate {
         'plan_required',
         `Live publishable keys calling the API directly need the Pro or Enterprise plan; this organisation is on ${plan}.`,
       );
-    const feature = need.plan ?? 'rest';
+    const feature = need.plan;
     if (!planGives(credential, feature) && !need.whenPlanLapsed)
       return new ApiError(
         'plan_required',
