@@ -10,6 +10,7 @@ import { HealthModule } from './health/health.module';
 import { ContentModule } from './content/content.module';
 import { VisitorModule } from './visitor/visitor.module';
 import { ConsoleModule } from './console/console.module';
+import { McpModule } from './mcp/mcp.module';
 import { DocsModule, OpenApiModule } from './docs/docs.module';
 import { VisitorWorkerModule } from './visitor/visitor-worker.module';
 import { PagesModule } from './pages/pages.module';
@@ -30,6 +31,7 @@ export class AppModule {
     const surfaces: Record<string, Type[]> = {
       public: [ContentModule],
       visitor: [VisitorModule],
+      mcp: [McpModule],
       console: [ConsoleModule],
       docs: [DocsModule],
     };

@@ -15,6 +15,7 @@ import type { EntityManager } from 'typeorm';
 import type { Observable } from 'rxjs';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
+import { visitorCode, visitorCodeInfo } from '../../common/errors/error-codes';
 import { StoredResponse } from '../../common/http/stored-response';
 import { RunOptions, Transactions } from '../../database/unit-of-work';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -146,6 +147,64 @@ export class IdempotencyClaims implements OnModuleInit {
     const held: Claim = { ...claim, renewal, committed: false, unanswered: false };
     this.claims.set(req, held);
     return current.run(held, handle);
+  }
+
+  /**
+   * One call made at most once per key, outside an HTTP request of its own (the tool server's writes, src/mcp):
+   * the same store, lease and in-transaction answer as a /v1 POST. `serialize` writes the call's answer as stored
+   * (the /v1 response body). A call already answered replays its stored status and body; one still running, or
+   * a key used with another hash, is refused as on /v1. An `ApiError` below 500 is stored as the answer too (as
+   * its problem's code and detail), so a retry is told the same; anything else releases the key.
+   */
+  async once(
+    call: { tenant: Tenant; key: string; hash: string; serialize: (result: unknown) => string },
+    work: () => Promise<unknown>,
+  ): Promise<{ status: number; body: string; replayed: boolean }> {
+    const { tenant, hash } = call;
+    const key = call.key.toLowerCase();
+    const now = this.clock.now();
+    const claim = await this.repo.claim(
+      tenant,
+      key,
+      hash,
+      now,
+      new Date(now.getTime() + LEASE_MS),
+      new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
+    );
+    if (!claim.claimed) {
+      const row = claim.row;
+      if (!row || row.state === 'running')
+        throw new ApiError('conflict', 'The same call is still in progress; retry it in a moment.');
+      if (row.request_hash !== hash)
+        throw new ApiError('idempotency_key_reused', 'This call key was used for a different call.');
+      return { status: row.response_status ?? 200, body: row.response_body ?? '', replayed: true };
+    }
+    const reply = { serializeInput: (v: unknown) => call.serialize(v) } as unknown as FastifyReply;
+    const renewal = setInterval(() => {
+      const until = new Date(this.clock.now().getTime() + LEASE_MS);
+      this.repo.renew(tenant, key, hash, until).catch((e: Error) => {
+        this.logger.warn(`could not renew the claim of key ${key}: ${e.message}`);
+      });
+    }, RENEW_MS);
+    renewal.unref();
+    const held: Claim = { tenant, key, hash, status: 200, reply, renewal, committed: false, unanswered: false };
+    try {
+      const result = await current.run(held, work);
+      const body = call.serialize(result);
+      if (!held.committed) await this.repo.complete(tenant, key, hash, 200, JSON_TYPE, body, false);
+      return { status: 200, body, replayed: false };
+    } catch (e) {
+      const status = e instanceof ApiError ? visitorCodeInfo(visitorCode(e.code)).status : 500;
+      if (status >= 500 || held.committed) {
+        if (!held.committed) await this.repo.release(tenant, key, hash).catch(() => undefined);
+        throw e;
+      }
+      const body = JSON.stringify({ code: visitorCode((e as ApiError).code), detail: (e as ApiError).detail });
+      await this.repo.complete(tenant, key, hash, status, JSON_TYPE, body, false).catch(() => undefined);
+      throw e;
+    } finally {
+      clearInterval(renewal);
+    }
   }
 
   /** The response is the transaction's result: stored as the key's response before the transaction commits. */

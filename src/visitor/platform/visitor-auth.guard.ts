@@ -7,7 +7,7 @@ import { assertWellFormedQuery, undocumentedParameters } from '../../common/erro
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { Credential } from './credential';
 import { BearerCredentialGuard } from './bearer.strategy';
-import { AUTHORIZE, AuthorizeOptions, NO_CREDENTIAL } from './authorize.decorator';
+import { AUTHORIZE, NO_CREDENTIAL, RouteNeed } from './authorize.decorator';
 import { PLAN_RULES, planGives, ratePerMinute } from './plans';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
@@ -60,7 +60,7 @@ export class VisitorAuthGuard implements CanActivate {
       this.refuseQueryWhereNone(req);
       return true;
     }
-    const need = this.reflector.getAllAndOverride<AuthorizeOptions | undefined>(AUTHORIZE, targets);
+    const need = this.reflector.getAllAndOverride<RouteNeed | undefined>(AUTHORIZE, targets);
     // Attached only to routes that declare @Authorize or @NoCredential (guardVisitorRoutes).
     if (!need) throw new Error(`${req.method} ${req.routeOptions.url}: VisitorAuthGuard without @Authorize`);
 
@@ -110,7 +110,8 @@ export class VisitorAuthGuard implements CanActivate {
         'A publishable key cannot call this endpoint; use a secret key on your server.',
       );
 
-    // 8. Scope.
+    // 8. Scope (none on the tool server's route: each tool call is checked against its own operation's).
+    if (need.scope === null) return true;
     if (!isScope(need.scope)) throw new Error(`unknown scope ${need.scope as string}`);
     if (!credential.scopes.has(need.scope))
       throw new ApiError(
@@ -129,7 +130,7 @@ export class VisitorAuthGuard implements CanActivate {
   }
 
   /** The plan table's refusal of this request (live mode only; test mode has every endpoint on every plan). */
-  private planRefusal(credential: Credential, need: AuthorizeOptions): ApiError | null {
+  private planRefusal(credential: Credential, need: RouteNeed): ApiError | null {
     const { plan } = credential.organisation;
     // A live publishable key is checked first, so its refusal names the rule that applies to it.
     if (credential.publishable && credential.livemode && !PLAN_RULES[plan].livePublishable)
