@@ -177,6 +177,10 @@ export const TOOLS: readonly ToolSpec[] = [
         purpose: str('Purpose (optional)'),
         expected_at: str('Expected arrival (ISO 8601)'),
         expected_until: str('Expected departure (ISO 8601)'),
+        custom_fields: {
+          type: 'object',
+          description: "Answers to the organisation's visit form, by question key",
+        },
       },
       ['site_id', 'host_id', 'type', 'visitor'],
     ),
@@ -185,7 +189,16 @@ export const TOOLS: readonly ToolSpec[] = [
     route: (a) => ({
       operationId: 'createVisit',
       input: {
-        body: pick(a, ['site_id', 'host_id', 'type', 'visitor', 'purpose', 'expected_at', 'expected_until']),
+        body: pick(a, [
+          'site_id',
+          'host_id',
+          'type',
+          'visitor',
+          'purpose',
+          'expected_at',
+          'expected_until',
+          'custom_fields',
+        ]),
       },
     }),
     summary: (r) => `Visit ${String(r.id)} created (${String(r.status)}); the pass is on its way.`,

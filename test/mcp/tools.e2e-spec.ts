@@ -4,7 +4,12 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { bootTestApp, TestApp } from '../harness';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { saveBookingType } from '../support/booking-fixtures';
+import { until } from '../support/until';
 import { SCOPES } from '../../src/visitor/platform/scopes';
+import { AccountsService } from '../../src/visitor/accounts/accounts.service';
+
+const PASSWORD = 'correct horse battery staple';
+const OPERATOR_TOKEN = 'operator-token-for-tests-000000';
 
 type Result = {
   content: { type: string; text?: string }[];
@@ -22,7 +27,9 @@ describe('the tool server at /mcp', () => {
   const clients: { close(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    t = await bootTestApp({ env: { RUN_WORKER: 'false', TEST_MODE_RATE_PER_MINUTE: '100000' } });
+    t = await bootTestApp({
+      env: { RUN_WORKER: 'false', TEST_MODE_RATE_PER_MINUTE: '100000', OPERATOR_TOKEN },
+    });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
     org = await createOrg(t.app, 'pro');
@@ -219,6 +226,62 @@ describe('the tool server at /mcp', () => {
     expect(visits.filter((v) => v.visitor.name === 'Yaw Retry')).toHaveLength(1);
   });
 
+  it('leaves sensitive and masked form answers out of every tool result, as /v1 does', async () => {
+    const email = `admin@${org.id.slice(4).toLowerCase()}.test`;
+    await t.app
+      .get(AccountsService)
+      .create(
+        org.id,
+        { email, name: 'A', role: 'admin', password: PASSWORD },
+        { type: 'operator', id: 'test' },
+      );
+    const session = await t.app.inject({
+      method: 'POST',
+      url: '/console/session',
+      payload: { email, password: PASSWORD },
+    });
+    const cookie = String(session.headers['set-cookie']).split(';')[0];
+    const form = await t.app.inject({
+      method: 'PUT',
+      url: '/console/forms/visit',
+      headers: { cookie },
+      payload: {
+        schema: {
+          type: 'object',
+          properties: {
+            laptop: { type: 'boolean' },
+            id_number: { type: 'string', 'x-svc-sensitive': true },
+            badge_code: { type: 'string', 'x-svc-masked': true },
+          },
+        },
+      },
+    });
+    expect(form.statusCode).toBe(200);
+    const client = await modern(key);
+    const results = [
+      await callTool(client, 'invite_visitor', {
+        site_id: site,
+        host_id: host,
+        type: 'meeting',
+        visitor: { name: 'Adwoa Secret', phone: '+233244000333' },
+        custom_fields: { laptop: true, id_number: 'GHA-123456789-0', badge_code: 'MASKED-7731' },
+      }),
+    ];
+    const visit = results[0].structuredContent!;
+    expect(visit.custom_fields).toEqual({ laptop: true });
+    results.push(
+      await callTool(client, 'get_visit', { visit_id: visit.id }),
+      await callTool(client, 'list_visits', { limit: 100 }),
+      await callTool(client, 'recent_events', { limit: 100 }),
+      await callTool(client, 'change_visit', { visit_id: visit.id, action: 'check_in' }),
+      await callTool(client, 'who_is_on_site', {}),
+    );
+    for (const r of results) {
+      expect(r.isError).toBeFalsy();
+      expect(JSON.stringify(r)).not.toMatch(/GHA-123456789-0|MASKED-7731/);
+    }
+  });
+
   it('keeps live and test data apart', async () => {
     const client = await modern(key);
     const { structuredContent: visit } = await callTool(client, 'invite_visitor', {
@@ -265,6 +328,59 @@ describe('the tool server at /mcp', () => {
     expect(tools.map((tool) => tool.name)).toContain('list_sites');
     const sites = (await client.callTool({ name: 'list_sites', arguments: {} })) as Result;
     expect(sites.structuredContent).toMatchObject({ data: [expect.objectContaining({ id: site })] });
+  });
+
+  it('counts each call against the organisation’s /v1 allowance and logs it under its request id for support', async () => {
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_visit', arguments: { visit_id: 'visit_unknown' } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const id = res.headers.get('svc-request-id')!;
+    expect(await res.text()).toContain(`[request ${id}]`);
+    const remaining = Number(res.headers.get('ratelimit-remaining'));
+    const v1 = await call(t.app, 'GET', '/v1/sites', { key });
+    expect(Number(v1.headers['ratelimit-remaining'])).toBeLessThan(remaining);
+    const found = await until(async () => {
+      const r = await t.app.inject({
+        method: 'GET',
+        url: `/console/support/requests/${id}`,
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      });
+      const rows = r.json().data as Record<string, unknown>[] | undefined;
+      return rows?.length ? rows : undefined;
+    });
+    expect(found[0]).toMatchObject({
+      request_id: id,
+      surface: 'mcp',
+      method: 'POST',
+      path: '/mcp',
+      status: 200,
+      error_code: 'not_found',
+      organisation_id: org.id,
+    });
+  });
+
+  it('has no session to open or end (GET and DELETE: 405)', async () => {
+    for (const method of ['GET', 'DELETE'])
+      expect(
+        (
+          await fetch(`${base}/mcp`, {
+            method,
+            headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+          })
+        ).status,
+      ).toBe(405);
   });
 
   it('answers 401 without a credential', async () => {
