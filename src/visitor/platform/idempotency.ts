@@ -187,7 +187,16 @@ export class IdempotencyClaims implements OnModuleInit {
       });
     }, RENEW_MS);
     renewal.unref();
-    const held: Claim = { tenant, key, hash, status: 200, reply, renewal, committed: false, unanswered: false };
+    const held: Claim = {
+      tenant,
+      key,
+      hash,
+      status: 200,
+      reply,
+      renewal,
+      committed: false,
+      unanswered: false,
+    };
     try {
       const result = await current.run(held, work);
       const body = call.serialize(result);
@@ -199,7 +208,10 @@ export class IdempotencyClaims implements OnModuleInit {
         if (!held.committed) await this.repo.release(tenant, key, hash).catch(() => undefined);
         throw e;
       }
-      const body = JSON.stringify({ code: visitorCode((e as ApiError).code), detail: (e as ApiError).detail });
+      const body = JSON.stringify({
+        code: visitorCode((e as ApiError).code),
+        detail: (e as ApiError).detail,
+      });
       await this.repo.complete(tenant, key, hash, status, JSON_TYPE, body, false).catch(() => undefined);
       throw e;
     } finally {
