@@ -5,6 +5,10 @@ import { bootTestApp, TestApp } from '../harness';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { saveBookingType } from '../support/booking-fixtures';
 import { until } from '../support/until';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TOOLS } from '../../src/mcp/tools';
+import { V1Operations } from '../../src/mcp/v1-operations';
 import { SCOPES } from '../../src/visitor/platform/scopes';
 import { AccountsService } from '../../src/visitor/accounts/accounts.service';
 
@@ -381,6 +385,18 @@ describe('the tool server at /mcp', () => {
           })
         ).status,
       ).toBe(405);
+  });
+
+  it('the /docs guide names every tool with the scope its operations need', () => {
+    const guide = readFileSync(join(__dirname, '../../src/docs/guides/8-ai-assistants.md'), 'utf8');
+    const rows = [...guide.matchAll(/^\| `(\w+)` +\|[^|]+\| `([a-z:]+)` +\|$/gm)].map((m) => [m[1], m[2]]);
+    const ops = t.app.get(V1Operations);
+    expect(rows).toEqual(
+      TOOLS.map((tool) => [
+        tool.name,
+        [...new Set(tool.operations.map((id) => ops.get(id).need.scope))].join(),
+      ]),
+    );
   });
 
   it('answers 401 without a credential', async () => {
