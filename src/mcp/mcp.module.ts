@@ -4,6 +4,7 @@ import { AuditModule } from '../visitor/audit/audit.module';
 import { PlatformModule } from '../visitor/platform/platform.module';
 import { VisitorModule } from '../visitor/visitor.module';
 import { McpController } from './mcp.controller';
+import { McpDocsController } from './mcp-docs.controller';
 import { McpToolServer } from './tool-server';
 import { V1Operations } from './v1-operations';
 
@@ -13,7 +14,7 @@ import { V1Operations } from './v1-operations';
  */
 @Module({
   imports: [VisitorModule, PlatformModule, AuditModule, OpenApiModule],
-  controllers: [McpController],
+  controllers: [McpController, McpDocsController],
   providers: [V1Operations, McpToolServer],
 })
 export class McpModule {}

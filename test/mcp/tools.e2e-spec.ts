@@ -5,8 +5,6 @@ import { bootTestApp, TestApp } from '../harness';
 import { call, createOrg, TestOrg } from '../support/platform-fixtures';
 import { saveBookingType } from '../support/booking-fixtures';
 import { until } from '../support/until';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { TOOLS } from '../../src/mcp/tools';
 import { V1Operations } from '../../src/mcp/v1-operations';
 import { SCOPES } from '../../src/visitor/platform/scopes';
@@ -29,6 +27,7 @@ describe('the tool server at /mcp', () => {
   let site: string;
   let host: string;
   const clients: { close(): Promise<void> }[] = [];
+  const ops = () => t.app.get(V1Operations);
 
   beforeAll(async () => {
     t = await bootTestApp({
@@ -387,16 +386,21 @@ describe('the tool server at /mcp', () => {
       ).toBe(405);
   });
 
-  it('the /docs guide names every tool with the scope its operations need', () => {
-    const guide = readFileSync(join(__dirname, '../../src/docs/guides/8-ai-assistants.md'), 'utf8');
-    const rows = [...guide.matchAll(/^\| `(\w+)` +\|[^|]+\| `([a-z:]+)` +\|$/gm)].map((m) => [m[1], m[2]]);
-    const ops = t.app.get(V1Operations);
+  it('the /docs guide "Connect an AI assistant" names the endpoint and every tool with the scope it needs', async () => {
+    const res = await fetch(`${base}/docs/connect-an-ai-assistant`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(`${t.config.baseUrl}/mcp`);
+    const rows = [
+      ...html.matchAll(/<tr><td><code>(\w+)<\/code><\/td><td>[^<]*<\/td><td><code>([^<]+)<\/code>/g),
+    ].map((m) => [m[1], m[2]]);
     expect(rows).toEqual(
       TOOLS.map((tool) => [
         tool.name,
-        [...new Set(tool.operations.map((id) => ops.get(id).need.scope))].join(),
+        [...new Set(tool.operations.map((id) => ops().get(id).need.scope))].join(', '),
       ]),
     );
+    expect(rows.find(([name]) => name === 'invite_visitor')).toEqual(['invite_visitor', 'visits:write']);
   });
 
   it('answers 401 without a credential', async () => {
