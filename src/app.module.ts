@@ -11,6 +11,7 @@ import { ContentModule } from './content/content.module';
 import { VisitorModule } from './visitor/visitor.module';
 import { ConsoleModule } from './console/console.module';
 import { McpModule } from './mcp/mcp.module';
+import { PublicMcpModule } from './mcp/public-mcp.module';
 import { DocsModule, OpenApiModule } from './docs/docs.module';
 import { VisitorWorkerModule } from './visitor/visitor-worker.module';
 import { PagesModule } from './pages/pages.module';
@@ -31,7 +32,11 @@ export class AppModule {
     const surfaces: Record<string, Type[]> = {
       public: [ContentModule],
       visitor: [VisitorModule],
-      mcp: [McpModule],
+      // The tool servers: /mcp over the /v1 operations, /public/mcp over the public content API.
+      mcp: [
+        ...(config.surfaces.includes('visitor') ? [McpModule] : []),
+        ...(config.surfaces.includes('public') ? [PublicMcpModule] : []),
+      ],
       console: [ConsoleModule],
       docs: [DocsModule],
     };

@@ -12,8 +12,6 @@ import {
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ApiError } from '../common/errors/api-error';
 import { visitorCode } from '../common/errors/error-codes';
 import type { Config } from '../config/config';
@@ -23,6 +21,7 @@ import type { Credential } from '../visitor/platform/credential';
 import { canonical, IdempotencyClaims } from '../visitor/platform/idempotency';
 import { planGives } from '../visitor/platform/plans';
 import { roleAllows } from '../visitor/platform/scopes';
+import { serveMcp } from './http-bridge';
 import { Args, ToolSpec, TOOLS } from './tools';
 import { V1Operation, V1Operations } from './v1-operations';
 
@@ -93,29 +92,15 @@ export class McpToolServer implements OnModuleDestroy {
   }
 
   /** Answers one HTTP request to /mcp (after the guard chain) with the SDK's handler. */
-  async serve(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  serve(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const c = req.credential!;
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined) continue;
-      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-      else headers.set(name, String(value));
-    }
-    const request = new Request(new URL(req.url, this.config.baseUrl), { method: req.method, headers });
     const call: Call = { req, reply };
-    const authInfo: AuthInfo = { token: '', clientId: c.id, scopes: [...c.scopes], extra: { call } };
-    const response = await this.handler.fetch(request, {
-      authInfo,
-      parsedBody: req.method === 'POST' ? req.body : undefined,
+    return serveMcp(this.handler, this.config.baseUrl, req, reply, {
+      token: '',
+      clientId: c.id,
+      scopes: [...c.scopes],
+      extra: { call },
     });
-    void reply.status(response.status);
-    response.headers.forEach((value, name) => {
-      if (name !== 'content-length') void reply.header(name, value);
-    });
-    const type = response.headers.get('content-type') ?? '';
-    if (response.body && type.includes('text/event-stream'))
-      await reply.send(Readable.fromWeb(response.body as unknown as WebReadableStream));
-    else await reply.send(await response.text());
   }
 
   /** A fresh protocol server for one request, serving the tools the request's credential may use. */
