@@ -46,6 +46,8 @@ function guidePage(baseUrl: string, scopeOf: (operationId: string) => string): s
 ${rows}
 </tbody></table>
 <p>Each tool answers with the same object or page as the matching <code>/v1</code> operation (lists carry <code>next_cursor</code>: pass it back as <code>cursor</code>) and one line of text. A refusal or a bad argument is a tool error naming the error <code>code</code> (see <a href="/docs/errors">Errors</a>) and the request id. A change asked for twice with the same arguments, say after a dropped connection, is made once and the first answer is given again. Erasing a visitor, starting or closing a roll call and watchlist changes are not tools: a person does them in the console.</p>
+<h2>Public content</h2>
+<p><code>${esc(`${baseUrl}/public/mcp`)}</code> needs no key: <code>list_public_content</code>, <code>get_public_content</code> and <code>get_durbar_transcript</code> search and read published campaigns, petitions, events, jobs, surveys and durbars, each call counted as one keyless read of the public content API.</p>
 <h2>Things to ask</h2>
 <ul>
 <li>"Who is on site at the Accra office right now?"</li>
