@@ -1,3 +1,4 @@
+import { Delete, Get, Post, Req, Res } from '@nestjs/common';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
@@ -33,4 +34,27 @@ export async function serveMcp(
   if (response.body && type.includes('text/event-stream'))
     await reply.send(Readable.fromWeb(response.body as unknown as WebReadableStream));
   else await reply.send(await response.text());
+}
+
+/**
+ * The routes of a tool server's endpoint (a subclass adds `@Controller(path)`): POST carries the JSON-RPC
+ * messages; GET and DELETE (a 2025 client's stream and session end) are answered by the SDK (405: no sessions).
+ */
+export abstract class McpRoutes {
+  protected abstract readonly server: { serve(req: FastifyRequest, reply: FastifyReply): Promise<void> };
+
+  @Post()
+  post(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.server.serve(req, reply);
+  }
+
+  @Get()
+  get(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.server.serve(req, reply);
+  }
+
+  @Delete()
+  delete(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.server.serve(req, reply);
+  }
 }

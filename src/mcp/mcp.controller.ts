@@ -1,8 +1,8 @@
-import { Controller, Delete, Get, Post, Req, Res, SetMetadata, UseGuards } from '@nestjs/common';
+import { Controller, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTHORIZE, RouteNeed } from '../visitor/platform/authorize.decorator';
 import { VisitorAuthGuard } from '../visitor/platform/visitor-auth.guard';
+import { McpRoutes } from './http-bridge';
 import { McpToolServer } from './tool-server';
 
 /**
@@ -13,29 +13,13 @@ import { McpToolServer } from './tool-server';
  */
 const MCP_ROUTE: RouteNeed = { scope: null, whenPlanLapsed: true };
 
-/**
- * `{BASE_URL}/mcp`, Streamable HTTP, stateless: any instance answers any call. POST carries the JSON-RPC
- * messages; GET and DELETE (a 2025 client's stream and session end) are answered by the SDK (405: no sessions).
- */
+/** `{BASE_URL}/mcp`, Streamable HTTP, stateless: any instance answers any call. */
 @ApiExcludeController()
 @Controller('mcp')
 @SetMetadata(AUTHORIZE, MCP_ROUTE)
 @UseGuards(VisitorAuthGuard)
-export class McpController {
-  constructor(private readonly server: McpToolServer) {}
-
-  @Post()
-  post(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.server.serve(req, reply);
-  }
-
-  @Get()
-  get(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.server.serve(req, reply);
-  }
-
-  @Delete()
-  delete(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.server.serve(req, reply);
+export class McpController extends McpRoutes {
+  constructor(protected readonly server: McpToolServer) {
+    super();
   }
 }

@@ -1,27 +1,14 @@
-import { Controller, Delete, Get, Module, Post, Req, Res } from '@nestjs/common';
+import { Controller, Module } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { McpRoutes } from './http-bridge';
 import { PublicToolServer } from './public-tool-server';
 
-/** `{BASE_URL}/public/mcp`: keyless, read-only, stateless (GET and DELETE: 405 from the SDK). */
+/** `{BASE_URL}/public/mcp`: keyless, read-only, stateless. */
 @ApiExcludeController()
 @Controller('public/mcp')
-export class PublicMcpController {
-  constructor(private readonly server: PublicToolServer) {}
-
-  @Post()
-  post(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.server.serve(req, reply);
-  }
-
-  @Get()
-  get(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.server.serve(req, reply);
-  }
-
-  @Delete()
-  delete(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.server.serve(req, reply);
+export class PublicMcpController extends McpRoutes {
+  constructor(protected readonly server: PublicToolServer) {
+    super();
   }
 }
 

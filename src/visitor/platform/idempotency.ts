@@ -18,7 +18,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { visitorCode, visitorCodeInfo } from '../../common/errors/error-codes';
 import { StoredResponse } from '../../common/http/stored-response';
 import { RunOptions, Transactions } from '../../database/unit-of-work';
-import { IdempotencyRepository } from './idempotency.repository';
+import { ClaimResult, IdempotencyRepository } from './idempotency.repository';
 import type { Tenant } from './tenant';
 import { fastifyOf } from '../../common/http/http-host';
 
@@ -131,19 +131,38 @@ export class IdempotencyClaims implements OnModuleInit {
     return this.claims.has(req);
   }
 
+  /** Claims `key` for a request with `hash` (one atomic statement), or reads the row that holds it. */
+  claim(tenant: Tenant, key: string, hash: string): Promise<ClaimResult> {
+    const now = this.clock.now();
+    return this.repo.claim(
+      tenant,
+      key,
+      hash,
+      now,
+      new Date(now.getTime() + LEASE_MS),
+      new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
+    );
+  }
+
+  /** Renews a claim's lease every RENEW_MS while its request runs (cleared when the request ends). */
+  private renewing(tenant: Tenant, key: string, hash: string): NodeJS.Timeout {
+    const renewal = setInterval(() => {
+      const until = new Date(this.clock.now().getTime() + LEASE_MS);
+      this.repo.renew(tenant, key, hash, until).catch((e: Error) => {
+        this.logger.warn(`could not renew the claim of key ${key}: ${e.message}`);
+      });
+    }, RENEW_MS);
+    renewal.unref();
+    return renewal;
+  }
+
   /** Holds the claim for `req` (renewing its lease) and runs `handle` with it as the current claim. */
   hold<T>(
     req: FastifyRequest,
     claim: Omit<Claim, 'renewal' | 'committed' | 'unanswered'>,
     handle: () => T,
   ): T {
-    const renewal = setInterval(() => {
-      const until = new Date(this.clock.now().getTime() + LEASE_MS);
-      this.repo.renew(claim.tenant, claim.key, claim.hash, until).catch((e: Error) => {
-        this.logger.warn(`could not renew the claim of key ${claim.key}: ${e.message}`);
-      });
-    }, RENEW_MS);
-    renewal.unref();
+    const renewal = this.renewing(claim.tenant, claim.key, claim.hash);
     const held: Claim = { ...claim, renewal, committed: false, unanswered: false };
     this.claims.set(req, held);
     return current.run(held, handle);
@@ -162,15 +181,7 @@ export class IdempotencyClaims implements OnModuleInit {
   ): Promise<{ status: number; body: string; replayed: boolean }> {
     const { tenant, hash } = call;
     const key = call.key.toLowerCase();
-    const now = this.clock.now();
-    const claim = await this.repo.claim(
-      tenant,
-      key,
-      hash,
-      now,
-      new Date(now.getTime() + LEASE_MS),
-      new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
-    );
+    const claim = await this.claim(tenant, key, hash);
     if (!claim.claimed) {
       const row = claim.row;
       if (!row || row.state === 'running')
@@ -180,13 +191,7 @@ export class IdempotencyClaims implements OnModuleInit {
       return { status: row.response_status ?? 200, body: row.response_body ?? '', replayed: true };
     }
     const reply = { serializeInput: (v: unknown) => call.serialize(v) } as unknown as FastifyReply;
-    const renewal = setInterval(() => {
-      const until = new Date(this.clock.now().getTime() + LEASE_MS);
-      this.repo.renew(tenant, key, hash, until).catch((e: Error) => {
-        this.logger.warn(`could not renew the claim of key ${key}: ${e.message}`);
-      });
-    }, RENEW_MS);
-    renewal.unref();
+    const renewal = this.renewing(tenant, key, hash);
     const held: Claim = {
       tenant,
       key,
@@ -327,16 +332,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
         `${req.method}\n${path}\n${req.credential.kind}:${req.credential.id}\n${canonical(req.body ?? null)}`,
       )
       .digest('base64url');
-    const now = this.clock.now();
     const lowered = key.toLowerCase();
-    const claim = await this.repo.claim(
-      tenant,
-      lowered,
-      hash,
-      now,
-      new Date(now.getTime() + LEASE_MS),
-      new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
-    );
+    const claim = await this.claims.claim(tenant, lowered, hash);
     if (claim.claimed) {
       const status =
         (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
