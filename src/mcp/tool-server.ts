@@ -198,10 +198,6 @@ export class McpToolServer implements OnModuleDestroy {
         },
         () => this.ops.call(op, req, reply, input),
       );
-      if (done.status >= 400) {
-        const stored = JSON.parse(done.body) as { code: ApiError['code']; detail: string };
-        throw new ApiError(stored.code, stored.detail);
-      }
       body = done.body;
     }
     const result = JSON.parse(body) as Record<string, unknown>;

@@ -229,6 +229,23 @@ describe('the tool server at /mcp', () => {
     expect(visits.filter((v) => v.visitor.name === 'Yaw Retry')).toHaveLength(1);
   });
 
+  it('runs a refused change again when asked again later, rather than replaying the refusal', async () => {
+    const client = await modern(key);
+    const { structuredContent: visit } = await callTool(client, 'invite_visitor', {
+      site_id: site,
+      host_id: host,
+      type: 'meeting',
+      visitor: { name: 'Kwesi Later', phone: '+233244000444' },
+    });
+    const early = await callTool(client, 'change_visit', { visit_id: visit!.id, action: 'check_out' });
+    expect(early.isError).toBe(true);
+    expect(
+      (await callTool(client, 'change_visit', { visit_id: visit!.id, action: 'check_in' })).isError,
+    ).toBeFalsy();
+    const out = await callTool(client, 'change_visit', { visit_id: visit!.id, action: 'check_out' });
+    expect(out.structuredContent).toMatchObject({ id: visit!.id, status: 'checked_out' });
+  });
+
   it('leaves sensitive and masked form answers out of every tool result, as /v1 does', async () => {
     const email = `admin@${org.id.slice(4).toLowerCase()}.test`;
     await t.app

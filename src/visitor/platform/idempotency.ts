@@ -15,7 +15,6 @@ import type { EntityManager } from 'typeorm';
 import type { Observable } from 'rxjs';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
-import { visitorCode, visitorCodeInfo } from '../../common/errors/error-codes';
 import { StoredResponse } from '../../common/http/stored-response';
 import { RunOptions, Transactions } from '../../database/unit-of-work';
 import { ClaimResult, IdempotencyRepository } from './idempotency.repository';
@@ -171,14 +170,13 @@ export class IdempotencyClaims implements OnModuleInit {
   /**
    * One call made at most once per key, outside an HTTP request of its own (the tool server's writes, src/mcp):
    * the same store, lease and in-transaction answer as a /v1 POST. `serialize` writes the call's answer as stored
-   * (the /v1 response body). A call already answered replays its stored status and body; one still running, or
-   * a key used with another hash, is refused as on /v1. An `ApiError` below 500 is stored as the answer too (as
-   * its problem's code and detail), so a retry is told the same; anything else releases the key.
+   * (the /v1 response body). A call already answered replays its stored body; one still running, or
+   * a key used with another hash, is refused as on /v1. A call that fails releases the key (nothing changed).
    */
   async once(
     call: { tenant: Tenant; key: string; hash: string; serialize: (result: unknown) => string },
     work: () => Promise<unknown>,
-  ): Promise<{ status: number; body: string; replayed: boolean }> {
+  ): Promise<{ body: string; replayed: boolean }> {
     const { tenant, hash } = call;
     const key = call.key.toLowerCase();
     const claim = await this.claim(tenant, key, hash);
@@ -188,7 +186,7 @@ export class IdempotencyClaims implements OnModuleInit {
         throw new ApiError('conflict', 'The same call is still in progress; retry it in a moment.');
       if (row.request_hash !== hash)
         throw new ApiError('idempotency_key_reused', 'This call key was used for a different call.');
-      return { status: row.response_status ?? 200, body: row.response_body ?? '', replayed: true };
+      return { body: row.response_body ?? '', replayed: true };
     }
     const reply = { serializeInput: (v: unknown) => call.serialize(v) } as unknown as FastifyReply;
     const renewal = this.renewing(tenant, key, hash);
@@ -206,18 +204,11 @@ export class IdempotencyClaims implements OnModuleInit {
       const result = await current.run(held, work);
       const body = call.serialize(result);
       if (!held.committed) await this.repo.complete(tenant, key, hash, 200, JSON_TYPE, body, false);
-      return { status: 200, body, replayed: false };
+      return { body, replayed: false };
     } catch (e) {
-      const status = e instanceof ApiError ? visitorCodeInfo(visitorCode(e.code)).status : 500;
-      if (status >= 500 || held.committed) {
-        if (!held.committed) await this.repo.release(tenant, key, hash).catch(() => undefined);
-        throw e;
-      }
-      const body = JSON.stringify({
-        code: visitorCode((e as ApiError).code),
-        detail: (e as ApiError).detail,
-      });
-      await this.repo.complete(tenant, key, hash, status, JSON_TYPE, body, false).catch(() => undefined);
+      // A failed call changed nothing: the key is released, so the same call asked for later runs again (the
+      // state that refused it may have changed) rather than replaying the refusal for a day.
+      if (!held.committed) await this.repo.release(tenant, key, hash).catch(() => undefined);
       throw e;
     } finally {
       clearInterval(renewal);
