@@ -10,6 +10,8 @@ import { HealthModule } from './health/health.module';
 import { ContentModule } from './content/content.module';
 import { VisitorModule } from './visitor/visitor.module';
 import { ConsoleModule } from './console/console.module';
+import { McpModule } from './mcp/mcp.module';
+import { PublicMcpModule } from './mcp/public-mcp.module';
 import { DocsModule, OpenApiModule } from './docs/docs.module';
 import { VisitorWorkerModule } from './visitor/visitor-worker.module';
 import { PagesModule } from './pages/pages.module';
@@ -30,6 +32,11 @@ export class AppModule {
     const surfaces: Record<string, Type[]> = {
       public: [ContentModule],
       visitor: [VisitorModule],
+      // The tool servers: /mcp over the /v1 operations, /public/mcp over the public content API.
+      mcp: [
+        ...(config.surfaces.includes('visitor') ? [McpModule] : []),
+        ...(config.surfaces.includes('public') ? [PublicMcpModule] : []),
+      ],
       console: [ConsoleModule],
       docs: [DocsModule],
     };

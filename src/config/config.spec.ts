@@ -43,7 +43,7 @@ describe('configuration', () => {
       databaseUrl: null,
       redisUrl: 'redis://127.0.0.1:6379',
       bodyLimitBytes: 1048576,
-      surfaces: ['public', 'visitor', 'console', 'docs'],
+      surfaces: ['public', 'visitor', 'mcp', 'console', 'docs'],
       requestLog: { retentionDays: 30 },
       embeddedPg: { dir: '/srv/app/.data/pg', port: 54329 },
     });

@@ -7,8 +7,8 @@ import { isAbsolute, resolve } from 'node:path';
  * (`npm run cli -- config --markdown`).
  */
 
-export type Surface = 'public' | 'visitor' | 'console' | 'docs';
-export const ALL_SURFACES: readonly Surface[] = ['public', 'visitor', 'console', 'docs'];
+export type Surface = 'public' | 'visitor' | 'mcp' | 'console' | 'docs';
+export const ALL_SURFACES: readonly Surface[] = ['public', 'visitor', 'mcp', 'console', 'docs'];
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug';
 
 export interface Config {
@@ -201,8 +201,9 @@ export const CONFIG_SPEC: VarSpec[] = [
   },
   {
     name: 'SURFACES',
-    description: 'Comma list of surfaces this process serves: `public`, `visitor`, `console`, `docs`',
-    default: 'public,visitor,console,docs',
+    description:
+      'Comma list of surfaces this process serves: `public`, `visitor`, `mcp` (the tool servers: `/mcp` with `visitor`, `/public/mcp` with `public`), `console`, `docs`',
+    default: 'public,visitor,mcp,console,docs',
   },
   {
     name: 'RUN_WORKER',
@@ -458,6 +459,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const badSurface = surfaces.find((s) => !ALL_SURFACES.includes(s));
   if (badSurface !== undefined)
     r.problems.push(`SURFACES must list only ${ALL_SURFACES.join(', ')} (got "${badSurface}")`);
+  else if (surfaces.includes('mcp') && !surfaces.includes('visitor') && !surfaces.includes('public'))
+    r.problems.push(
+      'SURFACES: `mcp` (the tool servers over /v1 and /public/v1) needs `visitor` or `public` too',
+    );
   const databaseUrl = r.url('DATABASE_URL', null, ['postgres:', 'postgresql:']);
   const pgDir = r.str('EMBEDDED_PG_DIR', '.data/pg');
   const filesDir = r.str('FILES_DIR', '.data/files');

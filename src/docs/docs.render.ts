@@ -34,6 +34,7 @@ export function indexPage(docsUrl: string): string {
 <li><a href="/docs/public/">Public content API</a> (<code>/public/v1</code>, version 1.0.0) — <a href="/public/v1/openapi.json">openapi.json</a></li>
 <li><a href="/docs/visitor/">Visitor-management API</a> (<code>/v1</code>, version 1.0.0-preview) — <a href="/v1/openapi.json">openapi.json</a>, <a href="/docs/openapi.yaml">openapi.yaml</a></li>
 <li><a href="/docs/connect-an-app">Connect an app</a>: OAuth 2.1 for apps other organisations connect and AI assistants</li>
+<li><a href="/docs/connect-an-ai-assistant">Connect an AI assistant</a>: the tool server at <code>/mcp</code> and its tools</li>
 <li><a href="/docs/errors">Error codes of both APIs</a> (problem <code>type</code> URLs point here: <code>${esc(docsUrl)}/errors#&lt;code&gt;</code>)</li>
 </ul>`,
   );

@@ -42,6 +42,12 @@ export class ResponseSchemas {
     }
   }
 
+  /** The 2xx schema of a route (`GET`, `/v1/visits/:visit_id`), for a caller that writes its answers elsewhere (src/mcp). */
+  schemaOf(method: string, url: string): Record<string, unknown> | null {
+    const response = this.byRoute.get(key(method, url));
+    return response ? (Object.values(response)[0] ?? null) : null;
+  }
+
   /** Sets `schema.response` on a /public/v1 or /v1 route being registered, when the documents have one for it. */
   attach(route: RouteOptions): void {
     const surface = surfaceOf(route.url);

@@ -2,6 +2,7 @@
 export const PREFIX = {
   public: '/public/v1',
   visitor: '/v1',
+  mcp: '/mcp',
   console: '/console',
   docs: '/docs',
   health: '/health',
@@ -11,7 +12,7 @@ export const PREFIX = {
 export const EXPOSED_HEADERS =
   'Svc-Request-Id, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
 
-export type SurfaceName = 'public' | 'visitor' | 'console' | 'docs' | 'health' | 'other';
+export type SurfaceName = 'public' | 'visitor' | 'mcp' | 'console' | 'docs' | 'health' | 'other';
 
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
@@ -30,6 +31,7 @@ export function surfaceOf(url: string): SurfaceName {
   const path = pathOf(url);
   if (under(path, '/public')) return 'public';
   if (under(path, PREFIX.visitor)) return 'visitor';
+  if (under(path, PREFIX.mcp)) return 'mcp';
   if (under(path, PREFIX.console)) return 'console';
   if (under(path, PREFIX.docs)) return 'docs';
   if (under(path, PREFIX.health)) return 'health';

@@ -22,6 +22,12 @@ export interface AuthorizeOptions {
 }
 
 /**
+ * What a route run by the guard chain needs. `scope: null` is the tool server's route (`/mcp`, src/mcp): one
+ * HTTP route carries many calls, each checked against its own /v1 operation's scope, role and plan there.
+ */
+export type RouteNeed = Omit<AuthorizeOptions, 'scope'> & { scope: Scope | null };
+
+/**
  * What a /v1 route needs, in one place. `guardVisitorRoutes` attaches the guard chain (VisitorAuthGuard) and
  * idempotency to the route at start-up; the chain then checks, in order:
  * `Authorization: Bearer` → credential → mode → IP allow-list → rate limit → plan → publishable key → scope →

@@ -17,7 +17,7 @@ import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
 import { StoredResponse } from '../../common/http/stored-response';
 import { RunOptions, Transactions } from '../../database/unit-of-work';
-import { IdempotencyRepository } from './idempotency.repository';
+import { ClaimResult, IdempotencyRepository } from './idempotency.repository';
 import type { Tenant } from './tenant';
 import { fastifyOf } from '../../common/http/http-host';
 
@@ -130,22 +130,89 @@ export class IdempotencyClaims implements OnModuleInit {
     return this.claims.has(req);
   }
 
+  /** Claims `key` for a request with `hash` (one atomic statement), or reads the row that holds it. */
+  claim(tenant: Tenant, key: string, hash: string): Promise<ClaimResult> {
+    const now = this.clock.now();
+    return this.repo.claim(
+      tenant,
+      key,
+      hash,
+      now,
+      new Date(now.getTime() + LEASE_MS),
+      new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
+    );
+  }
+
+  /** Renews a claim's lease every RENEW_MS while its request runs (cleared when the request ends). */
+  private renewing(tenant: Tenant, key: string, hash: string): NodeJS.Timeout {
+    const renewal = setInterval(() => {
+      const until = new Date(this.clock.now().getTime() + LEASE_MS);
+      this.repo.renew(tenant, key, hash, until).catch((e: Error) => {
+        this.logger.warn(`could not renew the claim of key ${key}: ${e.message}`);
+      });
+    }, RENEW_MS);
+    renewal.unref();
+    return renewal;
+  }
+
   /** Holds the claim for `req` (renewing its lease) and runs `handle` with it as the current claim. */
   hold<T>(
     req: FastifyRequest,
     claim: Omit<Claim, 'renewal' | 'committed' | 'unanswered'>,
     handle: () => T,
   ): T {
-    const renewal = setInterval(() => {
-      const until = new Date(this.clock.now().getTime() + LEASE_MS);
-      this.repo.renew(claim.tenant, claim.key, claim.hash, until).catch((e: Error) => {
-        this.logger.warn(`could not renew the claim of key ${claim.key}: ${e.message}`);
-      });
-    }, RENEW_MS);
-    renewal.unref();
+    const renewal = this.renewing(claim.tenant, claim.key, claim.hash);
     const held: Claim = { ...claim, renewal, committed: false, unanswered: false };
     this.claims.set(req, held);
     return current.run(held, handle);
+  }
+
+  /**
+   * One call made at most once per key, outside an HTTP request of its own (the tool server's writes, src/mcp):
+   * the same store, lease and in-transaction answer as a /v1 POST. `serialize` writes the call's answer as stored
+   * (the /v1 response body). A call already answered replays its stored body; one still running, or
+   * a key used with another hash, is refused as on /v1. A call that fails releases the key (nothing changed).
+   */
+  async once(
+    call: { tenant: Tenant; key: string; hash: string; serialize: (result: unknown) => string },
+    work: () => Promise<unknown>,
+  ): Promise<{ body: string; replayed: boolean }> {
+    const { tenant, hash } = call;
+    const key = call.key.toLowerCase();
+    const claim = await this.claim(tenant, key, hash);
+    if (!claim.claimed) {
+      const row = claim.row;
+      if (!row || row.state === 'running')
+        throw new ApiError('conflict', 'The same call is still in progress; retry it in a moment.');
+      if (row.request_hash !== hash)
+        throw new ApiError('idempotency_key_reused', 'This call key was used for a different call.');
+      return { body: row.response_body ?? '', replayed: true };
+    }
+    const reply = { serializeInput: (v: unknown) => call.serialize(v) } as unknown as FastifyReply;
+    const renewal = this.renewing(tenant, key, hash);
+    const held: Claim = {
+      tenant,
+      key,
+      hash,
+      status: 200,
+      reply,
+      renewal,
+      committed: false,
+      unanswered: false,
+    };
+    try {
+      const result = await current.run(held, work);
+      const body = call.serialize(result);
+      if (!held.committed) await this.repo.complete(tenant, key, hash, 200, JSON_TYPE, body, false);
+      return { body, replayed: false };
+    } catch (e) {
+      // A failed call changed nothing: the key is released, so the same call asked for later runs again (the
+      // state that refused it may have changed) rather than replaying the refusal for a day.
+      if (!held.committed) await this.repo.release(tenant, key, hash).catch(() => undefined);
+      throw e;
+    } finally {
+      clearInterval(renewal);
+    }
   }
 
   /** The response is the transaction's result: stored as the key's response before the transaction commits. */
@@ -256,16 +323,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
         `${req.method}\n${path}\n${req.credential.kind}:${req.credential.id}\n${canonical(req.body ?? null)}`,
       )
       .digest('base64url');
-    const now = this.clock.now();
     const lowered = key.toLowerCase();
-    const claim = await this.repo.claim(
-      tenant,
-      lowered,
-      hash,
-      now,
-      new Date(now.getTime() + LEASE_MS),
-      new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
-    );
+    const claim = await this.claims.claim(tenant, lowered, hash);
     if (claim.claimed) {
       const status =
         (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;

@@ -7,11 +7,11 @@ import { assertWellFormedQuery, undocumentedParameters } from '../../common/erro
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
 import type { Credential } from './credential';
 import { authenticate, BearerCredentialGuard } from './bearer.strategy';
-import { AUTHORIZE, AuthorizeOptions, NO_CREDENTIAL } from './authorize.decorator';
+import { AUTHORIZE, NO_CREDENTIAL, RouteNeed } from './authorize.decorator';
 import { PLAN_RULES, PlanFeature, planGives, ratePerMinute } from './plans';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { isScope, Scope } from './scopes';
+import { DEFAULT_SCOPES, isScope, Scope } from './scopes';
 import { requireScopes } from './current';
 import { modeName } from './tenant';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
@@ -71,21 +71,25 @@ export class VisitorAuthGuard implements CanActivate {
       this.refuseQueryWhereNone(req);
       return true;
     }
-    const need = this.reflector.getAllAndOverride<AuthorizeOptions | undefined>(AUTHORIZE, targets);
+    const need = this.reflector.getAllAndOverride<RouteNeed | undefined>(AUTHORIZE, targets);
     // Attached only to routes that declare @Authorize or @NoCredential (guardVisitorRoutes).
     if (!need) throw new Error(`${req.method} ${req.routeOptions.url}: VisitorAuthGuard without @Authorize`);
 
     // 1–2. Header (Bearer only) and credential: the Passport strategy (bearer.strategy.ts) resolves API keys and
     // OAuth access tokens alike, refusing with `unauthorized`.
-    // A 401 names the route's scope in its challenge (what a client should ask for).
+    // A 401 names the route's scope in its challenge (what a client should ask for). The tool server's route
+    // (`scope: null`: each tool call is checked against its own operation's scope) names the default read set.
+    const scopes = need.scope === null ? [] : [need.scope];
     try {
       await this.bearer.canActivate(context);
     } catch (e) {
-      throw e instanceof ApiError && e.code === 'unauthorized' ? e.needing([need.scope]) : e;
+      throw e instanceof ApiError && e.code === 'unauthorized'
+        ? e.needing(scopes.length ? scopes : DEFAULT_SCOPES)
+        : e;
     }
     const credential = (req as FastifyRequest & { user: Credential }).user;
     await this.admitCredential(req, context.switchToHttp().getResponse<FastifyReply>(), credential, {
-      scopes: [need.scope],
+      scopes,
       plan: need.plan ?? 'rest',
       publishable: need.publishable === true,
       whenPlanLapsed: need.whenPlanLapsed === true,

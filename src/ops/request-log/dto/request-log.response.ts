@@ -6,7 +6,7 @@ export class RequestLogResponse {
   @ApiProperty({ type: String, nullable: true, description: 'Public error reference, when one was given' })
   error_ref: string | null;
   @ApiProperty({ format: 'date-time' }) received_at: string;
-  @ApiProperty({ enum: ['public', 'visitor', 'console', 'docs', 'health', 'other'] }) surface: string;
+  @ApiProperty({ enum: ['public', 'visitor', 'mcp', 'console', 'docs', 'health', 'other'] }) surface: string;
   @ApiProperty() method: string;
   @ApiProperty({ description: 'Path and query; values of secret-looking query parameters are redacted' })
   path: string;

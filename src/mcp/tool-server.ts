@@ -1,0 +1,248 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import {
+  createMcpHandler,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type AuthInfo,
+  type CallToolResult,
+  type McpHttpHandler,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import Ajv, { type ValidateFunction } from 'ajv';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import { ApiError } from '../common/errors/api-error';
+import { visitorCode } from '../common/errors/error-codes';
+import type { Config } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+import { AuditService } from '../visitor/audit/audit.service';
+import type { Credential } from '../visitor/platform/credential';
+import { canonical, IdempotencyClaims } from '../visitor/platform/idempotency';
+import { planGives } from '../visitor/platform/plans';
+import { roleAllows } from '../visitor/platform/scopes';
+import { serveMcp } from './http-bridge';
+import { Args, ToolSpec, TOOLS } from './tools';
+import { V1Operation, V1Operations } from './v1-operations';
+
+/** The request a tool call arrived on (handed to the per-request server through the SDK's `authInfo.extra`). */
+interface Call {
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+const INSTRUCTIONS =
+  'Gatehouse visitor management for one organisation: sites, people, visits and passes, bookings, deliveries, roll calls, events and attendance. Ids have prefixes (site_, person_, visit_, btype_, booking_, rollcall_). Lists return a page: pass next_cursor as cursor for more.';
+
+const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+/** What `tools/list` shows of a tool (the same for every credential that may use it). */
+const LISTED: ReadonlyMap<string, Tool> = new Map(
+  TOOLS.map((t) => [
+    t.name,
+    {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: t.annotations,
+    } as Tool,
+  ]),
+);
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/** A UUID made of a digest's first 16 bytes: the idempotency key of a repeated write. */
+function uuidOf(digest: Buffer): string {
+  const h = digest.subarray(0, 16).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * The tool server of `{BASE_URL}/mcp` (MCP 2026-07-28, stateless; 2025-revision clients through the SDK's
+ * legacy stateless mode at the same endpoint). The credential was resolved and checked by the /v1 guard chain
+ * on the route (McpController); here each call is checked against its /v1 operation (scope, role of the person
+ * acting, plan in live mode), run through `V1Operations` and answered with the /v1 object or page as structured
+ * content and one line of text. A write runs at most once per credential and arguments: its idempotency key is
+ * derived from both and kept in the /v1 idempotency store, so a call repeated after a broken stream replays the
+ * first answer. Every call is in the audit trail (`mcp.tool_called`: tool, SHA-256 of the arguments, outcome).
+ */
+@Injectable()
+export class McpToolServer implements OnModuleDestroy {
+  private readonly logger = new Logger('Mcp');
+  private readonly handler: McpHttpHandler;
+  private readonly validators: ReadonlyMap<string, ValidateFunction>;
+
+  constructor(
+    private readonly ops: V1Operations,
+    private readonly claims: IdempotencyClaims,
+    private readonly audit: AuditService,
+    @InjectConfig() private readonly config: Config,
+  ) {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    this.validators = new Map(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
+    // Default response shaping: one JSON body (no tool emits a notification before its result).
+    this.handler = createMcpHandler(({ authInfo }) => this.serverFor(authInfo), {
+      onerror: (e) => this.logger.debug(`MCP request refused: ${e.message}`),
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.handler.close();
+  }
+
+  /** Answers one HTTP request to /mcp (after the guard chain) with the SDK's handler. */
+  serve(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const c = req.credential!;
+    const call: Call = { req, reply };
+    return serveMcp(this.handler, this.config.baseUrl, req, reply, {
+      token: '',
+      clientId: c.id,
+      scopes: [...c.scopes],
+      extra: { call },
+    });
+  }
+
+  /** A fresh protocol server for one request, serving the tools the request's credential may use. */
+  private serverFor(authInfo: AuthInfo | undefined): Server {
+    const call = authInfo?.extra?.call as Call | undefined;
+    if (!call?.req.credential) throw new Error('an MCP request reached the handler without a credential');
+    const server = new Server(
+      { name: 'gatehouse', title: 'Gatehouse', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler('tools/list', () => ({ tools: this.toolsFor(call.req.credential!) }));
+    server.setRequestHandler('tools/call', (request) =>
+      this.callTool(call, request.params.name, request.params.arguments ?? {}),
+    );
+    return server;
+  }
+
+  /** The tools a credential may use: every operation of the tool allowed by its scopes, role and plan. */
+  toolsFor(c: Credential): Tool[] {
+    return TOOLS.filter((t) => t.operations.every((id) => !refusal(c, this.ops.get(id)))).map((t) =>
+      LISTED.get(t.name)!,
+    );
+  }
+
+  private async callTool(call: Call, name: string, args: Args): Promise<CallToolResult> {
+    const tool = TOOL_BY_NAME.get(name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const { req } = call;
+    const c = req.credential!;
+    const argsDigest = sha256(`${tool.name}\n${canonical(args)}`);
+    let outcome = 'ok';
+    try {
+      return await this.run(call, tool, args);
+    } catch (e) {
+      const error = this.apiError(e, req, tool);
+      outcome = visitorCode(error.code);
+      req.ctx.errorCode = outcome;
+      return toolError(error, req.id);
+    } finally {
+      await this.audit
+        .record({
+          organisationId: c.organisation.id,
+          livemode: c.livemode,
+          action: 'mcp.tool_called',
+          actor: { type: c.kind, id: c.id },
+          data: {
+            tool: tool.name,
+            arguments_sha256: argsDigest.toString('hex'),
+            outcome,
+            ...(c.actingAccountId ? { acting_account_id: c.actingAccountId } : {}),
+          },
+          request: req,
+        })
+        .catch((e: Error) => this.logger.warn(`${req.id}: could not audit ${tool.name}: ${e.message}`));
+    }
+  }
+
+  private async run(call: Call, tool: ToolSpec, args: Args): Promise<CallToolResult> {
+    const { req, reply } = call;
+    const c = req.credential!;
+    const validate = this.validators.get(tool.name)!;
+    if (!validate(args))
+      throw ApiError.validation(
+        (validate.errors ?? []).map((e) => ({
+          location: `arguments${e.instancePath.replace(/\//g, '.')}${
+            e.keyword === 'required' || e.keyword === 'additionalProperties'
+              ? `.${String(e.params.missingProperty ?? e.params.additionalProperty)}`
+              : ''
+          }`,
+          message:
+            e.keyword === 'required'
+              ? 'is required'
+              : e.keyword === 'additionalProperties'
+                ? 'is not an argument of this tool'
+                : (e.message ?? 'is invalid'),
+        })),
+      );
+    const { operationId, input } = tool.route(args);
+    const op = this.ops.get(operationId);
+    const refused = refusal(c, op);
+    if (refused) throw refused;
+    let body: string;
+    if (op.method === 'GET') {
+      body = this.ops.serialize(op, reply, await this.ops.call(op, req, reply, input));
+    } else {
+      // The key is the credential and the arguments: the same write asked for again (a retry after a broken
+      // stream) replays the first answer instead of acting twice.
+      const digest = sha256(`mcp\n${tool.name}\n${c.kind}:${c.id}\n${canonical(args)}`);
+      const done = await this.claims.once(
+        {
+          tenant: { organisationId: c.organisation.id, livemode: c.livemode },
+          key: uuidOf(digest),
+          hash: `mcp:${digest.toString('base64url')}`,
+          serialize: (v) => this.ops.serialize(op, reply, v),
+        },
+        () => this.ops.call(op, req, reply, input),
+      );
+      body = done.body;
+    }
+    const result = JSON.parse(body) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: tool.summary(result, args) }], structuredContent: result };
+  }
+
+  private apiError(e: unknown, req: FastifyRequest, tool: ToolSpec): ApiError {
+    if (e instanceof ApiError) return e;
+    this.logger.error(
+      `${req.id}: tool ${tool.name} failed: ${e instanceof Error ? e.message : String(e)}`,
+      e instanceof Error ? e.stack : undefined,
+    );
+    return new ApiError('internal_error', 'An unexpected error occurred. Quote the request id to support.');
+  }
+}
+
+/** Why a credential may not run an operation (the guard chain's scope, role and plan steps), or null. */
+function refusal(c: Credential, op: V1Operation): ApiError | null {
+  const { scope, plan } = op.need;
+  if (!c.scopes.has(scope))
+    return new ApiError('scope_missing', `This tool needs the ${scope} scope, which the credential lacks.`);
+  if (c.actingRole && !roleAllows(c.actingRole, scope))
+    return new ApiError('forbidden', `The ${c.actingRole} role does not allow ${scope}.`);
+  if (!planGives(c, plan ?? 'rest'))
+    return new ApiError(
+      'plan_required',
+      plan === 'webhooks'
+        ? `Live events need the Growth plan or higher; this organisation is on ${c.organisation.plan}.`
+        : `Live data through the tool server needs the Pro plan or higher; this organisation is on ${c.organisation.plan}. Test mode works on every plan.`,
+    );
+  return null;
+}
+
+/** A domain error as the model reads it: the spec's code, what to do, and the request id for support. */
+function toolError(error: ApiError, requestId: string): CallToolResult {
+  const code = visitorCode(error.code);
+  const fields = error.errors.map((f) => `${f.location} ${f.message}`).join('; ');
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: `${code}: ${error.detail}${fields && !error.detail.includes(fields) ? ` (${fields})` : ''} [request ${requestId}]`,
+      },
+    ],
+    structuredContent: { code, detail: error.detail, errors: error.errors, request_id: requestId },
+  };
+}
