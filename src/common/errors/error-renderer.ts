@@ -94,7 +94,9 @@ export class ErrorRenderer {
     const error =
       apiError ??
       new ApiError('internal_error', 'An unexpected error occurred. Quote the request id to support.');
-    if (surfaceOf(req.url) !== 'public' && this.htmlPages?.wants(req)) {
+    // The tool server's clients are programs: /mcp answers problem details whatever Accept says.
+    const surface = surfaceOf(req.url);
+    if (surface !== 'public' && surface !== 'mcp' && this.htmlPages?.wants(req)) {
       for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
       const code = visitorCode(error.code);
       if (req.ctx) req.ctx.errorCode = code;
