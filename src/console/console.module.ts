@@ -18,6 +18,7 @@ import { VisitsModule } from '../visitor/visits/visits.module';
 import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
 import { AuditModule } from '../visitor/audit/audit.module';
 import { ConsoleWebhooksPageController } from './webhooks/webhooks.page';
+import { ConsoleRequestsPageController } from './requests/requests.page';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
 import { SessionController } from './auth/session.controller';
@@ -81,6 +82,7 @@ import {
     ConsoleFrameController,
     ConsoleOverviewPageController,
     ConsoleWebhooksPageController,
+    ConsoleRequestsPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

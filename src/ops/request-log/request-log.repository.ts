@@ -57,6 +57,24 @@ export class RequestLogRepository {
   }
 
   /**
+   * The lines of the batches that may hold requests received from `from` to `to`, newest batch first (by its last
+   * request), `count` batches after the first `skip` (the last_received_at index).
+   */
+  async batchesNewestFirst(
+    from: Date,
+    to: Date,
+    skip: number,
+    count: number,
+  ): Promise<{ lines: string; last_received_at: Date }[]> {
+    return (await this.ds.query(
+      `SELECT lines, last_received_at FROM ops.request_log_batch
+        WHERE last_received_at >= $1 AND first_received_at <= $2
+        ORDER BY last_received_at DESC LIMIT $3 OFFSET $4`,
+      [from, to, count, skip],
+    )) as { lines: string; last_received_at: Date }[];
+  }
+
+  /**
    * Deletes batches whose newest request is older than `before`, a few thousand at a time so the purge never
    * holds long locks. Returns the number of requests deleted.
    */
