@@ -48,6 +48,9 @@ export function chosenEvents(form: Record<string, string | undefined>): string[]
 }
 
 const tenantOf = (t: ConsoleTenantOf) => ({ organisationId: t.organisationId, livemode: t.livemode });
+/** Whether the plan allows changing webhooks in the console's mode (test mode always; live mode Growth and up). */
+const webhooksInPlan = (t: ConsoleTenantOf) =>
+  planGives({ livemode: t.livemode, organisation: { plan: t.plan } }, 'webhooks');
 
 /**
  * Webhook endpoints in the console (`/console/webhooks`, `/console/webhooks/{whep_id}`; issue 31 page 9), for
@@ -119,7 +122,7 @@ export class ConsoleWebhooksPageController {
       ...(await this.listData(t, q)),
       notice: flashNotice(q.notice),
       error: flashError(q),
-      planActive: planGives({ livemode: t.livemode, organisation: { plan: t.plan } }, 'webhooks'),
+      planActive: webhooksInPlan(t),
       groups: eventGroups(new Set()),
       values: { url: '', description: '', all: false },
       errors: [] as string[],
@@ -147,7 +150,7 @@ export class ConsoleWebhooksPageController {
     const base = {
       title: 'Webhooks',
       csrf,
-      planActive: planGives({ livemode: t.livemode, organisation: { plan: t.plan } }, 'webhooks'),
+      planActive: webhooksInPlan(t),
       notice: null,
       error: null as { message: string; requestId: string } | null,
     };
@@ -248,7 +251,7 @@ export class ConsoleWebhooksPageController {
       eventTypes: EVENT_TYPES,
       testType: isEventType(q.type ?? '') ? q.type : 'visit.created',
       testResult: null as null | Record<string, unknown>,
-      planActive: planGives({ livemode: t.livemode, organisation: { plan: t.plan } }, 'webhooks'),
+      planActive: webhooksInPlan(t),
       secret: null as string | null,
       notice: flashNotice(q.notice),
       error: flashError(q),
@@ -339,7 +342,7 @@ export class ConsoleWebhooksPageController {
   ) {
     const back = `${PATH}/${encodeURIComponent(id)}`;
     try {
-      const planActive = planGives({ livemode: t.livemode, organisation: { plan: t.plan } }, 'webhooks');
+      const planActive = webhooksInPlan(t);
       await this.endpoints.update(tenantOf(t), id, { status }, planActive);
       await this.record(req, a, t, `webhook_endpoint.${status}`, id);
       return { url: `${back}?notice=${status}`, statusCode: 303 };
@@ -382,7 +385,7 @@ export class ConsoleWebhooksPageController {
     @CsrfToken() csrf: string,
     @Param('whep_id') id: string,
   ) {
-    const planActive = planGives({ livemode: t.livemode, organisation: { plan: t.plan } }, 'webhooks');
+    const planActive = webhooksInPlan(t);
     if (!planActive) {
       const data = await this.detailData(a, t, id, {});
       req.ctx.errorCode = 'plan_required';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AccountsService } from '../../../src/visitor/accounts/accounts.service';
 import { createOrg } from '../../support/platform-fixtures';
 import { PASSWORD } from '../../support/oauth-fixtures';
-import { bootConsole, ConsoleUnderTest, judgePage, signIn } from './console-browser';
+import { bootConsole, ConsoleUnderTest, createDemoVisit, judgePage, signIn } from './console-browser';
 
 /**
  * `/console/requests` and `/console/requests/{req_id}` in a real browser (issue 31 page 13): the demo owner finds a
@@ -35,16 +35,7 @@ describe('console request log pages in a real browser', () => {
     const failed = await v1(c.demo.key, '/v1/visits/visit_doesnotexist000000000');
     expect(failed.status).toBe(404);
     const failedId = failed.headers.get('svc-request-id')!;
-    const created = await v1(c.demo.key, '/v1/visits', {
-      method: 'POST',
-      body: JSON.stringify({
-        site_id: c.demo.site_id,
-        host_id: c.demo.host_id,
-        type: 'meeting',
-        visitor: { name: 'Esi Owusu', phone: '+233244123458' },
-        expected_at: new Date(Date.now() + 60_000).toISOString(),
-      }),
-    });
+    const created = await createDemoVisit(c, 'Esi Owusu', '+233244123458');
     expect(created.status).toBe(201);
     const createdId = created.headers.get('svc-request-id')!;
 

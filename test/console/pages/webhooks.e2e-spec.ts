@@ -1,33 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { Page } from 'playwright-core';
 import { AccountsService } from '../../../src/visitor/accounts/accounts.service';
-import { visitorDemoSeeder } from '../../../src/visitor/demo.seeder';
-import type { DemoAccess } from '../../../src/seed/seeder';
-import { launchBrowser } from '../../support/browser';
-import { bootOAuthApp, PASSWORD } from '../../support/oauth-fixtures';
+import { PASSWORD } from '../../support/oauth-fixtures';
 import { until } from '../../support/until';
 import { LOCAL_DELIVERY_ENV } from '../../support/webhook-app';
 import { WebhookReceiver } from '../../support/webhook-receiver';
-import { ConsoleUnderTest, judgePage, signIn } from './console-browser';
-
-/** bootConsole with the worker on and deliveries allowed to the local receiver (127.0.0.1, http). */
-export async function bootConsoleDelivering(): Promise<ConsoleUnderTest> {
-  const t = await bootOAuthApp({ ...LOCAL_DELIVERY_ENV, RUN_WORKER: 'true' });
-  let demo: DemoAccess | undefined;
-  await visitorDemoSeeder.run(t.app, { scale: 1, log: () => undefined, onDemoAccess: (a) => (demo = a) });
-  if (!demo) throw new Error('the demo seeder gave no access');
-  const browser = await launchBrowser();
-  return {
-    t,
-    browser,
-    demo,
-    close: async () => {
-      await browser.close();
-      await t.close();
-    },
-  };
-}
+import { bootConsole, ConsoleUnderTest, createDemoVisit, judgePage, signIn } from './console-browser';
 
 /**
  * `/console/webhooks` and `/console/webhooks/{whep_id}` in a real browser (issue 31 page 9): the demo owner adds an
@@ -42,7 +20,7 @@ describe('console webhooks pages in a real browser', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    c = await bootConsoleDelivering();
+    c = await bootConsole({ ...LOCAL_DELIVERY_ENV, RUN_WORKER: 'true' });
     pg = new Client({ connectionString: c.t.db.url });
     await pg.connect();
   }, 120_000);
@@ -52,24 +30,8 @@ describe('console webhooks pages in a real browser', () => {
     await receiver?.stop();
   });
 
-  const createVisit = async () => {
-    const res = await fetch(`${c.t.baseUrl}/v1/visits`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${c.demo.key}`,
-        'content-type': 'application/json',
-        'idempotency-key': randomUUID(),
-      },
-      body: JSON.stringify({
-        site_id: c.demo.site_id,
-        host_id: c.demo.host_id,
-        type: 'meeting',
-        visitor: { name: 'Ama Mensah', phone: '+233244123457' },
-        expected_at: new Date(Date.now() + 60_000).toISOString(),
-      }),
-    });
-    expect(res.status).toBe(201);
-  };
+  const createVisit = async () =>
+    expect((await createDemoVisit(c, 'Ama Mensah', '+233244123457')).status).toBe(201);
 
   /** Reloads until `selector` shows `text` (a worker delivers in the background). */
   const reloadUntil = (page: Page, selector: string, text: RegExp) =>
@@ -187,18 +149,16 @@ describe('console webhooks pages in a real browser', () => {
   }, 120_000);
 
   it('refuses a member the pages and their actions, and a post without its CSRF token', async () => {
-    await c.t.app
-      .get(AccountsService)
-      .create(
-        c.demo.organisation_id,
-        {
-          email: 'member.hooks@demo.gatehouse.test',
-          name: 'Hook Member',
-          role: 'member',
-          password: PASSWORD,
-        },
-        { type: 'operator', id: 'test' },
-      );
+    await c.t.app.get(AccountsService).create(
+      c.demo.organisation_id,
+      {
+        email: 'member.hooks@demo.gatehouse.test',
+        name: 'Hook Member',
+        role: 'member',
+        password: PASSWORD,
+      },
+      { type: 'operator', id: 'test' },
+    );
     const { page } = await signIn(c, 'member.hooks@demo.gatehouse.test', PASSWORD);
     expect(await page.locator('nav.console-nav a', { hasText: 'Webhooks' }).count()).toBe(0);
     const res = await page.goto(`${c.t.baseUrl}/console/webhooks`);
