@@ -16,6 +16,9 @@ import { PlatformModule } from '../visitor/platform/platform.module';
 import { VisitTypesModule } from '../visitor/visit-types/visit-types.module';
 import { VisitsModule } from '../visitor/visits/visits.module';
 import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
+import { AuditModule } from '../visitor/audit/audit.module';
+import { ConsoleWebhooksPageController } from './webhooks/webhooks.page';
+import { ConsoleRequestsPageController } from './requests/requests.page';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
 import { SessionController } from './auth/session.controller';
@@ -61,6 +64,7 @@ import {
     OrganisationsModule,
     BookingsModule,
     EventsModule,
+    AuditModule,
   ],
   controllers: [
     SupportController,
@@ -77,6 +81,8 @@ import {
     ConsoleAttendanceController,
     ConsoleFrameController,
     ConsoleOverviewPageController,
+    ConsoleWebhooksPageController,
+    ConsoleRequestsPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { LogBatch, parseLine, RequestLogEntry } from './request-log.entry';
-import { change } from '../../database/sql';
+import { change, rows } from '../../database/sql';
 
 /** Lookups answer at most this many requests, newest first. */
 const LOOKUP_LIMIT = 10;
@@ -54,6 +54,25 @@ export class RequestLogRepository {
     return [...found.values()]
       .sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime())
       .slice(0, LOOKUP_LIMIT);
+  }
+
+  /**
+   * The lines of the batches that may hold requests received from `from` to `to`, newest batch first (by its last
+   * request), `count` batches after the first `skip` (the last_received_at index).
+   */
+  async batchesNewestFirst(
+    from: Date,
+    to: Date,
+    skip: number,
+    count: number,
+  ): Promise<{ lines: string; last_received_at: Date }[]> {
+    return rows<{ lines: string; last_received_at: Date }>(
+      this.ds,
+      `SELECT lines, last_received_at FROM ops.request_log_batch
+        WHERE last_received_at >= $1 AND first_received_at <= $2
+        ORDER BY last_received_at DESC LIMIT $3 OFFSET $4`,
+      [from, to, count, skip],
+    );
   }
 
   /**

@@ -3,7 +3,48 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
 import { RequestLogRepository } from './request-log.repository';
-import { LogBatch, RequestLogEntry } from './request-log.entry';
+import { LogBatch, parseLine, RequestLogEntry } from './request-log.entry';
+
+/** Batches read per round trip of a search, and at most per search (SEARCH_MAX_BATCHES × batch size requests). */
+const SEARCH_CHUNK = 20;
+const SEARCH_MAX_BATCHES = 400;
+
+/** What a search of the log keeps: all given conditions hold. */
+export interface RequestLogFilter {
+  from: Date;
+  to: Date;
+  /** Only this organisation's requests (undefined: every organisation, for support staff). */
+  organisationId?: string;
+  surface?: string;
+  livemode?: boolean;
+  /** `2xx`, `4xx`, `5xx`, `failed` (400 and above) or one status code. */
+  status?: string;
+  /** Part of the path (and query). */
+  path?: string;
+  /** The credential's id or its beginning. */
+  credential?: string;
+}
+
+export function matches(e: RequestLogEntry, f: RequestLogFilter): boolean {
+  if (f.organisationId !== undefined && e.organisationId !== f.organisationId) return false;
+  if (f.surface !== undefined && e.surface !== f.surface) return false;
+  if (f.livemode !== undefined && e.livemode !== f.livemode) return false;
+  if (e.receivedAt < f.from || e.receivedAt > f.to) return false;
+  if (f.status) {
+    const s = f.status;
+    if (
+      s === 'failed'
+        ? e.status < 400
+        : /^[1-5]xx$/.test(s)
+          ? Math.floor(e.status / 100) !== +s[0]
+          : e.status !== +s
+    )
+      return false;
+  }
+  if (f.path && !e.path.includes(f.path)) return false;
+  if (f.credential && !(e.credentialId ?? '').startsWith(f.credential)) return false;
+  return true;
+}
 
 /**
  * Buffers request-log entries in memory, each written as its line into the batch being filled (LogBatch), and
@@ -114,6 +155,52 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
 
   find(idOrRef: string): Promise<RequestLogEntry[]> {
     return this.repo.findByIdOrRef(idOrRef);
+  }
+
+  /**
+   * A page of the log, newest first: the requests matching `f` received before `before` (the last one of the
+   * previous page). Batches are read newest first and their lines filtered here, so a search reads at most
+   * SEARCH_MAX_BATCHES batches (`exhausted` false then: narrow the dates to reach older requests).
+   */
+  async search(
+    f: RequestLogFilter,
+    limit: number,
+    before: { at: Date; id: string } | null,
+  ): Promise<{ entries: RequestLogEntry[]; hasMore: boolean; exhausted: boolean }> {
+    await this.flush();
+    const to = before && before.at < f.to ? before.at : f.to;
+    const found = new Map<string, RequestLogEntry>();
+    const newer = (a: RequestLogEntry, b: RequestLogEntry) =>
+      b.receivedAt.getTime() - a.receivedAt.getTime() || (a.requestId < b.requestId ? 1 : -1);
+    let skip = 0;
+    for (;;) {
+      const batches = await this.repo.batchesNewestFirst(f.from, to, skip, SEARCH_CHUNK);
+      skip += batches.length;
+      for (const { lines } of batches)
+        for (const line of lines.split('\n')) {
+          if (line === '') continue;
+          const e = parseLine(line);
+          if (!matches(e, f)) continue;
+          if (
+            before &&
+            (e.receivedAt > before.at || (+e.receivedAt === +before.at && e.requestId >= before.id))
+          )
+            continue;
+          found.set(e.requestId, e);
+        }
+      if (batches.length < SEARCH_CHUNK) break;
+      if (found.size > limit) {
+        // No later batch can hold a request newer than the page's last: its newest request is older.
+        const last = [...found.values()].sort(newer)[limit];
+        if (batches[batches.length - 1].last_received_at < last.receivedAt) break;
+      }
+      if (skip >= SEARCH_MAX_BATCHES) {
+        const entries = [...found.values()].sort(newer);
+        return { entries: entries.slice(0, limit), hasMore: entries.length > limit, exhausted: false };
+      }
+    }
+    const entries = [...found.values()].sort(newer);
+    return { entries: entries.slice(0, limit), hasMore: entries.length > limit, exhausted: true };
   }
 
   purge(): Promise<number> {

@@ -25,4 +25,15 @@ export class AuditTrailService {
       toAuditEventResponse,
     );
   }
+
+  /** The audit rows one request wrote (the console's request page), received at `at` and lasting `ms`. */
+  async ofRequest(
+    organisationId: string,
+    requestId: string,
+    at: Date,
+    ms: number,
+  ): Promise<AuditEventResponse[]> {
+    const to = new Date(at.getTime() + ms + 60_000);
+    return (await this.repo.ofRequest(organisationId, requestId, at, to)).map(toAuditEventResponse);
+  }
 }

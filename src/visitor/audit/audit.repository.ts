@@ -73,4 +73,14 @@ export class AuditRepository {
       params,
     );
   }
+
+  /** The organisation's rows written by one request (received from `from` to `to`: the index range). */
+  ofRequest(organisationId: string, requestId: string, from: Date, to: Date): Promise<AuditRow[]> {
+    return this.ds.query(
+      `SELECT * FROM visitor.audit_event
+        WHERE organisation_id = $1 AND created_at >= $3 AND created_at <= $4 AND request_id = $2
+        ORDER BY created_at, id LIMIT 100`,
+      [organisationId, requestId, from, to],
+    );
+  }
 }

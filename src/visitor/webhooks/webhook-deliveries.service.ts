@@ -76,6 +76,16 @@ export class WebhookDeliveriesService implements VisitorDataHolder {
     return toDeliveryResponse(retried);
   }
 
+  /** Attempts to the organisation's endpoint in the last 24 hours and how many succeeded (2xx). */
+  async successLastDay(
+    organisationId: string,
+    endpointId: string,
+  ): Promise<{ total: number; succeeded: number; rate: number | null }> {
+    const since = new Date(this.clock.now().getTime() - 86_400_000);
+    const { total, succeeded } = await this.repo.attemptOutcomes(organisationId, endpointId, since);
+    return { total, succeeded, rate: total === 0 ? null : succeeded / total };
+  }
+
   /** Support staff: every delivery of an event, with attempts, whatever the organisation. */
   async ofEvent(eventId: string): Promise<WebhookDeliveryWithAttemptsResponse[]> {
     const rows = await this.repo.deliveriesOfEvent(eventId);

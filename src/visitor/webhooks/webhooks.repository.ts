@@ -595,6 +595,28 @@ export class WebhooksRepository {
   }
 
   /**
+   * Attempts to an endpoint of the organisation made since `since`, and how many got a 2xx (the console's success
+   * rate). Deliveries older than the retry span plus a day cannot have attempts in the window, so only younger
+   * ones are joined (the endpoint index).
+   */
+  async attemptOutcomes(
+    organisationId: string,
+    endpointId: string,
+    since: Date,
+  ): Promise<{ total: number; succeeded: number }> {
+    const r = await row<{ total: number; succeeded: number }>(
+      this.ds,
+      `SELECT count(*)::int AS total,
+              (count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299))::int AS succeeded
+         FROM visitor.webhook_delivery d JOIN visitor.webhook_attempt a ON a.delivery_id = d.id
+        WHERE d.endpoint_id = $2 AND d.organisation_id = $1
+          AND d.created_at >= $3::timestamptz - interval '7 days' AND a.attempted_at >= $3`,
+      [organisationId, endpointId, since],
+    );
+    return r ?? { total: 0, succeeded: 0 };
+  }
+
+  /**
    * Erasure's step here (`WebhookDeliveriesService.eraseVisitor`): the receivers' answers to the tenant's events
    * `eventIds` (those naming the person or one of their records) are dropped.
    */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -20,10 +21,13 @@ export interface ConsoleUnderTest {
   close(): Promise<void>;
 }
 
-/** The real server on a free port with the visitor demo seeded (its owner's password captured), and a browser. */
-export async function bootConsole(): Promise<ConsoleUnderTest> {
+/**
+ * The real server on a free port with the visitor demo seeded (its owner's password captured), and a browser;
+ * `env` adds settings (e.g. the worker and local webhook targets).
+ */
+export async function bootConsole(env: Record<string, string> = {}): Promise<ConsoleUnderTest> {
   mkdirSync(ARTEFACTS, { recursive: true });
-  const t = await bootOAuthApp();
+  const t = await bootOAuthApp(env);
   let demo: DemoAccess | undefined;
   await visitorDemoSeeder.run(t.app, { scale: 1, log: () => undefined, onDemoAccess: (a) => (demo = a) });
   if (!demo) throw new Error('the demo seeder gave no access');
@@ -37,6 +41,25 @@ export async function bootConsole(): Promise<ConsoleUnderTest> {
       await t.close();
     },
   };
+}
+
+/** A test-mode visit of the demo organisation through /v1 with the demo's test key; the response. */
+export async function createDemoVisit(c: ConsoleUnderTest, name: string, phone: string): Promise<Response> {
+  return fetch(`${c.t.baseUrl}/v1/visits`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${c.demo.key}`,
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+    },
+    body: JSON.stringify({
+      site_id: c.demo.site_id,
+      host_id: c.demo.host_id,
+      type: 'meeting',
+      visitor: { name, phone },
+      expected_at: new Date(Date.now() + 60_000).toISOString(),
+    }),
+  });
 }
 
 /**
