@@ -12,7 +12,7 @@ import {
   publicClientToken,
   v1Get,
 } from '../support/oauth-fixtures';
-import type { TestOrg } from '../support/platform-fixtures';
+import { call, type TestOrg } from '../support/platform-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
 import { TOOLS } from '../../src/mcp/tools';
 import { V1Operations } from '../../src/mcp/v1-operations';
@@ -37,6 +37,7 @@ describe('OAuth tokens at the tool server /mcp', () => {
   let member: AccountRow;
   let as: oauth.AuthorizationServer;
   let clientId: string;
+  let visitId: string;
   const redirectUri = 'http://localhost:7777/callback';
   const clients: Client[] = [];
 
@@ -50,6 +51,24 @@ describe('OAuth tokens at the tool server /mcp', () => {
     admin = await createPerson(t, org, 'admin');
     member = await createPerson(t, org, 'member');
     as = await discover(t.baseUrl);
+    // one expected visit in test mode, made through /v1 with a secret key
+    const key = await org.key();
+    const site = org.sites.find((s) => !s.livemode)!.id;
+    const person = await call(t.app, 'POST', '/v1/people', {
+      key,
+      body: { name: 'Ama Host', email: 'ama@host.test' },
+    });
+    const visit = await call(t.app, 'POST', '/v1/visits', {
+      key,
+      body: {
+        site_id: site,
+        host_id: person.json().id as string,
+        type: 'meeting',
+        visitor: { name: 'Kofi Boateng', phone: '+233244123456' },
+      },
+    });
+    expect(visit.statusCode).toBe(201);
+    visitId = visit.json().id as string;
   }, 60_000);
 
   afterAll(async () => {
@@ -122,7 +141,10 @@ describe('OAuth tokens at the tool server /mcp', () => {
     expect(names).toEqual(['get_visit', 'list_sites', 'list_visits', 'who_is_on_site']);
     const visits = await callTool(client, 'list_visits', { status: 'expected', limit: 5 });
     expect(visits.isError).toBeFalsy();
-    expect(visits.structuredContent).toMatchObject({ data: expect.any(Array), has_more: false });
+    expect(visits.structuredContent).toMatchObject({
+      data: [expect.objectContaining({ id: visitId, status: 'expected' })],
+      has_more: false,
+    });
     expect(visits.content).toEqual([{ type: 'text', text: expect.any(String) }]);
     // the same page as /v1 with the same filters, read with a /v1 token of the same client
     const v1Token = (await token(admin, 'visits:read', `${t.baseUrl}/v1`)).access_token;
