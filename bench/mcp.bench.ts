@@ -8,6 +8,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { platformServices } from '../src/visitor/visitor.command';
@@ -123,6 +124,7 @@ export async function main(): Promise<void> {
       mcp_list_visits: tool,
       throughput_ratio_mcp_to_v1: Number((tool.rps / rest.rps).toFixed(3)),
       app_peak_rss_mb: peakRssMb(app.pid as number),
+      load_average_1_5_15: loadavg().map((v) => Number(v.toFixed(2))),
       targets: { ratio: '≥ 0.7', mcp_p99_ms: '≤ 50' },
     };
     mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
@@ -139,7 +141,7 @@ export async function main(): Promise<void> {
       row('POST /mcp tools/call list_visits (2026-07-28, as the v2 client sends it)', tool),
       '',
       `Throughput ratio /mcp ÷ /v1: ${result.throughput_ratio_mcp_to_v1} (target ≥ 0.7); /mcp p99 ${tool.p99} ms (target ≤ 50 ms).`,
-      `App peak RSS: ${result.app_peak_rss_mb} MB.`,
+      `App peak RSS: ${result.app_peak_rss_mb} MB. Machine load average (1, 5, 15 min) at the end: ${result.load_average_1_5_15.join(', ')}.`,
       '',
     ].join('\n');
     writeFileSync(join(process.cwd(), 'bench/results/mcp.md'), md);
