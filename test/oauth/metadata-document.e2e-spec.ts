@@ -1,9 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import type { TestApp } from '../harness';
 import {
@@ -13,6 +7,7 @@ import {
   createPerson,
   discover,
   insecure,
+  metadataDocumentHost,
   pkce,
   publicClientToken,
 } from '../support/oauth-fixtures';
@@ -27,93 +22,53 @@ import { metadataDocumentFetch } from '../../src/oauth/clients/metadata-document
  */
 describe('Client ID Metadata Documents', () => {
   let t: TestApp & { baseUrl: string };
-  let server: Server;
+  let host: Awaited<ReturnType<typeof metadataDocumentHost>>;
   let origin: string;
   let admin: AccountRow;
   let as: oauth.AuthorizationServer;
-  const hits = new Map<string, number>();
-  const stalled: import('node:http').ServerResponse[] = [];
   const redirectUri = 'http://localhost:7777/callback';
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cimd-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
+    host = await metadataDocumentHost(
+      (self, at) => ({
+        // no token_endpoint_auth_method: a public client
+        '/assistant.json': {
+          client_id: self,
+          client_name: 'Local Assistant',
+          redirect_uris: [redirectUri],
+        },
+        '/mismatch.json': {
+          client_id: `${at}/someone-else.json`,
+          client_name: 'Impostor',
+          redirect_uris: [redirectUri],
+          token_endpoint_auth_method: 'none',
+        },
+        // a scope of supported scopes is accepted; any other scope, and a document without client_name, refused
+        '/scoped.json': {
+          client_id: self,
+          client_name: 'Scoped Assistant',
+          redirect_uris: [redirectUri],
+          scope: 'visits:read sites:read',
+        },
+        '/bad-scope.json': {
+          client_id: self,
+          client_name: 'Greedy Assistant',
+          redirect_uris: [redirectUri],
+          scope: 'visits:read offline_access',
+        },
+        '/nameless.json': { client_id: self, redirect_uris: [redirectUri] },
+        '/blank-name.json': { client_id: self, client_name: ' ', redirect_uris: [redirectUri] },
+        '/big.json': {
+          client_id: self,
+          client_name: 'Big',
+          redirect_uris: [redirectUri],
+          token_endpoint_auth_method: 'none',
+          padding: 'x'.repeat(6000),
+        },
+      }),
+      ['/silent.json'],
     );
-    server = createServer(
-      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-      (req, res) => {
-        const path = req.url ?? '/';
-        hits.set(path, (hits.get(path) ?? 0) + 1);
-        // a host that accepts the connection and never answers
-        if (path === '/silent.json') return void stalled.push(res);
-        const self = `${origin}${path}`;
-        const docs: Record<string, unknown> = {
-          // no token_endpoint_auth_method: a public client
-          '/assistant.json': {
-            client_id: self,
-            client_name: 'Local Assistant',
-            redirect_uris: [redirectUri],
-          },
-          '/mismatch.json': {
-            client_id: `${origin}/someone-else.json`,
-            client_name: 'Impostor',
-            redirect_uris: [redirectUri],
-            token_endpoint_auth_method: 'none',
-          },
-          // a scope of supported scopes is accepted; any other scope, and a document without client_name, refused
-          '/scoped.json': {
-            client_id: self,
-            client_name: 'Scoped Assistant',
-            redirect_uris: [redirectUri],
-            scope: 'visits:read sites:read',
-          },
-          '/bad-scope.json': {
-            client_id: self,
-            client_name: 'Greedy Assistant',
-            redirect_uris: [redirectUri],
-            scope: 'visits:read offline_access',
-          },
-          '/nameless.json': { client_id: self, redirect_uris: [redirectUri] },
-          '/blank-name.json': { client_id: self, client_name: ' ', redirect_uris: [redirectUri] },
-          '/big.json': {
-            client_id: self,
-            client_name: 'Big',
-            redirect_uris: [redirectUri],
-            token_endpoint_auth_method: 'none',
-            padding: 'x'.repeat(6000),
-          },
-        };
-        const doc = docs[path];
-        res.writeHead(doc ? 200 : 404, {
-          'content-type': 'application/json',
-          'cache-control': 'max-age=600',
-        });
-        res.end(JSON.stringify(doc ?? {}));
-      },
-    );
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    origin = host.origin;
     t = await bootOAuthApp();
     const org = await createOrg(t.app, 'pro');
     admin = await createPerson(t, org, 'admin');
@@ -121,8 +76,7 @@ describe('Client ID Metadata Documents', () => {
   });
   afterAll(async () => {
     await t.close();
-    for (const res of stalled) res.destroy();
-    await new Promise((r) => server.close(r));
+    await host.close();
   });
 
   it('a matching document connects the app (shown with its document URL), fetched once and cached', async () => {
@@ -158,7 +112,7 @@ describe('Client ID Metadata Documents', () => {
       });
       expect(res.status).toBe(200);
     }
-    expect(hits.get('/assistant.json')).toBe(1);
+    expect(host.hits.get('/assistant.json')).toBe(1);
   });
 
   it('a document with a scope of supported scopes connects; the token holds what was asked and granted', async () => {
@@ -232,6 +186,6 @@ describe('Client ID Metadata Documents', () => {
   it('a host that does not answer within the time limit is given up on (no document, no app)', async () => {
     const fetchDoc = metadataDocumentFetch({ allowLoopback: true, timeoutMs: 300, maxBytes: 5120 });
     await expect(fetchDoc(`${origin}/silent.json`)).rejects.toThrow();
-    expect(hits.get('/silent.json')).toBe(1);
+    expect(host.hits.get('/silent.json')).toBe(1);
   });
 });

@@ -137,3 +137,68 @@ export async function publicClientToken(
 
 export { authorize, createOrg, FormBrowser, PASSWORD };
 export type { AuthorizeOptions };
+
+/**
+ * A local HTTPS host for Client ID Metadata Documents (a self-signed certificate made with openssl; the app must
+ * run with OAUTH_ALLOW_LOCAL_METADATA, which allows loopback hosts and skips their certificate check). `docs` maps
+ * a path to its document, given the document's own URL; `hits` counts requests per path; a path in `stall` is
+ * accepted and never answered (until `close`).
+ */
+export async function metadataDocumentHost(
+  docs: (self: string, origin: string) => Record<string, unknown>,
+  stall: string[] = [],
+): Promise<{ origin: string; hits: Map<string, number>; close(): Promise<void> }> {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, readFileSync } = await import('node:fs');
+  const { createServer } = await import('node:https');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'cimd-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  const hits = new Map<string, number>();
+  const stalled: import('node:http').ServerResponse[] = [];
+  let origin = '';
+  const server = createServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (req, res) => {
+      const path = req.url ?? '/';
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      if (stall.includes(path)) return void stalled.push(res);
+      const doc = docs(`${origin}${path}`, origin)[path];
+      res.writeHead(doc ? 200 : 404, { 'content-type': 'application/json', 'cache-control': 'max-age=600' });
+      res.end(JSON.stringify(doc ?? {}));
+    },
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `https://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+  return {
+    origin,
+    hits,
+    close: () => {
+      for (const res of stalled) res.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
