@@ -31,6 +31,8 @@ import { ConsoleFrontDoorController } from './front-door/front-door.controller';
 import { ConsoleFrameController } from './frame/console-frame.controller';
 import { ConsoleFrameInterceptor } from './frame/console-page';
 import { ConsoleOverviewPageController } from './frame/overview.page';
+import { ConsoleKeysPageController } from './keys/keys.page';
+import { ConsoleCopyScriptController } from './keys/copy-button';
 import { OperatorGuard } from './operator.guard';
 import { SupportController } from './support/support.controller';
 import {
@@ -77,6 +79,8 @@ import {
     ConsoleAttendanceController,
     ConsoleFrameController,
     ConsoleOverviewPageController,
+    ConsoleKeysPageController,
+    ConsoleCopyScriptController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })
