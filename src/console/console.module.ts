@@ -33,6 +33,7 @@ import { ConsoleFrameInterceptor } from './frame/console-page';
 import { ConsoleOverviewPageController } from './frame/overview.page';
 import { ConsoleKeysPageController } from './keys/keys.page';
 import { ConsoleCopyScriptController } from './keys/copy-button';
+import { ConsoleInvitationPageController, ConsoleTeamPageController } from './team/team.page';
 import { OperatorGuard } from './operator.guard';
 import { SupportController } from './support/support.controller';
 import {

@@ -31,7 +31,7 @@ export const CONSOLE_NAV: readonly ConsoleNavEntry[] = [
   { path: '/console/apps', title: 'Connected apps', roles: ADMINS, built: true },
   { path: '/console/requests', title: 'Requests', roles: ['owner', 'admin', 'support'], built: false },
   { path: '/console/audit', title: 'Audit trail', roles: ADMINS, built: false },
-  { path: '/console/team', title: 'Team', roles: ADMINS, built: false },
+  { path: '/console/team', title: 'Team', roles: ADMINS, built: true },
 ];
 
 /** The entry of a page path (exact), or of the page a deeper path belongs to (`/console/visits/vis_…`). */
