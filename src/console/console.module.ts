@@ -34,6 +34,8 @@ import { ConsoleOverviewPageController } from './frame/overview.page';
 import { ConsoleKeysPageController } from './keys/keys.page';
 import { ConsoleCopyScriptController } from './keys/copy-button';
 import { ConsoleInvitationPageController, ConsoleTeamPageController } from './team/team.page';
+import { ConsoleAuditPageController } from './audit/audit.page';
+import { AuditModule } from '../visitor/audit/audit.module';
 import { OperatorGuard } from './operator.guard';
 import { SupportController } from './support/support.controller';
 import {
@@ -64,6 +66,7 @@ import {
     OrganisationsModule,
     BookingsModule,
     EventsModule,
+    AuditModule,
   ],
   controllers: [
     SupportController,

@@ -30,7 +30,7 @@ export const CONSOLE_NAV: readonly ConsoleNavEntry[] = [
   { path: '/console/outbox', title: 'Test outbox', roles: FRONT_DOOR, built: false },
   { path: '/console/apps', title: 'Connected apps', roles: ADMINS, built: true },
   { path: '/console/requests', title: 'Requests', roles: ['owner', 'admin', 'support'], built: false },
-  { path: '/console/audit', title: 'Audit trail', roles: ADMINS, built: false },
+  { path: '/console/audit', title: 'Audit trail', roles: ADMINS, built: true },
   { path: '/console/team', title: 'Team', roles: ADMINS, built: true },
 ];
 

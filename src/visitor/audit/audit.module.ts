@@ -10,6 +10,6 @@ import { AuditTrailService } from './audit-trail.service';
   imports: [PlatformModule],
   controllers: [AuditController],
   providers: [AuditRepository, AuditService, AuditTrailService],
-  exports: [AuditService],
+  exports: [AuditService, AuditTrailService],
 })
 export class AuditModule {}

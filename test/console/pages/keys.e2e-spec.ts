@@ -85,7 +85,7 @@ describe('console API keys page in a real browser', () => {
     ).filter((r) => r.action.startsWith('api_key.') && r.actor_type === 'console_account');
     expect(rows.map((r) => r.action).sort()).toEqual(['api_key.created', 'api_key.revoked']);
     for (const r of rows) expect(r).toMatchObject({ request_id: expect.any(String), ip: expect.any(String) });
-  });
+  }, 180_000);
 
   it('shows a member no key page, and refuses a direct POST of the creation form', async () => {
     const { page } = await signIn(c, 'keys-member@demo.gatehouse.test', PASSWORD);
@@ -117,5 +117,5 @@ describe('console API keys page in a real browser', () => {
     expect(status).toBe(403);
     expect(await count()).toBe(n);
     await page.context().close();
-  });
+  }, 180_000);
 });

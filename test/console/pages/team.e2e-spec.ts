@@ -106,7 +106,7 @@ describe('console team page in a real browser', () => {
     expect(owner.problems).toEqual([]);
     await member.page.context().close();
     await page.context().close();
-  });
+  }, 180_000);
 
   it('refuses to demote or remove the last Owner, with a clear error and its request id', async () => {
     const { page } = await signIn(c, c.demo.email, c.demo.password, '/console/team');
@@ -125,5 +125,5 @@ describe('console team page in a real browser', () => {
       'Owner',
     );
     await page.context().close();
-  });
+  }, 180_000);
 });
