@@ -85,6 +85,9 @@ import {
     ConsoleOverviewPageController,
     ConsoleKeysPageController,
     ConsoleCopyScriptController,
+    ConsoleTeamPageController,
+    ConsoleInvitationPageController,
+    ConsoleAuditPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })
