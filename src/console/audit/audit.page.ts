@@ -66,7 +66,11 @@ export class ConsoleAuditPageController {
     );
     const people = await this.accounts.team(t.organisationId, 100);
     let error: { message: string; requestId: string } | null = null;
-    let page: Awaited<ReturnType<AuditTrailService['page']>> = { data: [], next_cursor: null, has_more: false };
+    let page: Awaited<ReturnType<AuditTrailService['page']>> = {
+      data: [],
+      next_cursor: null,
+      has_more: false,
+    };
     try {
       const problems: { location: string; message: string }[] = [];
       if (filters.action && !/^[a-z_]+\.[a-z_]+$/.test(filters.action))

@@ -34,7 +34,10 @@ const hostOf = (url: string): string | null => {
  * modes, is one row): the earliest connection, the latest use, the modes and the union of the scopes.
  */
 export function perPerson(connections: AppConnectionResponse[]) {
-  const by = new Map<string, { account_id: string; created_at: string; last_used_at: string | null; modes: string[]; scopes: string[] }>();
+  const by = new Map<
+    string,
+    { account_id: string; created_at: string; last_used_at: string | null; modes: string[]; scopes: string[] }
+  >();
   for (const c of connections) {
     const p = by.get(c.account_id) ?? {
       account_id: c.account_id,
@@ -44,7 +47,8 @@ export function perPerson(connections: AppConnectionResponse[]) {
       scopes: [],
     };
     if (c.created_at < p.created_at) p.created_at = c.created_at;
-    if (c.last_used_at && (!p.last_used_at || c.last_used_at > p.last_used_at)) p.last_used_at = c.last_used_at;
+    if (c.last_used_at && (!p.last_used_at || c.last_used_at > p.last_used_at))
+      p.last_used_at = c.last_used_at;
     const mode = c.livemode ? 'live' : 'test';
     if (!p.modes.includes(mode)) p.modes.push(mode);
     for (const s of c.scopes) if (!p.scopes.includes(s)) p.scopes.push(s);

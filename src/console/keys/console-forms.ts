@@ -3,7 +3,14 @@ import { ApiError } from '../../common/errors/api-error';
 import type { AccountsService } from '../../visitor/accounts/accounts.service';
 
 /** Codes a console form shows next to the form (the person can fix them); anything else is the error page. */
-const FORM_CODES = new Set(['validation_failed', 'plan_required', 'conflict', 'invalid_state', 'not_found', 'forbidden']);
+const FORM_CODES = new Set([
+  'validation_failed',
+  'plan_required',
+  'conflict',
+  'invalid_state',
+  'not_found',
+  'forbidden',
+]);
 
 /**
  * A refused form action as `console-flash`'s `error` (`{message, requestId}`): the problem's detail and each

@@ -67,7 +67,13 @@ export class ConsoleKeysPageController {
     @CsrfToken() csrf: string,
     @Query() query: Record<string, string | undefined>,
   ) {
-    const blank: KeyForm = { name: '', kind: 'secret', mode: t.livemode ? 'live' : 'test', expires: '', scopes: [] };
+    const blank: KeyForm = {
+      name: '',
+      kind: 'secret',
+      mode: t.livemode ? 'live' : 'test',
+      expires: '',
+      scopes: [],
+    };
     return this.view(t, csrf, query, {
       notice: query.notice ? (NOTICES[query.notice] ?? null) : null,
       values: blank,
@@ -94,7 +100,9 @@ export class ConsoleKeysPageController {
     };
     try {
       if (values.expires !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(values.expires))
-        throw ApiError.validation([{ location: 'body.expires', message: 'must be a date such as 2027-01-31' }]);
+        throw ApiError.validation([
+          { location: 'body.expires', message: 'must be a date such as 2027-01-31' },
+        ]);
       const created = await this.keys.create(
         a.organisation_id,
         {
@@ -108,11 +116,16 @@ export class ConsoleKeysPageController {
         'body',
         req,
       );
-      return this.view(t, csrf, {}, {
-        created: { key: created.key, name: created.name, mode: created.livemode ? 'live' : 'test' },
-        notice: `The key ${created.name} is created. Copy it now: it is shown only this once.`,
-        values: { ...values, name: '', scopes: [] },
-      });
+      return this.view(
+        t,
+        csrf,
+        {},
+        {
+          created: { key: created.key, name: created.name, mode: created.livemode ? 'live' : 'test' },
+          notice: `The key ${created.name} is created. Copy it now: it is shown only this once.`,
+          values: { ...values, name: '', scopes: [] },
+        },
+      );
     } catch (e) {
       return this.view(t, csrf, {}, { error: formError(e, req), values });
     }
@@ -156,7 +169,13 @@ export class ConsoleKeysPageController {
     @Req() req: FastifyRequest,
     @Body() form: Record<string, string | undefined>,
   ) {
-    const blank: KeyForm = { name: '', kind: 'secret', mode: t.livemode ? 'live' : 'test', expires: '', scopes: [] };
+    const blank: KeyForm = {
+      name: '',
+      kind: 'secret',
+      mode: t.livemode ? 'live' : 'test',
+      expires: '',
+      scopes: [],
+    };
     try {
       if (!PLAN_RULES[t.plan].ipAllowList)
         throw new ApiError('plan_required', 'IP allow-lists need the Enterprise plan.');
@@ -164,10 +183,20 @@ export class ConsoleKeysPageController {
         .split(/[\s,]+/)
         .map((x) => x.trim())
         .filter(Boolean);
-      await this.organisations.update(a.organisation_id, { ip_allow_list: list }, { type: 'console_account', id: a.id }, req);
+      await this.organisations.update(
+        a.organisation_id,
+        { ip_allow_list: list },
+        { type: 'console_account', id: a.id },
+        req,
+      );
       return this.view(t, csrf, {}, { notice: NOTICES['allow-list'], values: blank });
     } catch (e) {
-      return this.view(t, csrf, {}, { error: formError(e, req), values: blank, allowListText: form.ip_allow_list });
+      return this.view(
+        t,
+        csrf,
+        {},
+        { error: formError(e, req), values: blank, allowListText: form.ip_allow_list },
+      );
     }
   }
 
@@ -223,5 +252,4 @@ export class ConsoleKeysPageController {
       pager: pagerLinks(PATH, query, page),
     };
   }
-
 }

@@ -84,7 +84,12 @@ export class ConsoleTeamPageController {
           `Set your password here (the link works once, for ${INVITATION_DAYS} days):\n${link}\n`,
         relatedId: account.id,
       });
-      return this.view(a, csrf, {}, { notice: NOTICES.invited, values: { email: '', name: '', role: 'member' } });
+      return this.view(
+        a,
+        csrf,
+        {},
+        { notice: NOTICES.invited, values: { email: '', name: '', role: 'member' } },
+      );
     } catch (e) {
       return this.view(a, csrf, {}, { error: formError(e, req), values });
     }
@@ -103,7 +108,10 @@ export class ConsoleTeamPageController {
       return { url: `${PATH}?notice=role`, statusCode: 303 };
     } catch (e) {
       const err = formError(e, req);
-      return { url: `${PATH}?${new URLSearchParams({ error: err.message, rid: err.requestId })}`, statusCode: 303 };
+      return {
+        url: `${PATH}?${new URLSearchParams({ error: err.message, rid: err.requestId })}`,
+        statusCode: 303,
+      };
     }
   }
 
@@ -130,13 +138,20 @@ export class ConsoleTeamPageController {
 
   @Post(':account_id/remove')
   @PostedForm()
-  async remove(@CurrentAccount() a: ConsoleCaller, @Req() req: FastifyRequest, @Param('account_id') id: string) {
+  async remove(
+    @CurrentAccount() a: ConsoleCaller,
+    @Req() req: FastifyRequest,
+    @Param('account_id') id: string,
+  ) {
     try {
       await this.accounts.remove(a, id, req);
       return { url: `${PATH}?notice=removed`, statusCode: 303 };
     } catch (e) {
       const err = formError(e, req);
-      return { url: `${PATH}?${new URLSearchParams({ error: err.message, rid: err.requestId })}`, statusCode: 303 };
+      return {
+        url: `${PATH}?${new URLSearchParams({ error: err.message, rid: err.requestId })}`,
+        statusCode: 303,
+      };
     }
   }
 
@@ -161,7 +176,9 @@ export class ConsoleTeamPageController {
     // A refused action comes back here (post, redirect, get) with its message and request id in the URL.
     const error =
       extra.error ??
-      (query.error ? { message: query.error.slice(0, 300), requestId: (query.rid ?? '').slice(0, 80) } : null);
+      (query.error
+        ? { message: query.error.slice(0, 300), requestId: (query.rid ?? '').slice(0, 80) }
+        : null);
     const roles = TEAM_ROLES.filter((r) => r !== 'owner' || a.role === 'owner');
     return {
       title: 'Team',
@@ -219,7 +236,13 @@ export class ConsoleInvitationPageController {
     const person = await this.accounts.invited(token);
     if (!person) throw ApiError.notFound('The invitation');
     if ((form.password ?? '') !== (form.password_again ?? ''))
-      return { title: 'Set your password', csrf, token, email: person.email, error: 'The two passwords differ.' };
+      return {
+        title: 'Set your password',
+        csrf,
+        token,
+        email: person.email,
+        error: 'The two passwords differ.',
+      };
     try {
       await this.accounts.acceptInvitation(token, form.password ?? '', req);
     } catch (e) {

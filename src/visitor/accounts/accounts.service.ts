@@ -239,7 +239,10 @@ export class AccountsService {
   }
 
   /** A link token that sets the first password: bound to the current password hash, so it works once. */
-  private invitationToken(a: AccountRow, expires = this.clock.now().getTime() + INVITATION_DAYS * 86_400_000) {
+  private invitationToken(
+    a: AccountRow,
+    expires = this.clock.now().getTime() + INVITATION_DAYS * 86_400_000,
+  ) {
     const exp = Math.floor(expires / 1000);
     return `${a.id}.${exp}.${this.invitationMac(a, exp)}`;
   }
@@ -265,7 +268,8 @@ export class AccountsService {
   /** Sets the invited person's first password from the link (which then stops working); audited. */
   async acceptInvitation(token: string, password: string, request?: FastifyRequest): Promise<ConsoleCaller> {
     const person = await this.invited(token);
-    if (!person) throw new ApiError('not_found', 'This invitation link is not valid any more; ask for a new one.');
+    if (!person)
+      throw new ApiError('not_found', 'This invitation link is not valid any more; ask for a new one.');
     await this.resetPassword(person, password, { type: 'console_account', id: person.id }, null, request);
     return person;
   }
@@ -274,11 +278,20 @@ export class AccountsService {
    * Gives a person another role. Only an Owner may give or take the Owner role; the last Owner keeps it (an
    * organisation always has an Owner). Audited with the request.
    */
-  async changeRole(by: ConsoleCaller, accountId: string, role: string, request?: FastifyRequest): Promise<void> {
+  async changeRole(
+    by: ConsoleCaller,
+    accountId: string,
+    role: string,
+    request?: FastifyRequest,
+  ): Promise<void> {
     if (!isRole(role) || !TEAM_ROLES.includes(role))
       throw ApiError.validation([{ location: 'body.role', message: 'must be owner, admin or member' }]);
     await this.tx.run(async (uow) => {
-      const { account, owners } = await this.repo.lockForRoleChange(uow.manager, by.organisation_id, accountId);
+      const { account, owners } = await this.repo.lockForRoleChange(
+        uow.manager,
+        by.organisation_id,
+        accountId,
+      );
       if (!account) throw ApiError.notFound('The person');
       if (account.role === role) return;
       if ((account.role === 'owner' || role === 'owner') && by.role !== 'owner')
@@ -310,7 +323,11 @@ export class AccountsService {
    */
   async remove(by: ConsoleCaller, accountId: string, request?: FastifyRequest): Promise<void> {
     await this.tx.run(async (uow) => {
-      const { account, owners } = await this.repo.lockForRoleChange(uow.manager, by.organisation_id, accountId);
+      const { account, owners } = await this.repo.lockForRoleChange(
+        uow.manager,
+        by.organisation_id,
+        accountId,
+      );
       if (!account) throw ApiError.notFound('The person');
       if (account.role === 'owner' && by.role !== 'owner')
         throw new ApiError('forbidden', 'Only an Owner may remove an Owner.');

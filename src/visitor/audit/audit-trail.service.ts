@@ -24,8 +24,7 @@ export class AuditTrailService {
     more: { actor?: { type: string; id?: string }; from?: Date; until?: Date } = {},
   ): Promise<Page<AuditEventResponse>> {
     const { tenant, hiddenBefore } = caller;
-    const since =
-      more.from && (!hiddenBefore || more.from > hiddenBefore) ? more.from : hiddenBefore;
+    const since = more.from && (!hiddenBefore || more.from > hiddenBefore) ? more.from : hiddenBefore;
     return this.cursors.codec.createdPage(
       'audit-events',
       tenant,

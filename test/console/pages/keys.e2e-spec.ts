@@ -64,7 +64,10 @@ describe('console API keys page in a real browser', () => {
     await page.goto(`${c.t.baseUrl}/console/keys`);
     expect(await page.content()).not.toContain(key);
 
-    await page.locator('#keys tbody tr', { hasText: 'CI smoke test' }).getByRole('link', { name: /Revoke/ }).click();
+    await page
+      .locator('#keys tbody tr', { hasText: 'CI smoke test' })
+      .getByRole('link', { name: /Revoke/ })
+      .click();
     await page.getByRole('heading', { name: 'Revoke the key CI smoke test?' }).waitFor();
     await judgePage(page, 'keys-revoke-confirm');
     await page.getByRole('button', { name: 'Revoke key' }).click();

@@ -88,9 +88,9 @@ describe('console team page in a real browser', () => {
           ).status,
         [path, { _csrf: csrf, ...body }] as const,
       );
-    expect(await post('/console/keys', { name: 'x', kind: 'secret', mode: 'test', scope_visits_read: 'on' })).toBe(
-      403,
-    );
+    expect(
+      await post('/console/keys', { name: 'x', kind: 'secret', mode: 'test', scope_visits_read: 'on' }),
+    ).toBe(403);
     expect(await post('/console/team/invite', { name: 'x', email: 'x@y.test', role: 'owner' })).toBe(403);
     expect((await c.t.app.get(ApiKeysService).list(c.demo.organisation_id, 100)).length).toBe(keysBefore);
 
