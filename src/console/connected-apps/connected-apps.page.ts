@@ -54,7 +54,7 @@ export function perPerson(connections: AppConnectionResponse[]) {
     for (const s of c.scopes) if (!p.scopes.includes(s)) p.scopes.push(s);
     by.set(c.account_id, p);
   }
-  return [...by.values()];
+  return [...by.values()].map((p) => ({ ...p, modes: p.modes.sort() }));
 }
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
 

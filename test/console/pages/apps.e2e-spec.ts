@@ -33,7 +33,7 @@ describe('console connected apps page in a real browser', () => {
     const connections = row.locator('.connection');
     expect(await connections.count()).toBe(1);
     const text = (await connections.first().textContent())!;
-    expect(text).toContain('Demo Owner (test and live)');
+    expect(text).toContain('Demo Owner (live and test)');
     expect(text).toContain('See visits');
     expect(text).toContain('See events about what the other scopes let it see');
     await judgePage(page, 'apps-connected');
