@@ -34,6 +34,10 @@ import { ConsoleFrontDoorController } from './front-door/front-door.controller';
 import { ConsoleFrameController } from './frame/console-frame.controller';
 import { ConsoleFrameInterceptor } from './frame/console-page';
 import { ConsoleOverviewPageController } from './frame/overview.page';
+import { ConsoleKeysPageController } from './keys/keys.page';
+import { ConsoleCopyScriptController } from './keys/copy-button';
+import { ConsoleInvitationPageController, ConsoleTeamPageController } from './team/team.page';
+import { ConsoleAuditPageController } from './audit/audit.page';
 import { OperatorGuard } from './operator.guard';
 import { SupportController } from './support/support.controller';
 import {
@@ -83,6 +87,11 @@ import {
     ConsoleOverviewPageController,
     ConsoleWebhooksPageController,
     ConsoleRequestsPageController,
+    ConsoleKeysPageController,
+    ConsoleCopyScriptController,
+    ConsoleTeamPageController,
+    ConsoleInvitationPageController,
+    ConsoleAuditPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

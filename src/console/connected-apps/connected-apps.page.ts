@@ -9,6 +9,8 @@ import { ConnectedAppsService } from '../../visitor/connected-apps/connected-app
 import { SCOPE_WORDS } from '../../visitor/platform/scope-words';
 import { isScope } from '../../visitor/platform/scopes';
 import { ClientsService } from '../../oauth/clients/clients.service';
+import type { AppConnectionResponse } from '../../visitor/connected-apps/dto/connected-app.response';
+import { OrganisationsService } from '../../visitor/organisations/organisations.service';
 import { CheckCsrf } from '../../pages/page.decorator';
 import { ConsoleAuth, CurrentAccount } from '../auth/console-auth';
 import { consoleRoles } from '../frame/console-nav';
@@ -19,6 +21,41 @@ const SOURCES: Record<string, string> = {
   dcr: 'Dynamic client registration',
   metadata_document: 'Client ID Metadata Document',
 };
+const hostOf = (url: string): string | null => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * One entry per person of an app's live connections (a person who authorized it several times, or in both
+ * modes, is one row): the earliest connection, the latest use, the modes and the union of the scopes.
+ */
+export function perPerson(connections: AppConnectionResponse[]) {
+  const by = new Map<
+    string,
+    { account_id: string; created_at: string; last_used_at: string | null; modes: string[]; scopes: string[] }
+  >();
+  for (const c of connections) {
+    const p = by.get(c.account_id) ?? {
+      account_id: c.account_id,
+      created_at: c.created_at,
+      last_used_at: null,
+      modes: [],
+      scopes: [],
+    };
+    if (c.created_at < p.created_at) p.created_at = c.created_at;
+    if (c.last_used_at && (!p.last_used_at || c.last_used_at > p.last_used_at))
+      p.last_used_at = c.last_used_at;
+    const mode = c.livemode ? 'live' : 'test';
+    if (!p.modes.includes(mode)) p.modes.push(mode);
+    for (const s of c.scopes) if (!p.scopes.includes(s)) p.scopes.push(s);
+    by.set(c.account_id, p);
+  }
+  return [...by.values()].map((p) => ({ ...p, modes: p.modes.sort() }));
+}
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
 
 /**
@@ -34,6 +71,7 @@ export class ConsoleAppsPageController {
     private readonly apps: ConnectedAppsService,
     private readonly accounts: AccountsService,
     private readonly clients: ClientsService,
+    private readonly organisations: OrganisationsService,
   ) {}
 
   @Get('new')
@@ -83,6 +121,8 @@ export class ConsoleAppsPageController {
     const ids = new Set(apps.flatMap((x) => [x.requested_by, ...x.connections.map((c) => c.account_id)]));
     const names = new Map<string, string>();
     for (const id of ids) names.set(id, (await this.accounts.findById(id))?.name ?? id);
+    const developers = new Map<string, string | null>();
+    for (const x of apps) developers.set(x.client_id, await this.developerOf(x.client_id, x.source));
     return {
       title: 'Connected apps',
       csrf,
@@ -91,19 +131,34 @@ export class ConsoleAppsPageController {
         name: x.name,
         source: SOURCES[x.source] ?? x.source,
         metadataUrl: x.source === 'metadata_document' ? x.client_id : null,
+        developer: developers.get(x.client_id) ?? null,
         status: x.status,
         requestedBy: names.get(x.requested_by) ?? x.requested_by,
         requestedAt: when(x.requested_at),
         action: (decision: string) => `/console/apps/${encodeURIComponent(x.client_id)}/${decision}`,
-        connections: x.connections.map((c) => ({
+        connections: perPerson(x.connections).map((c) => ({
           who: names.get(c.account_id) ?? c.account_id,
           since: when(c.created_at),
           lastUsed: when(c.last_used_at),
-          mode: c.livemode ? 'live' : 'test',
+          mode: c.modes.join(' and '),
           scopes: c.scopes.map((s) => (isScope(s) ? SCOPE_WORDS[s] : s)),
         })),
       })),
     };
+  }
+
+  /**
+   * Who builds the app, as far as its registration says: the organisation that registered it in the console, the
+   * host of a Client ID Metadata Document, or the host of a dynamically registered client's `client_uri`.
+   */
+  private async developerOf(clientId: string, source: string): Promise<string | null> {
+    if (source === 'metadata_document') return hostOf(clientId);
+    const client = await this.clients.find(clientId);
+    if (!client) return null;
+    if (client.organisation_id)
+      return (await this.organisations.findOrganisation(client.organisation_id))?.name ?? null;
+    const uri = client.metadata.client_uri;
+    return typeof uri === 'string' ? hostOf(uri) : null;
   }
 
   /** The confirmation step of revoking (works without JavaScript): the button posts to the revoke action. */

@@ -25,13 +25,13 @@ export const CONSOLE_NAV: readonly ConsoleNavEntry[] = [
   { path: '/console/desk', title: 'Front desk', roles: FRONT_DOOR, built: false },
   { path: '/console/attendance', title: 'Attendance', roles: ADMINS, built: false },
   { path: '/console/visit-types', title: 'Visit types', roles: ADMINS, built: false },
-  { path: '/console/keys', title: 'API keys', roles: ADMINS, built: false },
+  { path: '/console/keys', title: 'API keys', roles: ADMINS, built: true },
   { path: '/console/webhooks', title: 'Webhooks', roles: ADMINS, built: true },
   { path: '/console/outbox', title: 'Test outbox', roles: FRONT_DOOR, built: false },
   { path: '/console/apps', title: 'Connected apps', roles: ADMINS, built: true },
   { path: '/console/requests', title: 'Requests', roles: ['owner', 'admin', 'support'], built: true },
-  { path: '/console/audit', title: 'Audit trail', roles: ADMINS, built: false },
-  { path: '/console/team', title: 'Team', roles: ADMINS, built: false },
+  { path: '/console/audit', title: 'Audit trail', roles: ADMINS, built: true },
+  { path: '/console/team', title: 'Team', roles: ADMINS, built: true },
 ];
 
 /** The entry of a page path (exact), or of the page a deeper path belongs to (`/console/visits/vis_…`). */

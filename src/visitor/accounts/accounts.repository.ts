@@ -145,4 +145,57 @@ export class AccountsRepository {
       at,
     ]);
   }
+
+  /** The organisation's people with console access (not removed), oldest first, keyset on (created_at, id). */
+  async team(
+    organisationId: string,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<AccountRow[]> {
+    const params: unknown[] = [organisationId, limit + 1];
+    let where = '';
+    if (after) {
+      params.push(after.createdAt, after.id);
+      where = `AND (created_at, id) > ($3::timestamptz, $4)`;
+    }
+    return this.ds.query(
+      `SELECT * FROM visitor.console_account WHERE organisation_id = $1 AND disabled_at IS NULL ${where}
+        ORDER BY created_at, id LIMIT $2`,
+      params,
+    );
+  }
+
+  /**
+   * The organisation's active Owners, locked for the rest of the transaction `m` (so two demotions at once cannot
+   * both pass the last-Owner check), and the account itself, locked too.
+   */
+  async lockForRoleChange(
+    m: EntityManager,
+    organisationId: string,
+    accountId: string,
+  ): Promise<{ account: AccountRow | null; owners: string[] }> {
+    const rows: AccountRow[] = await m.query(
+      `SELECT * FROM visitor.console_account
+        WHERE organisation_id = $1 AND disabled_at IS NULL AND (role = 'owner' OR id = $2)
+        ORDER BY id FOR UPDATE`,
+      [organisationId, accountId],
+    );
+    return {
+      account: rows.find((r) => r.id === accountId) ?? null,
+      owners: rows.filter((r) => r.role === 'owner').map((r) => r.id),
+    };
+  }
+
+  async setRole(m: EntityManager, id: string, role: Role): Promise<void> {
+    await m.query(`UPDATE visitor.console_account SET role = $2 WHERE id = $1`, [id, role]);
+  }
+
+  /** Turns the account off and ends its console sessions (a removed person cannot sign in or act). */
+  async disable(m: EntityManager, id: string, at: Date): Promise<void> {
+    await m.query(`UPDATE visitor.console_account SET disabled_at = $2 WHERE id = $1`, [id, at]);
+    await m.query(
+      `UPDATE visitor.console_session SET revoked_at = $2 WHERE account_id = $1 AND revoked_at IS NULL`,
+      [id, at],
+    );
+  }
 }

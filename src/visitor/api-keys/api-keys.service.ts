@@ -84,6 +84,8 @@ export class ApiKeysService implements CredentialResolver {
     input: CreateKeyInput,
     actor: Actor,
     at = 'body',
+    /** The console request that asked (its id and IP go into the audit trail). */
+    request?: FastifyRequest,
   ): Promise<CreatedApiKeyResponse> {
     const org = await this.orgs.findOrganisation(organisationId);
     if (!org) throw ApiError.notFound('The organisation');
@@ -161,6 +163,7 @@ export class ApiKeysService implements CredentialResolver {
             scopes: row.scopes,
             expires_at: expiresAt?.toISOString() ?? null,
           },
+          request,
         },
         uow.manager,
       );
@@ -232,8 +235,19 @@ export class ApiKeysService implements CredentialResolver {
     return this.repo.list(organisationId, limit, after);
   }
 
+  /** One key of the organisation (the console's revoke confirmation), null when unknown. */
+  async get(organisationId: string, id: string): Promise<ApiKeyResponse | null> {
+    const k = await this.repo.find(organisationId, id);
+    return k && toApiKeyResponse(k);
+  }
+
   /** Immediate and irreversible; revoking a revoked key is `invalid_state`. */
-  async revoke(organisationId: string, id: string, actor: Actor): Promise<ApiKeyResponse> {
+  async revoke(
+    organisationId: string,
+    id: string,
+    actor: Actor,
+    request?: FastifyRequest,
+  ): Promise<ApiKeyResponse> {
     return this.tx.run(async (uow) => {
       const key = await this.repo.find(organisationId, id, uow.manager);
       if (!key) throw ApiError.notFound('The API key');
@@ -241,7 +255,14 @@ export class ApiKeysService implements CredentialResolver {
       if (!(await this.repo.revoke(uow.manager, organisationId, id, now)))
         throw new ApiError('invalid_state', 'The API key is already revoked.');
       await this.audit.record(
-        { organisationId, livemode: null, action: 'api_key.revoked', actor, target: { type: 'api_key', id } },
+        {
+          organisationId,
+          livemode: null,
+          action: 'api_key.revoked',
+          actor,
+          target: { type: 'api_key', id },
+          request,
+        },
         uow.manager,
       );
       return toApiKeyResponse({ ...key, revoked_at: now });

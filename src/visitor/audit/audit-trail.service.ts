@@ -14,14 +14,30 @@ export class AuditTrailService {
     private readonly cursors: CursorCodecProvider,
   ) {}
 
-  page(caller: Caller, q: AuditEventQuery): Promise<Page<AuditEventResponse>> {
-    const { tenant, hiddenBefore: since } = caller;
+  /**
+   * `more`: the console's filters (an actor, a period); `from` later than the plan's period narrows it, never
+   * widens it.
+   */
+  page(
+    caller: Pick<Caller, 'tenant' | 'hiddenBefore'>,
+    q: AuditEventQuery,
+    more: { actor?: { type: string; id?: string }; from?: Date; until?: Date } = {},
+  ): Promise<Page<AuditEventResponse>> {
+    const { tenant, hiddenBefore } = caller;
+    const since = more.from && (!hiddenBefore || more.from > hiddenBefore) ? more.from : hiddenBefore;
     return this.cursors.codec.createdPage(
       'audit-events',
       tenant,
       q,
       (limit, before) =>
-        this.repo.list(tenant.organisationId, tenant.livemode, { limit, action: q.action, since, before }),
+        this.repo.list(tenant.organisationId, tenant.livemode, {
+          limit,
+          action: q.action,
+          since,
+          before,
+          actor: more.actor,
+          until: more.until,
+        }),
       toAuditEventResponse,
     );
   }

@@ -50,7 +50,16 @@ export class AuditRepository {
   list(
     organisationId: string,
     livemode: boolean,
-    f: { limit: number; since: Date | null; action?: string; before?: { createdAt: string; id: string } },
+    f: {
+      limit: number;
+      since: Date | null;
+      action?: string;
+      before?: { createdAt: string; id: string };
+      /** Only this actor (type, and id when given); the console's filter. */
+      actor?: { type: string; id?: string };
+      /** Only entries before this moment; the console's date filter. */
+      until?: Date;
+    },
   ): Promise<AuditRow[]> {
     const params: unknown[] = [organisationId, livemode, f.limit + 1];
     const where: string[] = [];
@@ -61,6 +70,18 @@ export class AuditRepository {
     if (f.action) {
       params.push(f.action);
       where.push(`action = $${params.length}`);
+    }
+    if (f.actor) {
+      params.push(f.actor.type);
+      where.push(`actor_type = $${params.length}`);
+      if (f.actor.id) {
+        params.push(f.actor.id);
+        where.push(`actor_id = $${params.length}`);
+      }
+    }
+    if (f.until) {
+      params.push(f.until);
+      where.push(`created_at < $${params.length}`);
     }
     if (f.before) {
       params.push(f.before.createdAt, f.before.id);

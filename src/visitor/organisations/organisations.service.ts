@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Injectable } from '@nestjs/common';
 import { isIP } from 'node:net';
 import type { EntityManager } from 'typeorm';
@@ -285,6 +286,8 @@ export class OrganisationsService {
       ip_allow_list?: string[];
     },
     actor: Actor,
+    /** The console request that asked (its id and IP go into the audit trail). */
+    request?: FastifyRequest,
   ): Promise<OrganisationRow> {
     const errors: FieldError[] = [];
     if (changes.plan !== undefined && !isPlan(changes.plan))
@@ -302,7 +305,7 @@ export class OrganisationsService {
         this.clock.now(),
       );
       await this.audit.record(
-        { organisationId: id, livemode: null, action: 'organisation.updated', actor, data: changes },
+        { organisationId: id, livemode: null, action: 'organisation.updated', actor, data: changes, request },
         uow.manager,
       );
       return (await this.repo.findOrganisation(id, uow.manager)) as OrganisationRow;

@@ -357,6 +357,8 @@ const EXEMPT: Record<string, string> = {
   'AccountsRepository.markSignedIn': ORGANISATION,
   'AccountsRepository.insertSession': ORGANISATION,
   'AccountsRepository.revokeSession': ORGANISATION,
+  'AccountsRepository.setRole': BY_ID_AFTER_READ('AccountsRepository.lockForRoleChange, in the organisation'),
+  'AccountsRepository.disable': BY_ID_AFTER_READ('AccountsRepository.lockForRoleChange, in the organisation'),
   'ApiKeysRepository.insert': ORGANISATION,
   'ApiKeysRepository.revoke': ORGANISATION,
   'ApiKeysRepository.touch': ORGANISATION,
