@@ -3,6 +3,7 @@ import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { OpsModule } from '../ops/ops.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
+import { AuditModule } from '../visitor/audit/audit.module';
 import { AttendanceModule } from '../visitor/attendance/attendance.module';
 import { BookingTypesModule } from '../visitor/booking-types/booking-types.module';
 import { BookingsModule } from '../visitor/bookings/bookings.module';
@@ -32,6 +33,8 @@ import { ConsoleFrameController } from './frame/console-frame.controller';
 import { ConsoleFrameInterceptor } from './frame/console-page';
 import { ConsoleOverviewPageController } from './frame/overview.page';
 import { OperatorGuard } from './operator.guard';
+import { ConsoleVisitsPageController } from './visits/visits.page';
+import { ConsoleOutboxPageController } from './outbox/outbox.page';
 import { SupportController } from './support/support.controller';
 import {
   ConsoleWebhookDeliveriesController,
@@ -61,6 +64,7 @@ import {
     OrganisationsModule,
     BookingsModule,
     EventsModule,
+    AuditModule,
   ],
   controllers: [
     SupportController,
@@ -77,6 +81,8 @@ import {
     ConsoleAttendanceController,
     ConsoleFrameController,
     ConsoleOverviewPageController,
+    ConsoleVisitsPageController,
+    ConsoleOutboxPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

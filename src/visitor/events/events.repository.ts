@@ -19,6 +19,8 @@ export interface EventFilter {
   type?: string;
   createdAfter?: Date;
   createdBefore?: Date;
+  /** Only events about this object (`data.object.id`): a visit's timeline in the console. */
+  objectId?: string;
 }
 
 /** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
@@ -60,6 +62,7 @@ export class EventsRepository implements VisitorDataHolder {
     if (f.type) q.andWhere('e.type = :type', { type: f.type });
     if (f.createdAfter) q.andWhere('e.createdAt > :ca', { ca: f.createdAfter });
     if (f.createdBefore) q.andWhere('e.createdAt < :cb', { cb: f.createdBefore });
+    if (f.objectId) q.andWhere(`(e.body::jsonb #>> '{data,object,id}') = :oid`, { oid: f.objectId });
     if (before)
       q.andWhere('(e.createdAt, e.id) < (:at, :id)', { at: new Date(before.createdAt), id: before.id });
     return q.orderBy('e.createdAt', 'DESC').addOrderBy('e.id', 'DESC').limit(limit).getMany();
