@@ -35,6 +35,7 @@ import { ConsoleOverviewPageController } from './frame/overview.page';
 import { OperatorGuard } from './operator.guard';
 import { ConsoleVisitsPageController } from './visits/visits.page';
 import { ConsoleOutboxPageController } from './outbox/outbox.page';
+import { ConsoleVisitTypesPageController } from './visit-types/visit-types.page';
 import { SupportController } from './support/support.controller';
 import {
   ConsoleWebhookDeliveriesController,
@@ -83,6 +84,7 @@ import {
     ConsoleOverviewPageController,
     ConsoleVisitsPageController,
     ConsoleOutboxPageController,
+    ConsoleVisitTypesPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })
