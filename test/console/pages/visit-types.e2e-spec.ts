@@ -54,7 +54,7 @@ describe('console visit types in a real browser', () => {
     expect(off.status).toBe(422);
     expect(((await (await v1('/visit-types/meeting')).json()) as { pre_registration: boolean }).pre_registration).toBe(true);
 
-    await page.getByLabel(/^Key/).fill('Bad Key');
+    await page.locator('#t-key').fill('Bad Key');
     await page.getByLabel('Name', { exact: true }).fill('Site survey');
     await page.getByRole('button', { name: 'Add the type' }).click();
     await page.locator('#type-errors').waitFor();
@@ -62,7 +62,7 @@ describe('console visit types in a real browser', () => {
     await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Site survey');
     await expect(page.locator('.notice[role="alert"] code').textContent()).resolves.toMatch(/\S/);
     await judgePage(page, 'visit-types-errors');
-    await page.getByLabel(/^Key/).fill('site_survey');
+    await page.locator('#t-key').fill('site_survey');
     await page.getByRole('button', { name: 'Add the type' }).click();
     await page.locator('tr[data-type="site_survey"]').waitFor();
     expect(problems).toEqual([]);
