@@ -41,7 +41,8 @@ const BROWSER_CONSTRAINT: Parameters<FastifyInstance['addConstraintStrategy']>[0
       set: (value: string, store: unknown) => void handlers.set(value, store),
     };
   },
-  deriveConstraint: (req) => (String(req.headers.accept ?? '').includes('text/html') ? 'html' : undefined) as never,
+  deriveConstraint: (req) =>
+    (String(req.headers.accept ?? '').includes('text/html') ? 'html' : undefined) as never,
   mustMatchWhenDerived: false,
   validate(value: unknown) {
     if (value !== 'html') throw new Error('the browser constraint takes only "html"');

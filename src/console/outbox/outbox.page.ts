@@ -57,7 +57,10 @@ export class ConsoleOutboxPageController {
         title: 'Test outbox',
         messages: [],
         pager: null,
-        error: { message: 'This page link is out of date; start again from the first page.', requestId: String(req.id) },
+        error: {
+          message: 'This page link is out of date; start again from the first page.',
+          requestId: String(req.id),
+        },
       };
     }
     return {

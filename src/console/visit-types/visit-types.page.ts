@@ -30,13 +30,24 @@ const FLAGS = ['x-svc-sensitive', 'x-svc-masked', 'x-svc-public'] as const;
 const FIELD_KEY = /^[a-z][a-z0-9_]{0,39}$/;
 
 const kindOf = (def: FieldSchema) =>
-  def.type === 'boolean' ? 'Yes or no' : def.type === 'number' || def.type === 'integer' ? 'Number' : def['x-svc-type'] === 'person' ? 'Person' : 'Text';
+  def.type === 'boolean'
+    ? 'Yes or no'
+    : def.type === 'number' || def.type === 'integer'
+      ? 'Number'
+      : def['x-svc-type'] === 'person'
+        ? 'Person'
+        : 'Text';
 
 /** Problems of an ApiError as lines for the page (`field: message`), or null when it is not a refusal of input. */
 function problemsOf(e: unknown): string[] | null {
-  if (!(e instanceof ApiError) || !['validation_failed', 'invalid_state', 'conflict', 'not_found'].includes(e.code))
+  if (
+    !(e instanceof ApiError) ||
+    !['validation_failed', 'invalid_state', 'conflict', 'not_found'].includes(e.code)
+  )
     return null;
-  return e.errors.length ? e.errors.map((x) => `${x.location.replace(/^body\./, '')}: ${x.message}`) : [e.detail];
+  return e.errors.length
+    ? e.errors.map((x) => `${x.location.replace(/^body\./, '')}: ${x.message}`)
+    : [e.detail];
 }
 
 /**
@@ -71,7 +82,9 @@ export function editedSchema(current: Form, body: FormBody): { schema: FormSchem
   if (newKey) {
     const kind = KINDS[body['new.kind'] ?? ''];
     if (!FIELD_KEY.test(newKey))
-      errors.push('new question key: lowercase letters, digits and underscores, starting with a letter, at most 40');
+      errors.push(
+        'new question key: lowercase letters, digits and underscores, starting with a letter, at most 40',
+      );
     else if (newKey in props) errors.push(`new question key: ${newKey} is already a question`);
     if (!kind) errors.push('new question kind: choose one of the list');
     const title = (body['new.title'] ?? '').trim();
@@ -82,7 +95,9 @@ export function editedSchema(current: Form, body: FormBody): { schema: FormSchem
       if (body['new.required'] === 'on') required.add(newKey);
     }
   }
-  const order = (current.schema['x-svc-order'] ?? Object.keys(current.schema.properties)).filter((k) => k in props);
+  const order = (current.schema['x-svc-order'] ?? Object.keys(current.schema.properties)).filter(
+    (k) => k in props,
+  );
   for (const k of Object.keys(props)) if (!order.includes(k)) order.push(k);
   const schema: FormSchema = {
     ...current.schema,
@@ -112,7 +127,10 @@ export class ConsoleVisitTypesPageController {
 
   private async view(t: ConsoleTenantOf, csrf: string, extra: Record<string, unknown> = {}) {
     const tenant = { organisationId: t.organisationId, livemode: t.livemode };
-    const [types, form] = await Promise.all([this.visitTypes.list(tenant), this.forms.current(tenant, 'visit')]);
+    const [types, form] = await Promise.all([
+      this.visitTypes.list(tenant),
+      this.forms.current(tenant, 'visit'),
+    ]);
     const required = new Set(form.schema.required ?? []);
     const order = form.schema['x-svc-order'] ?? Object.keys(form.schema.properties);
     return {
@@ -178,7 +196,10 @@ export class ConsoleVisitTypesPageController {
       const tenant = { organisationId: t.organisationId, livemode: t.livemode };
       const { schema, errors } = editedSchema(await this.forms.current(tenant, 'visit'), body);
       if (errors.length)
-        return this.view(t, csrf, { formErrors: errors, error: { message: 'The form was not published.', requestId } });
+        return this.view(t, csrf, {
+          formErrors: errors,
+          error: { message: 'The form was not published.', requestId },
+        });
       try {
         const form = await this.forms.publishInBothModes(t.organisationId, 'visit', schema);
         await this.audit.record({
@@ -193,19 +214,34 @@ export class ConsoleVisitTypesPageController {
       } catch (e) {
         const problems = problemsOf(e);
         if (!problems) throw e;
-        return this.view(t, csrf, { formErrors: problems, error: { message: 'The form was not published.', requestId } });
+        return this.view(t, csrf, {
+          formErrors: problems,
+          error: { message: 'The form was not published.', requestId },
+        });
       }
     }
     const values = { key: (body.key ?? '').trim(), name: (body.name ?? '').trim() };
     const dto = plainToInstance(SaveVisitTypeBody, { name: values.name });
-    const errors = validateSync(dto).flatMap((x) => Object.values(x.constraints ?? {}).map((m) => `name: ${m}`));
+    const errors = validateSync(dto).flatMap((x) =>
+      Object.values(x.constraints ?? {}).map((m) => `name: ${m}`),
+    );
     if (!values.name) errors.push('name: is required');
     if (!values.key) errors.push('key: is required');
-    else if ((await this.visitTypes.list({ organisationId: t.organisationId, livemode: t.livemode })).some((x) => x.key === values.key))
+    else if (
+      (await this.visitTypes.list({ organisationId: t.organisationId, livemode: t.livemode })).some(
+        (x) => x.key === values.key,
+      )
+    )
       errors.push(`key: ${values.key} is already a visit type`);
     try {
-      if (errors.length) throw ApiError.validation(errors.map((m) => ({ location: m.split(':')[0], message: m.slice(m.indexOf(':') + 2) })));
-      await this.visitTypes.saveInBothModes(t.organisationId, values.key, { name: values.name, enabled: true });
+      if (errors.length)
+        throw ApiError.validation(
+          errors.map((m) => ({ location: m.split(':')[0], message: m.slice(m.indexOf(':') + 2) })),
+        );
+      await this.visitTypes.saveInBothModes(t.organisationId, values.key, {
+        name: values.name,
+        enabled: true,
+      });
       await this.audit.record({
         organisationId: t.organisationId,
         livemode: null,
@@ -219,7 +255,11 @@ export class ConsoleVisitTypesPageController {
     } catch (e) {
       const problems = problemsOf(e);
       if (!problems) throw e;
-      return this.view(t, csrf, { errors: problems, values, error: { message: 'The type was not added.', requestId } });
+      return this.view(t, csrf, {
+        errors: problems,
+        values,
+        error: { message: 'The type was not added.', requestId },
+      });
     }
   }
 
@@ -238,7 +278,9 @@ export class ConsoleVisitTypesPageController {
     if (body.pre_registration === 'true' || body.pre_registration === 'false')
       input.pre_registration = body.pre_registration === 'true';
     if (Object.keys(input).length === 0)
-      throw ApiError.validation([{ location: 'body', message: 'give enabled or pre_registration, true or false' }]);
+      throw ApiError.validation([
+        { location: 'body', message: 'give enabled or pre_registration, true or false' },
+      ]);
     const types = await this.visitTypes.list({ organisationId: t.organisationId, livemode: t.livemode });
     if (!types.some((x) => x.key === key)) throw ApiError.notFound(`Visit type ${key}`);
     await this.visitTypes.saveInBothModes(t.organisationId, key, input);

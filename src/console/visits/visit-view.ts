@@ -33,7 +33,16 @@ export function answersOf(
   const mark = (k: string) =>
     props[k]?.['x-svc-sensitive'] ? 'sensitive' : props[k]?.['x-svc-masked'] ? 'masked' : null;
   return {
-    answers: keys.map((k) => ({ key: k, label: labelOf(form, k), value: answerText(shown[k]), mark: mark(k) })),
-    hidden: seesProtected ? [] : Object.keys(props).filter((k) => mark(k) !== null).map((k) => labelOf(form, k)),
+    answers: keys.map((k) => ({
+      key: k,
+      label: labelOf(form, k),
+      value: answerText(shown[k]),
+      mark: mark(k),
+    })),
+    hidden: seesProtected
+      ? []
+      : Object.keys(props)
+          .filter((k) => mark(k) !== null)
+          .map((k) => labelOf(form, k)),
   };
 }

@@ -80,7 +80,11 @@ export class ConsoleVisitsPageController {
   ) {}
 
   private caller(t: ConsoleTenantOf): VisitCaller {
-    return { tenant: { organisationId: t.organisationId, livemode: t.livemode }, hiddenBefore: null, seesWatchlist: true };
+    return {
+      tenant: { organisationId: t.organisationId, livemode: t.livemode },
+      hiddenBefore: null,
+      seesWatchlist: true,
+    };
   }
 
   @Get()
@@ -133,7 +137,12 @@ export class ConsoleVisitsPageController {
       mode: t.livemode ? 'live' : 'test',
     };
     if (errors.length)
-      return { ...base, rows: [], pager: null, error: { message: errors.join(' '), requestId: String(req.id) } };
+      return {
+        ...base,
+        rows: [],
+        pager: null,
+        error: { message: errors.join(' '), requestId: String(req.id) },
+      };
     let page;
     try {
       page = await this.visits.page(this.caller(t), q, { visitorName: filters.name || undefined });
@@ -212,7 +221,8 @@ export class ConsoleVisitsPageController {
     const site = sites.find((s) => s.id === visit.site_id);
     const notice = typeof query.notice === 'string' ? (NOTICES[query.notice] ?? null) : null;
     const errorCode = typeof query.error === 'string' ? query.error : null;
-    const requestId = typeof query.request === 'string' && /^[\w-]{1,80}$/.test(query.request) ? query.request : null;
+    const requestId =
+      typeof query.request === 'string' && /^[\w-]{1,80}$/.test(query.request) ? query.request : null;
     const { answers, hidden } = answersOf(form, visit.custom_fields, seesProtected);
     return {
       title: `Visit of ${visit.visitor.name ?? '(erased visitor)'}`,
@@ -253,7 +263,8 @@ export class ConsoleVisitsPageController {
               !(x.action === 'cancel' && visit.booking_id),
           ).map((x) => ({
             ...x,
-            url: x.action === 'cancel' ? `/console/visits/${visit.id}/cancel?mode=${mode}` : action(x.segment),
+            url:
+              x.action === 'cancel' ? `/console/visits/${visit.id}/cancel?mode=${mode}` : action(x.segment),
             confirm: x.action === 'cancel',
             reason: x.action === 'deny',
           }))
@@ -321,7 +332,10 @@ export class ConsoleVisitsPageController {
       return { url: `${back}&notice=${segment}`, statusCode: 303 };
     } catch (e) {
       if (!(e instanceof ApiError) || !(e.code in ERRORS)) throw e;
-      return { url: `${back}&error=${e.code}&request=${encodeURIComponent(String(req.id))}`, statusCode: 303 };
+      return {
+        url: `${back}&error=${e.code}&request=${encodeURIComponent(String(req.id))}`,
+        statusCode: 303,
+      };
     }
   }
 }

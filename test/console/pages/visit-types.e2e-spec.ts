@@ -36,23 +36,39 @@ describe('console visit types in a real browser', () => {
     });
 
   it('turns types on and off, opens one for pre-registration, adds a type, and re-renders bad input', async () => {
-    const { page, problems } = await signIn(c, c.demo.email, c.demo.password, '/console/visit-types?mode=test');
+    const { page, problems } = await signIn(
+      c,
+      c.demo.email,
+      c.demo.password,
+      '/console/visit-types?mode=test',
+    );
     expect(await page.title()).toBe('Visit types · Demo Front Door · Gatehouse');
     await judgePage(page, 'visit-types');
 
     await page.getByRole('button', { name: 'Turn off Contractor' }).click();
     await page.getByText('Saved in live and test mode.').waitFor();
-    await expect(page.locator('tr[data-type="contractor"] [data-cell="enabled"]').textContent()).resolves.toBe('Off');
+    await expect(
+      page.locator('tr[data-type="contractor"] [data-cell="enabled"]').textContent(),
+    ).resolves.toBe('Off');
     await page.getByRole('button', { name: 'Open pre-registration of Meeting' }).click();
     await page.getByText('Saved in live and test mode.').waitFor();
-    await expect(page.locator('tr[data-type="meeting"] [data-cell="pre-registration"]').textContent()).resolves.toMatch(/^Open/);
+    await expect(
+      page.locator('tr[data-type="meeting"] [data-cell="pre-registration"]').textContent(),
+    ).resolves.toMatch(/^Open/);
     // /v1 sees the same rules: the type that is off is refused on create.
     const off = await v1('/visits', {
       method: 'POST',
-      body: { site_id: c.demo.site_id, host_id: c.demo.host_id, type: 'contractor', visitor: { name: 'X', phone: '+233244555201' } },
+      body: {
+        site_id: c.demo.site_id,
+        host_id: c.demo.host_id,
+        type: 'contractor',
+        visitor: { name: 'X', phone: '+233244555201' },
+      },
     });
     expect(off.status).toBe(422);
-    expect(((await (await v1('/visit-types/meeting')).json()) as { pre_registration: boolean }).pre_registration).toBe(true);
+    expect(
+      ((await (await v1('/visit-types/meeting')).json()) as { pre_registration: boolean }).pre_registration,
+    ).toBe(true);
 
     await page.locator('#t-key').fill('Bad Key');
     await page.getByLabel('Name', { exact: true }).fill('Site survey');
@@ -100,7 +116,12 @@ describe('console visit types in a real browser', () => {
     const visit = (await res.json()) as { id: string; custom_fields: Record<string, unknown> };
     expect(visit.custom_fields).toEqual({});
 
-    const member = await signIn(c, 'member@demo.gatehouse.test', PASSWORD, `/console/visits/${visit.id}?mode=test`);
+    const member = await signIn(
+      c,
+      'member@demo.gatehouse.test',
+      PASSWORD,
+      `/console/visits/${visit.id}?mode=test`,
+    );
     await member.page.locator('#answers-hidden').waitFor();
     expect(await member.page.content()).not.toContain('G1234567');
     // The member may not open the visit types page at all.

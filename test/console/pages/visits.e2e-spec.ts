@@ -154,8 +154,13 @@ describe('console visits pages in a real browser', () => {
     await page.context().close();
   });
 
-  it("hides a sensitive answer from a member, who may still check in; the JSON endpoint of the path follows the same rule", async () => {
-    const { page } = await signIn(c, 'member@demo.gatehouse.test', PASSWORD, `/console/visits/${visitId}?mode=test`);
+  it('hides a sensitive answer from a member, who may still check in; the JSON endpoint of the path follows the same rule', async () => {
+    const { page } = await signIn(
+      c,
+      'member@demo.gatehouse.test',
+      PASSWORD,
+      `/console/visits/${visitId}?mode=test`,
+    );
     expect(new URL(page.url()).pathname).toBe(`/console/visits/${visitId}`);
     await expect(page.locator('[data-answer="laptop"]').textContent()).resolves.toBe('Yes');
     expect(await page.locator('[data-answer="id_number"]').count()).toBe(0);
