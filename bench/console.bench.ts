@@ -28,6 +28,10 @@ import {
   stopBenchServer,
 } from './support';
 
+/** The plain app (`console-server.ts`), started and stopped as `startBenchServer` does with bench/server.ts. */
+const startApp = (db: Parameters<typeof startBenchServer>[0], port: number, env: Record<string, string>) =>
+  startBenchServer(db, port, env, 'console-server.js');
+
 const VISITS = Number(process.env.BENCH_VISITS ?? 1_000_000);
 const PORT = 40_400 + Math.floor(Math.random() * 500);
 const PASSWORD = 'bench-console-password-1';
@@ -104,10 +108,7 @@ export async function main(): Promise<void> {
     ]),
   );
 
-  const app = await startBenchServer(db, PORT, {
-    BENCH_ORG: org.id,
-    TEST_MODE_RATE_PER_MINUTE: '100000000',
-  });
+  const app = await startApp(db, PORT, { TEST_MODE_RATE_PER_MINUTE: '100000000' });
   const base = `http://127.0.0.1:${PORT}`;
   try {
     const signIn = await fetch(`${base}/console/session`, {
