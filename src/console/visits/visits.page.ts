@@ -95,8 +95,9 @@ export class ConsoleVisitsPageController {
     @Req() req: FastifyRequest,
   ) {
     const tenant = { organisationId: t.organisationId, livemode: t.livemode };
+    // The organisation's time zone is read only when a day is asked for (the list itself needs the sites only).
     const [org, sites] = await Promise.all([
-      this.organisations.organisation(t.organisationId),
+      str(query.date) ? this.organisations.organisation(t.organisationId) : null,
       this.organisations.listSites(tenant),
     ]);
     const filters = {
@@ -118,7 +119,8 @@ export class ConsoleVisitsPageController {
     }
     if (filters.date) {
       const m = DATE.exec(filters.date);
-      const day = m && !Number.isNaN(Date.parse(filters.date)) ? dayIn(filters.date, org.time_zone) : null;
+      const day =
+        m && org && !Number.isNaN(Date.parse(filters.date)) ? dayIn(filters.date, org.time_zone) : null;
       if (day) {
         q.expected_from = day.from.toISOString();
         q.expected_to = day.to.toISOString();
@@ -133,7 +135,7 @@ export class ConsoleVisitsPageController {
       filters,
       sites: sites.map((s) => ({ id: s.id, name: s.name })),
       statuses: VISIT_STATUSES.map((s) => ({ value: s, words: STATUS_WORDS[s] })),
-      timeZone: org.time_zone,
+      timeZone: org?.time_zone ?? null,
       mode: t.livemode ? 'live' : 'test',
     };
     if (errors.length)
