@@ -83,7 +83,7 @@ describe('console visit types in a real browser', () => {
     await page.locator('tr[data-type="site_survey"]').waitFor();
     expect(problems).toEqual([]);
     await page.context().close();
-  });
+  }, 90_000);
 
   it('adds a sensitive question; a member does not see its answer, the owner does', async () => {
     const { page } = await signIn(c, c.demo.email, c.demo.password, '/console/visit-types?mode=test');
@@ -132,5 +132,5 @@ describe('console visit types in a real browser', () => {
     const owner = await signIn(c, c.demo.email, c.demo.password, `/console/visits/${visit.id}?mode=test`);
     await expect(owner.page.locator('[data-answer="passport"]').textContent()).resolves.toBe('G1234567');
     await owner.page.context().close();
-  });
+  }, 90_000);
 });
