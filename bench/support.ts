@@ -108,8 +108,9 @@ export async function startBenchServer(
   db: BenchDatabase,
   port: number,
   env: Record<string, string>,
+  server = 'server.js',
 ): Promise<ChildProcess> {
-  const app = fork(join(__dirname, 'server.js'), [], {
+  const app = fork(join(__dirname, server), [], {
     env: {
       ...process.env,
       DATABASE_URL: db.url,

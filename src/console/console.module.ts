@@ -3,6 +3,7 @@ import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { OpsModule } from '../ops/ops.module';
 import { AccountsModule } from '../visitor/accounts/accounts.module';
+import { AuditModule } from '../visitor/audit/audit.module';
 import { AttendanceModule } from '../visitor/attendance/attendance.module';
 import { BookingTypesModule } from '../visitor/booking-types/booking-types.module';
 import { BookingsModule } from '../visitor/bookings/bookings.module';
@@ -16,7 +17,6 @@ import { PlatformModule } from '../visitor/platform/platform.module';
 import { VisitTypesModule } from '../visitor/visit-types/visit-types.module';
 import { VisitsModule } from '../visitor/visits/visits.module';
 import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
-import { AuditModule } from '../visitor/audit/audit.module';
 import { ConsoleWebhooksPageController } from './webhooks/webhooks.page';
 import { ConsoleRequestsPageController } from './requests/requests.page';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
@@ -39,6 +39,9 @@ import { ConsoleCopyScriptController } from './keys/copy-button';
 import { ConsoleInvitationPageController, ConsoleTeamPageController } from './team/team.page';
 import { ConsoleAuditPageController } from './audit/audit.page';
 import { OperatorGuard } from './operator.guard';
+import { ConsoleVisitsPageController } from './visits/visits.page';
+import { ConsoleOutboxPageController } from './outbox/outbox.page';
+import { ConsoleVisitTypesPageController } from './visit-types/visit-types.page';
 import { SupportController } from './support/support.controller';
 import {
   ConsoleWebhookDeliveriesController,
@@ -92,6 +95,9 @@ import {
     ConsoleTeamPageController,
     ConsoleInvitationPageController,
     ConsoleAuditPageController,
+    ConsoleVisitsPageController,
+    ConsoleOutboxPageController,
+    ConsoleVisitTypesPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

@@ -5,6 +5,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
+import { RouteConstraints } from '@nestjs/platform-fastify';
 import type { Config } from '../config/config';
 import { ApiError } from '../common/errors/api-error';
 
@@ -25,6 +26,34 @@ export interface PageRouteConfig {
 export function isPageRoute(req: FastifyRequest): boolean {
   return (req.routeOptions?.config as PageRouteConfig | undefined)?.page === true;
 }
+
+/**
+ * Route constraint `{ browser: 'html' }` (`@ForBrowsers()`): the route answers only requests whose `Accept` names
+ * `text/html` (a browser opening a page); any other request of the same method and path goes to the route without
+ * the constraint (the console's JSON endpoint of the same path, e.g. `GET /console/visits/:id`).
+ */
+const BROWSER_CONSTRAINT: Parameters<FastifyInstance['addConstraintStrategy']>[0] = {
+  name: 'browser',
+  storage() {
+    const handlers = new Map<string, unknown>();
+    return {
+      get: (value: string) => (handlers.get(value) ?? null) as never,
+      set: (value: string, store: unknown) => void handlers.set(value, store),
+    };
+  },
+  deriveConstraint: (req) =>
+    (String(req.headers.accept ?? '').includes('text/html') ? 'html' : undefined) as never,
+  mustMatchWhenDerived: false,
+  validate(value: unknown) {
+    if (value !== 'html') throw new Error('the browser constraint takes only "html"');
+  },
+};
+
+/**
+ * A page at the same method and path as a JSON endpoint: browsers (`Accept: text/html`) get the page, every other
+ * client the endpoint.
+ */
+export const ForBrowsers = (): MethodDecorator => RouteConstraints({ browser: 'html' });
 
 /** The cookie-signing key of the pages, derived from SESSION_SECRET (other uses derive their own). */
 function cookieKey(config: Config): string {
@@ -49,6 +78,7 @@ function parseCookies(this: FastifyInstance, req: FastifyRequest, _reply: Fastif
  *   refusing anything but JSON as before.
  */
 export async function registerPages(fastify: FastifyInstance, config: Config): Promise<void> {
+  fastify.addConstraintStrategy(BROWSER_CONSTRAINT);
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if ((route.config as PageRouteConfig | undefined)?.page !== true) return;
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();

@@ -14,6 +14,8 @@ interface Walked {
   method: Method;
   path: string;
   access: ConsoleAccess | undefined;
+  /** A page sharing its path with a JSON endpoint (`@ForBrowsers()`): reached with `Accept: text/html` only. */
+  browser: boolean;
 }
 
 /**
@@ -36,6 +38,7 @@ describe('console route walk', () => {
           method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, r.handler) as number] as Method,
           path,
           access: consoleAccessOf(r),
+          browser: Reflect.getMetadata('__fastify_route_constraints__', r.handler)?.browser === 'html',
         })),
     );
     const org = await createOrg(t.app);
@@ -56,6 +59,7 @@ describe('console route walk', () => {
   const urlOf = (path: string) => path.replace(/:[a-zA-Z_]+/g, 'x_route_walk');
   const send = (r: Walked, headers: Record<string, string> = {}) => {
     const body = r.method !== 'GET' && r.method !== 'DELETE';
+    if (r.browser) headers = { accept: 'text/html', ...headers };
     return t.app.inject({
       method: r.method,
       url: urlOf(r.path),

@@ -20,14 +20,14 @@ const FRONT_DOOR: readonly Role[] = ['owner', 'admin', 'member'];
  */
 export const CONSOLE_NAV: readonly ConsoleNavEntry[] = [
   { path: '/console', title: 'Overview', roles: ['owner', 'admin', 'member', 'support'], built: true },
-  { path: '/console/visits', title: 'Visits', roles: FRONT_DOOR, built: false },
+  { path: '/console/visits', title: 'Visits', roles: FRONT_DOOR, built: true },
   { path: '/console/bookings', title: 'Bookings', roles: FRONT_DOOR, built: false },
   { path: '/console/desk', title: 'Front desk', roles: FRONT_DOOR, built: false },
   { path: '/console/attendance', title: 'Attendance', roles: ADMINS, built: false },
-  { path: '/console/visit-types', title: 'Visit types', roles: ADMINS, built: false },
+  { path: '/console/visit-types', title: 'Visit types', roles: ADMINS, built: true },
   { path: '/console/keys', title: 'API keys', roles: ADMINS, built: true },
   { path: '/console/webhooks', title: 'Webhooks', roles: ADMINS, built: true },
-  { path: '/console/outbox', title: 'Test outbox', roles: FRONT_DOOR, built: false },
+  { path: '/console/outbox', title: 'Test outbox', roles: FRONT_DOOR, built: true },
   { path: '/console/apps', title: 'Connected apps', roles: ADMINS, built: true },
   { path: '/console/requests', title: 'Requests', roles: ['owner', 'admin', 'support'], built: true },
   { path: '/console/audit', title: 'Audit trail', roles: ADMINS, built: true },

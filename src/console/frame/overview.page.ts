@@ -22,7 +22,7 @@ const PLAN_NAMES: Record<Plan, string> = {
   enterprise: 'Enterprise',
 };
 
-const STATUS_WORDS: Record<string, string> = {
+export const STATUS_WORDS: Record<string, string> = {
   expected: 'Expected',
   awaiting_approval: 'Awaiting approval',
   checked_in: 'Checked in',

@@ -13,6 +13,7 @@ import { VisitsService } from '../../visitor/visits/visits.service';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { ConsoleAuth, ConsoleTenant, CurrentAccount } from '../auth/console-auth';
 import type { Tenant } from '../../visitor/platform/tenant';
+import { seesProtectedAnswers } from '../visits/visit-view';
 import { ModeQuery, SaveVisitTypeBody, PublishFormBody } from './dto/front-door.request';
 import { OutboxMessageResponse, toOutbox } from './dto/outbox-message.response';
 import { VisitTypeListResponse } from './dto/visit-type-list.response';
@@ -54,14 +55,16 @@ export class ConsoleFrontDoorController {
 
   @Get('visits/:visit_id')
   @ConsoleAuth()
-  @ApiOperation({ summary: 'A visit with every answer, protected ones included' })
+  @ApiOperation({ summary: 'A visit; protected answers (sensitive, masked) only for Owners and Admins' })
   @ApiOkResponse({ type: VisitResponse })
   visit(
+    @CurrentAccount() a: ConsoleCaller,
     @ConsoleTenant() t: Tenant,
     @Param('visit_id') id: string,
     @Query() _q: ModeQuery,
   ): Promise<VisitResponse> {
-    return this.visits.get({ tenant: t, hiddenBefore: null }, id, 'console');
+    const audience = seesProtectedAnswers(a.role) ? 'console' : 'integration';
+    return this.visits.get({ tenant: t, hiddenBefore: null, seesWatchlist: true }, id, audience);
   }
 
   @Get('visit-types')

@@ -34,6 +34,8 @@ export interface EventFilter {
   type?: string;
   createdAfter?: Date;
   createdBefore?: Date;
+  /** Only events about this object (`data.object.id`): a visit's timeline in the console. */
+  objectId?: string;
 }
 
 /** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
@@ -110,6 +112,7 @@ export class EventsRepository implements VisitorDataHolder {
     if (f.type) add((n) => `type = $${n}`, f.type);
     if (f.createdAfter) add((n) => `created_at > $${n}`, f.createdAfter);
     if (f.createdBefore) add((n) => `created_at < $${n}`, f.createdBefore);
+    if (f.objectId) add((n) => `(body::jsonb #>> '{data,object,id}') = $${n}`, f.objectId);
     if (before) add((n) => `(created_at, id) < ($${n}, $${n + 1})`, new Date(before.createdAt), before.id);
     values.push(limit);
     return rows<EventRow>(

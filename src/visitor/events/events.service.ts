@@ -146,6 +146,21 @@ export class EventsService {
   }
 
   /**
+   * The events about one object (`data.object.id`, e.g. a visit) of the retention window that `scopes` may read,
+   * oldest first (at most `limit`): the console's visit timeline.
+   */
+  async about(
+    tenant: Tenant,
+    scopes: ReadonlySet<Scope>,
+    objectId: string,
+    limit = 100,
+  ): Promise<EventResponse[]> {
+    const filter = { readable: readableEventTypes(scopes), objectId };
+    const rows = await this.repo.list(tenant, this.retainedSince(), filter, limit);
+    return rows.reverse().map(toEventResponse);
+  }
+
+  /**
    * The tenant's event, or `not_found`, also when the caller may not read its type with `scopes` (an object the
    * credential cannot see is not there for it). Redelivery finds its event here too.
    */

@@ -88,6 +88,8 @@ export interface VisitFilter {
   expectedFrom?: Date;
   expectedTo?: Date;
   updatedSince?: Date;
+  /** The visitor's name contains this (case-insensitive): the console's name filter. */
+  visitorName?: string;
   /** Live-mode plan history: visits created before this are omitted unless still active. */
   hiddenBefore: Date | null;
 }
@@ -362,6 +364,7 @@ export class VisitsRepository implements VisitorDataHolder {
     if (f.expectedFrom) add((p) => `v.expected_at >= ${p}`, f.expectedFrom);
     if (f.expectedTo) add((p) => `v.expected_at < ${p}`, f.expectedTo);
     if (f.updatedSince) add((p) => `v.updated_at >= ${p}`, f.updatedSince);
+    if (f.visitorName) add((p) => `r.name ILIKE ${p}`, `%${f.visitorName.replace(/[\\%_]/g, '\\$&')}%`);
     if (f.hiddenBefore)
       add(
         (p) => `(v.created_at >= ${p} OR v.status IN ('expected', 'awaiting_approval', 'checked_in'))`,

@@ -551,7 +551,12 @@ export class VisitsService {
     return this.repo.countByStatus(tenant, from, to);
   }
 
-  page(caller: VisitCaller, q: VisitsQuery): Promise<Page<VisitResponse>> {
+  /** `GET /v1/visits`; the console adds its visitor-name filter (`more`). */
+  page(
+    caller: VisitCaller,
+    q: VisitsQuery,
+    more: Pick<VisitFilter, 'visitorName'> = {},
+  ): Promise<Page<VisitResponse>> {
     const expected = queryRange(q, 'expected_from', 'expected_to');
     const filter = {
       status: q.status,
@@ -560,6 +565,7 @@ export class VisitsService {
       expectedFrom: expected.from,
       expectedTo: expected.to,
       updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
+      ...more,
     };
     // The page and the form that decides which answers it shows are read at the same time.
     let view!: (r: VisitListRow) => VisitResponse;
