@@ -14,7 +14,7 @@ export const demoCommand: CliCommand = {
     const base = ctx.config.baseUrl;
     return {
       ...access,
-      console_sign_in: `${ctx.config.appUrl}/console/session`,
+      console: `${ctx.config.appUrl}/console`,
       api: `${base}/v1`,
       docs: ctx.config.docsUrl,
       try: `curl -H "Authorization: Bearer ${access.key}" ${base}/v1/organisation`,
