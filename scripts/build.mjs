@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Compiles src/ and migrations/ into dist/ with swc, in place: files are overwritten, never the folder deleted, so a
+// `npm run build`: runs `nest build` (nest-cli.json: the swc builder, src/ and migrations/ into dist/ with templates
+// and the stylesheet copied, deleteOutDir off) — in place: files are overwritten, never the folder deleted, so a
 // running server keeps its files; outputs whose source is gone are removed afterwards (commands, entities and
 // migrations are discovered by file name, so a stale one must not linger). `--if-stale` builds only when a source
 // file (or the build's own configuration) is newer than the last build, which `npm run cli` uses.
@@ -10,7 +11,15 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = ['src', 'migrations'];
-const CONFIG = ['.swcrc', 'package.json', 'package-lock.json', 'scripts/build.mjs'];
+const CONFIG = [
+  '.swcrc',
+  'nest-cli.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+  'scripts/build.mjs',
+];
 const DIST = join(root, 'dist');
 const STAMP = join(DIST, '.build-stamp');
 
@@ -51,12 +60,13 @@ const ifStale = process.argv.includes('--if-stale');
 if (ifStale && existsSync(STAMP) && statSync(STAMP).mtimeMs >= newestInput()) process.exit(0);
 
 const started = Date.now();
-const swc = spawnSync(
-  process.execPath,
-  [join(root, 'node_modules/@swc/cli/bin/swc.js'), ...SOURCES, '-d', 'dist', '-q', '--copy-files'],
-  { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
-);
-if (swc.status !== 0) process.exit(swc.status ?? 1);
+// `nest build` prints "SWC Running..." on stdout; the build's output goes to stderr so `npm run cli` (which builds
+// first when stale) leaves only the command's JSON on stdout.
+const nest = spawnSync(process.execPath, [join(root, 'node_modules/@nestjs/cli/bin/nest.js'), 'build'], {
+  cwd: root,
+  stdio: ['ignore', 2, 'inherit'],
+});
+if (nest.status !== 0) process.exit(nest.status ?? 1);
 // Remove outputs whose source was deleted or renamed (only under the compiled folders; nothing else in dist/).
 for (const s of SOURCES)
   for (const f of files(join(DIST, s))) {

@@ -23,7 +23,7 @@ const EXIT_HELP = `Exit codes:
 /** Help is wrapped to the terminal (at most 100 columns), or to 80 when not printed to a terminal. */
 const WIDTH = Math.min(process.stdout.isTTY ? (process.stdout.columns ?? 80) : 80, 100);
 
-/** Operator CLI: `npm run cli -- <command>` or the `gatehouse` bin. Commands are the `*.command.ts` files. */
+/** Operator CLI: `npx gatehouse <command>` or the `gatehouse` bin. Commands are the `*.command.ts` files. */
 function findCommands(dir = __dirname): CliCommand[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
@@ -105,7 +105,7 @@ function program(commands: CliCommand[]): Command {
   const root = new Command('gatehouse')
     .usage('<command> [arguments]')
     .description(
-      'Gatehouse operator CLI (also: npm run cli -- <command>). Every command prints its result as JSON on stdout.',
+      'Gatehouse operator CLI (also: npx gatehouse <command>). Every command prints its result as JSON on stdout.',
     )
     .configureHelp({ helpWidth: WIDTH, subcommandTerm: (c) => c.name() })
     .helpCommand('help [command]', 'Show the help of a command')

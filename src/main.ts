@@ -58,7 +58,7 @@ function readyBlock(config: Config, port: number, embedded: boolean, demo: DemoA
   if (demo)
     lines.push(
       '',
-      'Demo organisation (test mode), shown once; "npm run cli -- demo" prints a new password and key:',
+      'Demo organisation (test mode), shown once; "npx gatehouse demo" prints a new password and key:',
       `  console sign-in  ${demo.email} / ${demo.password}`,
       `  secret key       ${demo.key}`,
       `  try              curl -H "Authorization: Bearer ${demo.key}" ${base}/v1/organisation`,

@@ -4,7 +4,7 @@ import type { ResolvedDatabase } from '../database/database-setup';
 import { ApiError } from '../common/errors/api-error';
 
 /**
- * One operator command of `gatehouse` / `npm run cli -- …`. Commands live in `*.command.ts` files anywhere
+ * One operator command of `gatehouse` / `npx gatehouse …`. Commands live in `*.command.ts` files anywhere
  * under src/ and are found by file name (src/cli.ts). A command returns what it prints: an object is printed
  * as JSON on stdout, a string as is. Progress goes to `ctx.log` (stderr). Throw `UsageError` for bad input.
  *

@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
  * One typed, validated schema for every setting. `loadConfig(env)` reads the environment once at start-up;
  * a missing or malformed value throws a `ConfigError` whose message names the variable. In production mode
  * secrets have no defaults. The README's configuration table is generated from `CONFIG_SPEC`
- * (`npm run cli -- config --markdown`).
+ * (`npx gatehouse config --markdown`).
  */
 
 export type Surface = 'public' | 'visitor' | 'mcp' | 'console' | 'docs';

@@ -65,7 +65,20 @@ export async function startEmbeddedPostgres(opts: EmbeddedPgOptions): Promise<Em
     onError: (m: unknown) => log(`error: ${m instanceof Error ? m.message : String(m)}`),
   });
   if (!existsSync(join(opts.dir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  try {
+    await pg.start();
+  } catch (e) {
+    // Another Gatehouse process (a server starting, or a CLI command) started it between our port check and our
+    // start: PostgreSQL refuses a second postmaster on the same data (its lock file). Use that one once it listens.
+    if (await until(() => portOpen(opts.port), 30_000))
+      return { url, owned: false, stop: async () => undefined };
+    throw new Error(
+      `the embedded PostgreSQL did not start (data in ${opts.dir}, port ${opts.port})${
+        e instanceof Error ? `: ${e.message}` : ''
+      }; set DATABASE_URL to use another PostgreSQL`,
+      { cause: e },
+    );
+  }
   let stopped = false;
   return {
     url,
@@ -73,7 +86,40 @@ export async function startEmbeddedPostgres(opts: EmbeddedPgOptions): Promise<Em
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      // A process that reused this server (`npm start` beside a CLI command that started it, or the other way
+      // round) is still connected: leave PostgreSQL running for it; the next start reuses it.
+      const others = await otherConnections(url);
+      if (others > 0) {
+        log(`embedded PostgreSQL left running: ${others} other connection(s) use it`);
+        return;
+      }
       await pg.stop();
     },
   };
+}
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+/** Client connections to the server other than this check's own (any database). */
+async function otherConnections(url: string): Promise<number> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    );
+    return rows[0].n;
+  } catch {
+    return 0;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }

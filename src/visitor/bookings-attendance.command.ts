@@ -21,7 +21,7 @@ import {
 } from './attendance/dto/attendance.request';
 import { SaveBookingTypeBody } from './booking-types/dto/booking-type.request';
 import { BookingTypesService } from './booking-types/booking-types.service';
-import { StaffImport } from './people/staff-import';
+import { STAFF_COLUMNS, StaffImport } from './people/staff-import';
 import type { Tenant } from './platform/tenant';
 import { organisationId } from './visitor.command';
 
@@ -72,6 +72,17 @@ export const peopleCommand: CliCommand = {
   name: 'people',
   usage: 'people import <file.csv> --org <org> [--mode live|test] [--dry-run]',
   summary: 'Staff CSV import: all or nothing; a dry run reports every bad row with its line and column',
+  options: [
+    {
+      flags: '<file.csv>',
+      description: `UTF-8 with a header row; columns ${STAFF_COLUMNS.join(', ')} (name and email required; email matches existing people; site is a site name or site_… id, several separated by semicolons). An example: docs/examples/staff.csv`,
+    },
+    {
+      flags: '--dry-run',
+      description:
+        'check every row and write nothing; exits 1 when a row is bad (each with its line and column)',
+    },
+  ],
   async run(args, ctx) {
     const [sub, file] = args;
     if (sub !== 'import' || !file || file.startsWith('--'))

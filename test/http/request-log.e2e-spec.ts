@@ -202,7 +202,7 @@ describe('request log for support', () => {
     });
   });
 
-  it('the CLI finds the same request (npm run cli -- support request <id-or-ref>)', async () => {
+  it('the CLI finds the same request (npx gatehouse support request <id-or-ref>)', async () => {
     const pub = await t.app.inject({ method: 'GET', url: '/public/v1/also-nope' });
     const ref = pub.json().error.ref as string;
     await t.app.get(RequestLogService).flush();

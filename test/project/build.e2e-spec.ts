@@ -15,8 +15,8 @@ import { join } from 'node:path';
 const root = join(__dirname, '../..');
 
 /**
- * scripts/build.mjs (npm run build, and `npm run cli` with --if-stale) on a small project of its own: it compiles
- * in place (dist/ is never deleted, so a running server keeps its files), removes outputs whose source is gone,
+ * scripts/build.mjs (npm run build: `nest build` with nest-cli.json's swc builder, and `npx gatehouse` with
+ * --if-stale) on a small project of its own: it compiles in place (dist/ is never deleted, so a running server keeps its files), removes outputs whose source is gone,
  * and with --if-stale does nothing while dist/ is current.
  */
 describe('build script', () => {
@@ -31,7 +31,8 @@ describe('build script', () => {
     mkdirSync(join(dir, 'src/pages/templates'), { recursive: true });
     mkdirSync(join(dir, 'migrations'));
     copyFileSync(join(root, 'scripts/build.mjs'), join(dir, 'scripts/build.mjs'));
-    copyFileSync(join(root, '.swcrc'), join(dir, '.swcrc'));
+    for (const f of ['.swcrc', 'nest-cli.json', 'tsconfig.json', 'tsconfig.build.json'])
+      copyFileSync(join(root, f), join(dir, f));
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
     writeFileSync(join(dir, 'src/main.ts'), 'export const a: number = 1;\n');
     writeFileSync(join(dir, 'src/old.command.ts'), 'export const b = 2;\n');

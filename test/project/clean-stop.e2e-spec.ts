@@ -27,7 +27,13 @@ describe('clean stop of npm start', () => {
   chmodSync(dataDir, 0o777);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  async function start(): Promise<{ npm: ChildProcess; out: () => string; port: number; pgPort: number }> {
+  async function start(): Promise<{
+    npm: ChildProcess;
+    out: () => string;
+    port: number;
+    pgPort: number;
+    env: NodeJS.ProcessEnv;
+  }> {
     const [port, pgPort] = [await freePort(), await freePort()];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -53,8 +59,41 @@ describe('clean stop of npm start', () => {
       npm.kill('SIGKILL');
       throw new Error(`did not start:\n${out}`);
     }
-    return { npm, out: () => out, port, pgPort };
+    return { npm, out: () => out, port, pgPort, env };
   }
+
+  /** `npx gatehouse …` (the built CLI) with the server's environment: { code, stdout, stderr }. */
+  const gatehouse = (env: NodeJS.ProcessEnv, ...args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const p = spawn(process.execPath, ['dist/src/cli.js', ...args], { cwd: root, env });
+      let [stdout, stderr] = ['', ''];
+      p.stdout.on('data', (d) => (stdout += d));
+      p.stderr.on('data', (d) => (stderr += d));
+      p.once('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('a CLI command beside the running server uses its embedded database and leaves it running', async () => {
+    const s = await start();
+    try {
+      const list = await gatehouse(s.env, 'org', 'list');
+      expect(list.code).toBe(0);
+      expect(JSON.parse(list.stdout)).toMatchObject({ data: expect.any(Array) });
+      const ready = await fetch(`http://127.0.0.1:${s.port}/health/ready`);
+      expect(ready.status).toBe(200);
+      // The same data directory on another port cannot start a second PostgreSQL (its lock file): one clear line,
+      // never "gatehouse: undefined".
+      const clash = await gatehouse({ ...s.env, EMBEDDED_PG_PORT: String(await freePort()) }, 'org', 'list');
+      expect(clash.code).toBe(1);
+      expect(clash.stderr).toContain('the embedded PostgreSQL did not start');
+      expect(clash.stderr).toContain('set DATABASE_URL');
+      expect(clash.stderr).not.toContain('undefined');
+      expect((await fetch(`http://127.0.0.1:${s.port}/health/ready`)).status).toBe(200);
+    } finally {
+      const exited = new Promise((resolve) => s.npm.once('exit', resolve));
+      s.npm.kill('SIGTERM');
+      await exited;
+    }
+  }, 180_000);
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
     it(`${signal} to npm stops node and the embedded PostgreSQL`, async () => {

@@ -3,7 +3,7 @@ import { PublicKeysRepository } from './public-keys.repository';
 import { announceRevocation } from './key-revocations';
 import { KEY_CACHE_MS, PublicKeysService } from './public-keys.service';
 
-/** `npm run cli -- public-keys create --name <partner> | list | revoke <pubkey_id> | usage <pubkey_id>` */
+/** `npx gatehouse public-keys create --name <partner> | list | revoke <pubkey_id> | usage <pubkey_id>` */
 export const publicKeysCommand: CliCommand = {
   name: 'public-keys',
   usage: 'public-keys create --name <partner> | list | revoke <pubkey_id> | usage <pubkey_id>',
