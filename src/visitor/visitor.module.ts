@@ -15,6 +15,7 @@ import { OrganisationsModule } from './organisations/organisations.module';
 import { PeopleModule } from './people/people.module';
 import { PlatformModule } from './platform/platform.module';
 import { RollcallsModule } from './rollcalls/rollcalls.module';
+import { TestHelpersModule } from './test-helpers/test-helpers.module';
 import { VisitTypesModule } from './visit-types/visit-types.module';
 import { VisitorsModule } from './visitors/visitors.module';
 import { VisitsModule } from './visits/visits.module';
@@ -44,6 +45,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     DeliveriesModule,
     WatchlistModule,
     RollcallsModule,
+    TestHelpersModule,
   ],
   controllers: [VisitorOpenApiController],
 })

@@ -71,6 +71,7 @@ const domainOf = (file: string) => {
  */
 const LAYER: Record<string, number> = {
   visitor: 5,
+  'visitor/test-helpers': 4.5,
   'visitor/visitors': 4,
   'visitor/bookings': 3.5,
   'visitor/visits': 3,

@@ -329,6 +329,53 @@ export class AttendanceService {
     }, IS_RESPONSE);
   }
 
+  /**
+   * Test helper (POST /v1/test-helpers/attendance/late-clock-in): the clock-in a terminal would record for a
+   * person who arrives late: on the latest shift day whose start plus grace has passed (today when it has), one
+   * minute after the grace, at the shift's site, method `manual`; recorded by `record`, so attendance.clocked_in
+   * and attendance.late follow. A person without a shift is `validation_failed`; one already clocked in that day
+   * is `invalid_state` (only a day's first clock-in can be late).
+   */
+  async recordLateClockIn(tenant: Tenant, personId: string): Promise<ClockEventResponse> {
+    const [person, shift] = await Promise.all([
+      this.people.find(tenant, personId),
+      this.repo.shiftOf(tenant, personId),
+    ]);
+    if (!person || !shift)
+      throw ApiError.validation([
+        {
+          location: 'body.person_id',
+          message: person
+            ? `person ${personId} has no shift: lateness is measured against one`
+            : `no person ${personId}`,
+        },
+      ]);
+    const now = DateTime.fromJSDate(this.clock.now(), { zone: shift.timeZone });
+    for (let back = 0; back < 7; back++) {
+      const day = now.minus({ days: back });
+      const date = day.toISODate()!;
+      const at = DateTime.fromISO(`${date}T${shift.startTime.slice(0, 5)}`, { zone: shift.timeZone }).plus({
+        minutes: shift.graceMinutes + 1,
+      });
+      if (!shift.daysOfWeek.includes(day.weekday) || at > now) continue;
+      if (await this.tx.run((uow) => this.repo.clockedInOn(uow.manager, tenant, personId, date)))
+        throw new ApiError(
+          'invalid_state',
+          `Person ${personId} already clocked in on ${date}, their latest shift day: only a first clock-in can be late.`,
+        );
+      return this.record(tenant, {
+        person_id: personId,
+        site_id: shift.siteId,
+        direction: 'in',
+        occurred_at: at.toUTC().toISO()!,
+        method: 'manual',
+      } as RecordClockEventBody);
+    }
+    throw ApiError.validation([
+      { location: 'body.person_id', message: `person ${personId}'s shift has no day in the last 7 days` },
+    ]);
+  }
+
   async event(tenant: Tenant, id: string): Promise<ClockEventResponse> {
     const e = await this.repo.findEvent(tenant, id);
     if (!e) throw ApiError.notFound(`Attendance event ${id}`);

@@ -404,6 +404,19 @@ export class BookingsService {
     });
   }
 
+  /**
+   * Test helper (POST /v1/test-helpers/bookings/{id}/expire): a pending booking expires now, as it would at its
+   * confirm_by (slot freed, booking.expired); another status is `invalid_state`.
+   */
+  async expireNow(tenant: Tenant, id: string): Promise<BookingResponse> {
+    const prepared = await this.prepare(tenant, id, 'expire');
+    return this.tx.run(async (uow) => {
+      const b = await this.repo.find(tenant, id, uow.manager, true);
+      if (!b) throw ApiError.notFound(`Booking ${id}`);
+      return this.apply(uow, tenant, b, 'expire', bookingTransition(b.status, 'expire'), prepared);
+    }, IS_RESPONSE);
+  }
+
   /** Expires pending bookings past confirm_by (slot freed, booking.expired); returns how many. Safe on N workers. */
   async expireDue(batch = 200): Promise<number> {
     let total = 0;

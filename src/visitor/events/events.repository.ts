@@ -135,6 +135,16 @@ export class EventsRepository implements VisitorDataHolder {
   }
 
   /** Deletes events created before `before` (their deliveries and attempts go with them); returns how many. */
+  /** Test helper: the tenant's event `id` now reads as created at `at`. */
+  async backdate(tenant: Tenant, id: string, at: Date): Promise<void> {
+    assertTenant(tenant);
+    await change(
+      this.ds,
+      `UPDATE visitor.event SET created_at = $4 WHERE organisation_id = $1 AND livemode = $2 AND id = $3`,
+      [tenant.organisationId, tenant.livemode, id, at],
+    );
+  }
+
   async purgeBefore(before: Date): Promise<number> {
     const { affected } = await change(this.ds, `DELETE FROM visitor.event WHERE created_at < $1`, [before]);
     return Number(affected ?? 0);

@@ -178,6 +178,17 @@ export class EventsService {
     return this.repo.idsMentioning(uow.manager, tenant, texts);
   }
 
+  /**
+   * Test helper (POST /v1/test-helpers/events/{id}/age): the event is moved past the retention window now, as
+   * time would move it after EVENT_RETENTION_DAYS: from then on it is not listed, fetched or redelivered, and the
+   * daily purge deletes it. Returns the event as it was.
+   */
+  async ageOut(tenant: Tenant, scopes: ReadonlySet<Scope>, id: string): Promise<EventResponse> {
+    const row = await this.find(tenant, scopes, id);
+    await this.repo.backdate(tenant, id, new Date(this.retainedSince().getTime() - 1000));
+    return toEventResponse(row);
+  }
+
   /** The start of the retention window: older events are listed, fetched and redelivered by no one. */
   private retainedSince(): Date {
     return new Date(this.clock.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000);

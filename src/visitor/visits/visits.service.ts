@@ -596,16 +596,36 @@ export class VisitsService {
           new Date(now.getTime() - graceMinutes * 60_000),
           batch,
         );
-        for (const v of due) {
-          const tenant = { organisationId: v.organisation_id, livemode: v.livemode };
-          const t = transition(v.status, 'no_show', { siteRequiresApproval: false });
-          await this.repo.update(uow.manager, tenant, v.id, { status: t.to, updated_at: now });
-          await this.recordEvents(uow, tenant, v.id, t.events);
-        }
+        for (const v of due)
+          await this.noShow(uow, { organisationId: v.organisation_id, livemode: v.livemode }, v, now);
         return due.length;
       });
       total += n;
       if (n < batch) return total;
     }
+  }
+
+  /**
+   * Test helper (POST /v1/test-helpers/visits/{id}/no-show): an `expected` visit becomes a no-show now, as the
+   * minute job makes it once its window and the grace period have passed; another status is `invalid_state`.
+   */
+  async markNoShowNow(caller: VisitCaller, id: string): Promise<VisitResponse> {
+    return this.tx.run(async (uow) => {
+      const row = await this.lock(uow, caller, id);
+      const updated = await this.noShow(uow, caller.tenant, row, this.clock.now());
+      return this.view(
+        await this.forms.current(caller.tenant, 'visit', uow.manager),
+        updated,
+        'integration',
+        caller.seesWatchlist,
+      );
+    }, IS_RESPONSE);
+  }
+
+  /** One visit's no-show: the transition (from `expected` only), its row and its event. */
+  private async noShow(uow: UnitOfWork, tenant: Tenant, v: { id: string; status: VisitStatus }, now: Date) {
+    const t = transition(v.status, 'no_show', { siteRequiresApproval: false });
+    await this.repo.update(uow.manager, tenant, v.id, { status: t.to, updated_at: now });
+    return this.recordEvents(uow, tenant, v.id, t.events);
   }
 }
