@@ -181,6 +181,11 @@ export async function bodyOf(values: BookingTypeValues, isPublic: boolean): Prom
 export function problemsOf(e: unknown): string[] | null {
   if (!(e instanceof ApiError) || !['validation_failed', 'not_found', 'conflict'].includes(e.code)) return null;
   return e.errors.length
-    ? e.errors.map((x) => `${x.location.replace(/^body\./, '').replace(/^host_ids(\.\d+)?$/, 'hosts')}: ${x.message}`)
+    ? e.errors.map((x) => {
+        const field = x.location.replace(/^body\./, '').replace(/^host_ids(\.\d+)?$/, 'hosts');
+        // class-validator's own messages start with the property's name: said once.
+        const name = x.location.split('.').at(-1)!;
+        return `${field}: ${x.message.startsWith(name + ' ') ? x.message.slice(name.length + 1) : x.message}`;
+      })
     : [e.detail];
 }

@@ -39,6 +39,25 @@ export const BOOKING_STATUS_WORDS: Record<string, string> = {
 const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
 /**
+ * The list's filters an action carries in its URL, so the list comes back as it was (kept only when well formed;
+ * the list checks them again).
+ */
+function keptFilters(q: Record<string, string | undefined>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  if ((BOOKING_STATUSES as readonly string[]).includes(str(q.status))) kept.status = str(q.status);
+  if (/^btype_[0-9A-Za-z]{1,40}$/.test(str(q.type))) kept.type = str(q.type);
+  return kept;
+}
+
+/** `path` with the mode and the kept filters (and `extra`, e.g. the notice) as its query. */
+const withQuery = (
+  path: string,
+  mode: string,
+  filters: Record<string, string>,
+  extra: Record<string, string> = {},
+) => `${path}?${new URLSearchParams({ mode, ...filters, ...extra }).toString()}`;
+
+/**
  * Bookings in the console (`/console/bookings`, issue 31 page 5), in the console's mode: the list filtered by
  * status and booking type, paged by cursor, slots in their site's time zone; pending bookings confirmed (a visit is
  * created) or declined (with a reason, shared with the attendee or not) through BookingsService, the same
@@ -112,7 +131,7 @@ export class ConsoleBookingsPageController {
     const decides = DECIDERS.includes(a.role);
     return {
       ...base,
-      rows: page.data.map((b) => this.row(b, siteOf, typeNames, mode, decides)),
+      rows: page.data.map((b) => this.row(b, siteOf, typeNames, mode, decides, keptFilters(query))),
       pager: pagerLinks(PATH, { ...query, mode }, page),
     };
   }
@@ -123,6 +142,7 @@ export class ConsoleBookingsPageController {
     typeNames: Map<string, string>,
     mode: string,
     decides: boolean,
+    filters: Record<string, string>,
   ) {
     const site = siteOf.get(b.site_id);
     const zone = site?.time_zone ?? 'UTC';
@@ -143,10 +163,11 @@ export class ConsoleBookingsPageController {
       shared: b.share_reason_with_attendee,
       visit: b.visit_id ? `/console/visits/${b.visit_id}?mode=${mode}` : null,
       created: when(b.created_at),
-      confirm: decides && pending ? `${PATH}/${b.id}/confirm?mode=${mode}` : null,
-      decline: decides && BOOKING_TRANSITIONS.decline.from.includes(b.status as never)
-        ? `${PATH}/${b.id}/decline?mode=${mode}`
-        : null,
+      confirm: decides && pending ? withQuery(`${PATH}/${b.id}/confirm`, mode, filters) : null,
+      decline:
+        decides && BOOKING_TRANSITIONS.decline.from.includes(b.status as never)
+          ? withQuery(`${PATH}/${b.id}/decline`, mode, filters)
+          : null,
     };
   }
 
@@ -157,15 +178,16 @@ export class ConsoleBookingsPageController {
     @CurrentAccount() a: ConsoleCaller,
     @ConsoleTenant() t: ConsoleTenantOf,
     @Param('booking_id') id: string,
+    @Query() query: Record<string, string | undefined>,
     @Req() req: FastifyRequest,
   ) {
-    const back = `${PATH}?mode=${modeOf(t)}`;
+    const filters = keptFilters(query);
     try {
       const b = await this.bookings.act(tenantOf(t), id, 'confirm');
       await this.record(req, a, t, 'booking.confirmed', b, { visit_id: b.visit_id });
-      return { url: `${back}&notice=confirmed`, statusCode: 303 };
+      return { url: withQuery(PATH, modeOf(t), filters, { notice: 'confirmed' }), statusCode: 303 };
     } catch (e) {
-      return failedBookingAction(req, e, back);
+      return failedBookingAction(req, e, withQuery(PATH, modeOf(t), filters));
     }
   }
 
@@ -197,8 +219,8 @@ export class ConsoleBookingsPageController {
         statusWords: BOOKING_STATUS_WORDS[b.status] ?? b.status,
         pending: BOOKING_TRANSITIONS.decline.from.includes(b.status as never),
       },
-      action: `${PATH}/${b.id}/decline?mode=${mode}`,
-      cancel: `${PATH}?mode=${mode}&status=pending`,
+      action: withQuery(`${PATH}/${b.id}/decline`, mode, keptFilters(query)),
+      cancel: withQuery(PATH, mode, keptFilters(query)),
       ...bookingsFlash(query),
     };
   }
@@ -211,9 +233,11 @@ export class ConsoleBookingsPageController {
     @ConsoleTenant() t: ConsoleTenantOf,
     @Param('booking_id') id: string,
     @Body() form: Record<string, string | undefined>,
+    @Query() query: Record<string, string | undefined>,
     @Req() req: FastifyRequest,
   ) {
     const mode = modeOf(t);
+    const filters = keptFilters(query);
     try {
       // The body /v1/bookings/{id}/decline takes, checked by the same rules.
       const body = (await new ApiValidationPipe().transform(
@@ -231,9 +255,9 @@ export class ConsoleBookingsPageController {
         reason: b.decline_reason,
         share_reason_with_attendee: b.share_reason_with_attendee,
       });
-      return { url: `${PATH}?mode=${mode}&notice=declined`, statusCode: 303 };
+      return { url: withQuery(PATH, mode, filters, { notice: 'declined' }), statusCode: 303 };
     } catch (e) {
-      return failedBookingAction(req, e, `${PATH}/${encodeURIComponent(id)}/decline?mode=${mode}`);
+      return failedBookingAction(req, e, withQuery(`${PATH}/${encodeURIComponent(id)}/decline`, mode, filters));
     }
   }
 
