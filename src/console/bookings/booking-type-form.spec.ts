@@ -42,9 +42,10 @@ describe('booking type form', () => {
   });
 
   it('refuses every problem at once, in the words of the form', async () => {
-    const e = await bodyOf(posted({ 'hours.tue': 'mornings', capacity: 'two', duration_minutes: '' }), false).catch(
-      (x: unknown) => x,
-    );
+    const e = await bodyOf(
+      posted({ 'hours.tue': 'mornings', capacity: 'two', duration_minutes: '' }),
+      false,
+    ).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ApiError);
     expect(problemsOf(e)).toEqual(
       expect.arrayContaining([

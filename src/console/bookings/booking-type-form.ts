@@ -112,7 +112,8 @@ export function postedValues(body: FormBody): BookingTypeValues {
 }
 
 /** A whole number as typed becomes a number; anything else is left as text for the DTO's rule to refuse. */
-const whole = (v: string): number | string | undefined => (v === '' ? undefined : /^\d+$/.test(v) ? Number(v) : v);
+const whole = (v: string): number | string | undefined =>
+  v === '' ? undefined : /^\d+$/.test(v) ? Number(v) : v;
 
 const WINDOW = /^(\d{1,2}:\d{2})\s*[-–]\s*(\d{1,2}:\d{2})$/;
 
@@ -179,7 +180,8 @@ export async function bodyOf(values: BookingTypeValues, isPublic: boolean): Prom
 
 /** The problems of a refused save as lines for the form (`field: message`), or null when it is not the form's. */
 export function problemsOf(e: unknown): string[] | null {
-  if (!(e instanceof ApiError) || !['validation_failed', 'not_found', 'conflict'].includes(e.code)) return null;
+  if (!(e instanceof ApiError) || !['validation_failed', 'not_found', 'conflict'].includes(e.code))
+    return null;
   return e.errors.length
     ? e.errors.map((x) => {
         const field = x.location.replace(/^body\./, '').replace(/^host_ids(\.\d+)?$/, 'hosts');

@@ -197,11 +197,7 @@ export class ConsoleBookingTypesPageController {
   @Get(':btype_id')
   @ConsoleAuth(...BOOKING_TYPE_EDITORS)
   @ConsolePage('console-booking-type')
-  async edit(
-    @ConsoleTenant() t: ConsoleTenantOf,
-    @CsrfToken() csrf: string,
-    @Param('btype_id') id: string,
-  ) {
+  async edit(@ConsoleTenant() t: ConsoleTenantOf, @CsrfToken() csrf: string, @Param('btype_id') id: string) {
     const type = await this.types.get(tenantOf(t), id);
     return this.editData(t, csrf, type, valuesOf(type), {});
   }
@@ -278,9 +274,16 @@ export class ConsoleBookingTypesPageController {
       if (body.public !== 'true' && body.public !== 'false')
         throw ApiError.validation([{ location: 'body.public', message: 'must be true or false' }]);
       const saved = await this.types.setPublic(tenantOf(t), id, body.public === 'true');
-      await this.record(req, a, t, saved.public ? 'booking_type.published' : 'booking_type.unpublished', saved, {
-        public: saved.public,
-      });
+      await this.record(
+        req,
+        a,
+        t,
+        saved.public ? 'booking_type.published' : 'booking_type.unpublished',
+        saved,
+        {
+          public: saved.public,
+        },
+      );
       return { url: `${back}&notice=${saved.public ? 'published' : 'unpublished'}`, statusCode: 303 };
     } catch (e) {
       return failedBookingAction(req, e, back);

@@ -257,7 +257,11 @@ export class ConsoleBookingsPageController {
       });
       return { url: withQuery(PATH, mode, filters, { notice: 'declined' }), statusCode: 303 };
     } catch (e) {
-      return failedBookingAction(req, e, withQuery(`${PATH}/${encodeURIComponent(id)}/decline`, mode, filters));
+      return failedBookingAction(
+        req,
+        e,
+        withQuery(`${PATH}/${encodeURIComponent(id)}/decline`, mode, filters),
+      );
     }
   }
 

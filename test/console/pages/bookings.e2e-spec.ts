@@ -246,26 +246,26 @@ describe('console bookings pages in a real browser', () => {
     const k = (await v1<Booking>(`/bookings/${confirmed.id}`)).body;
     expect(k.status).toBe('confirmed');
     expect(k.visit_id).toMatch(/^vis/);
-    expect(
-      await confirmedRow.getByRole('link', { name: 'Its visit' }).getAttribute('href'),
-    ).toBe(`/console/visits/${k.visit_id}?mode=test`);
+    expect(await confirmedRow.getByRole('link', { name: 'Its visit' }).getAttribute('href')).toBe(
+      `/console/visits/${k.visit_id}?mode=test`,
+    );
 
     // The stale tab's confirm of the declined booking is refused, with the request id, and changes nothing.
     await stale.getByRole('button', { name: 'Confirm the booking of Abena Declined' }).click();
     await stale.locator('.notice[role="alert"]').waitFor();
-    await expect(stale.locator('.notice[role="alert"]').textContent()).resolves.toContain('no longer pending');
+    await expect(stale.locator('.notice[role="alert"]').textContent()).resolves.toContain(
+      'no longer pending',
+    );
     await expect(stale.locator('.notice[role="alert"] code').textContent()).resolves.toMatch(/^req_/);
     expect(new URL(stale.url()).searchParams.get('status')).toBe('pending');
     expect(await stale.locator(`tr[data-booking="${declined.id}"]`).count()).toBe(0);
     await judgePage(stale, 'bookings-refused');
     expect((await v1<Booking>(`/bookings/${declined.id}`)).body.status).toBe('declined');
 
-    const audit = await c.t.app
-      .get(DataSource)
-      .query(
-        `SELECT target_id, action, data, request_id FROM visitor.audit_event
+    const audit = await c.t.app.get(DataSource).query(
+      `SELECT target_id, action, data, request_id FROM visitor.audit_event
           WHERE target_type = 'booking' ORDER BY created_at`,
-      );
+    );
     expect(audit).toEqual([
       {
         target_id: declined.id,
@@ -341,7 +341,9 @@ describe('console bookings pages in a real browser', () => {
     });
     expect(create.status).toBe(403);
     const types = await v1<{ data: { name: string; public: boolean }[] }>('/booking-types');
-    expect(types.body.data.map((x) => [x.name, x.public])).toEqual([['Site tour with safety briefing', true]]);
+    expect(types.body.data.map((x) => [x.name, x.public])).toEqual([
+      ['Site tour with safety briefing', true],
+    ]);
 
     // The member's role may confirm (bookings:write), as /v1 allows it.
     await member.page.goto(`${c.t.baseUrl}/console/bookings?mode=test&status=pending`);
@@ -366,7 +368,9 @@ describe('console bookings pages in a real browser', () => {
       },
     });
     for (const action of ['confirm', 'decline']) {
-      const r = await post(`/console/bookings/${another.body.id}/${action}?mode=test`, ss, { _csrf: ss.csrf });
+      const r = await post(`/console/bookings/${another.body.id}/${action}?mode=test`, ss, {
+        _csrf: ss.csrf,
+      });
       expect(r.status).toBe(403);
     }
     expect((await v1<Booking>(`/bookings/${another.body.id}`)).body.status).toBe('pending');
