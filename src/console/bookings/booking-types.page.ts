@@ -27,7 +27,7 @@ import {
   valuesOf,
   weekdayFields,
 } from './booking-type-form';
-import { bookingsFlash, failedBookingAction, modeOf, tenantOf } from './bookings-flash';
+import { auditChange, bookingsFlash, failedBookingAction, modeOf, tenantOf } from './bookings-console';
 
 const PATH = '/console/bookings/types';
 const PAGE_SIZE = 25;
@@ -105,25 +105,6 @@ export class ConsoleBookingTypesPageController {
     };
   }
 
-  private async record(
-    req: FastifyRequest,
-    a: ConsoleCaller,
-    t: ConsoleTenantOf,
-    action: string,
-    type: BookingTypeResponse,
-    data: Record<string, unknown>,
-  ) {
-    await this.audit.record({
-      organisationId: t.organisationId,
-      livemode: t.livemode,
-      action,
-      actor: { type: 'console_account', id: a.id },
-      target: { type: 'booking_type', id: type.id },
-      data,
-      request: req,
-    });
-  }
-
   @Get()
   @ConsolePage('console-booking-types')
   async list(
@@ -170,7 +151,15 @@ export class ConsoleBookingTypesPageController {
     const values = postedValues(body);
     try {
       const saved = await this.types.save(tenantOf(t), null, await bodyOf(values, false));
-      await this.record(req, a, t, 'booking_type.created', saved, { name: saved.name });
+      await auditChange(
+        this.audit,
+        req,
+        a,
+        t,
+        'booking_type.created',
+        { type: 'booking_type', id: saved.id },
+        { name: saved.name },
+      );
       return {
         title: 'Booking types',
         csrf,
@@ -245,7 +234,15 @@ export class ConsoleBookingTypesPageController {
     const values = postedValues(body);
     try {
       const saved = await this.types.save(tenantOf(t), id, await bodyOf(values, current.public));
-      await this.record(req, a, t, 'booking_type.saved', saved, { name: saved.name });
+      await auditChange(
+        this.audit,
+        req,
+        a,
+        t,
+        'booking_type.saved',
+        { type: 'booking_type', id: saved.id },
+        { name: saved.name },
+      );
       return this.editData(t, csrf, saved, valuesOf(saved), { notice: 'Saved.' });
     } catch (e) {
       const problems = problemsOf(e);
@@ -274,16 +271,8 @@ export class ConsoleBookingTypesPageController {
       if (body.public !== 'true' && body.public !== 'false')
         throw ApiError.validation([{ location: 'body.public', message: 'must be true or false' }]);
       const saved = await this.types.setPublic(tenantOf(t), id, body.public === 'true');
-      await this.record(
-        req,
-        a,
-        t,
-        saved.public ? 'booking_type.published' : 'booking_type.unpublished',
-        saved,
-        {
-          public: saved.public,
-        },
-      );
+      const action = saved.public ? 'booking_type.published' : 'booking_type.unpublished';
+      await auditChange(this.audit, req, a, t, action, { type: 'booking_type', id: saved.id }, {});
       return { url: `${back}&notice=${saved.public ? 'published' : 'unpublished'}`, statusCode: 303 };
     } catch (e) {
       return failedBookingAction(req, e, back);

@@ -20,7 +20,7 @@ import { consoleRoles } from '../frame/console-nav';
 import { ConsolePage } from '../frame/console-page';
 import { when } from '../frame/overview.page';
 import { pagerLinks } from '../frame/pager';
-import { bookingsFlash, failedBookingAction, modeOf, tenantOf } from './bookings-flash';
+import { auditChange, bookingsFlash, failedBookingAction, modeOf, tenantOf } from './bookings-console';
 
 const PATH = '/console/bookings';
 const PAGE_SIZE = 25;
@@ -184,7 +184,15 @@ export class ConsoleBookingsPageController {
     const filters = keptFilters(query);
     try {
       const b = await this.bookings.act(tenantOf(t), id, 'confirm');
-      await this.record(req, a, t, 'booking.confirmed', b, { visit_id: b.visit_id });
+      await auditChange(
+        this.audit,
+        req,
+        a,
+        t,
+        'booking.confirmed',
+        { type: 'booking', id: b.id },
+        { visit_id: b.visit_id },
+      );
       return { url: withQuery(PATH, modeOf(t), filters, { notice: 'confirmed' }), statusCode: 303 };
     } catch (e) {
       return failedBookingAction(req, e, withQuery(PATH, modeOf(t), filters));
@@ -251,10 +259,18 @@ export class ConsoleBookingsPageController {
         reason: body.reason,
         share: body.share_reason_with_attendee,
       });
-      await this.record(req, a, t, 'booking.declined', b, {
-        reason: b.decline_reason,
-        share_reason_with_attendee: b.share_reason_with_attendee,
-      });
+      await auditChange(
+        this.audit,
+        req,
+        a,
+        t,
+        'booking.declined',
+        { type: 'booking', id: b.id },
+        {
+          reason: b.decline_reason,
+          share_reason_with_attendee: b.share_reason_with_attendee,
+        },
+      );
       return { url: withQuery(PATH, mode, filters, { notice: 'declined' }), statusCode: 303 };
     } catch (e) {
       return failedBookingAction(
@@ -263,24 +279,5 @@ export class ConsoleBookingsPageController {
         withQuery(`${PATH}/${encodeURIComponent(id)}/decline`, mode, filters),
       );
     }
-  }
-
-  private async record(
-    req: FastifyRequest,
-    a: ConsoleCaller,
-    t: ConsoleTenantOf,
-    action: string,
-    b: BookingResponse,
-    data: Record<string, unknown>,
-  ) {
-    await this.audit.record({
-      organisationId: t.organisationId,
-      livemode: t.livemode,
-      action,
-      actor: { type: 'console_account', id: a.id },
-      target: { type: 'booking', id: b.id },
-      data,
-      request: req,
-    });
   }
 }

@@ -69,6 +69,21 @@ describe('console bookings pages in a real browser', () => {
     });
 
   let typeId: string;
+  /** A booking of the type through /v1 with the demo's test key (its type needs confirmation: pending). */
+  const book = async (name: string, phone: string, start: string) => {
+    const res = await v1<Booking>('/bookings', {
+      method: 'POST',
+      body: {
+        booking_type_id: typeId,
+        start,
+        attendee: { name, phone, email: `${phone.slice(1)}@example.test` },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('pending');
+    return res.body;
+  };
+
   let declined: Booking;
   let confirmed: Booking;
 
@@ -176,19 +191,6 @@ describe('console bookings pages in a real browser', () => {
   it('lists /v1 pending bookings, declines one with a shared reason and confirms the other', async () => {
     const slots = await v1<{ data: { start: string }[] }>(`/booking-types/${typeId}/availability`);
     expect(slots.body.data.length).toBeGreaterThanOrEqual(2);
-    const book = async (name: string, phone: string, start: string) => {
-      const res = await v1<Booking>('/bookings', {
-        method: 'POST',
-        body: {
-          booking_type_id: typeId,
-          start,
-          attendee: { name, phone, email: `${phone.slice(1)}@example.test` },
-        },
-      });
-      expect(res.status).toBe(201);
-      expect(res.body.status).toBe('pending');
-      return res.body;
-    };
     declined = await book('Abena Declined', '+233244555301', slots.body.data[0].start);
     confirmed = await book('Kofi Confirmed', '+233244555302', slots.body.data[1].start);
 
@@ -300,15 +302,7 @@ describe('console bookings pages in a real browser', () => {
 
   it('lets a member decide bookings but not change booking types, and refuses support staff', async () => {
     const pending = await v1<{ data: { start: string }[] }>(`/booking-types/${typeId}/availability`);
-    const third = await v1<Booking>('/bookings', {
-      method: 'POST',
-      body: {
-        booking_type_id: typeId,
-        start: pending.body.data[0].start,
-        attendee: { name: 'Esi Member', phone: '+233244555303' },
-      },
-    });
-    expect(third.body.status).toBe('pending');
+    const third = await book('Esi Member', '+233244555303', pending.body.data[0].start);
 
     const member = await signIn(c, 'member@demo.gatehouse.test', PASSWORD, '/console/bookings?mode=test');
     expect(await member.page.locator('nav.console-nav a').allTextContents()).toContain('Bookings');
@@ -349,7 +343,7 @@ describe('console bookings pages in a real browser', () => {
     await member.page.goto(`${c.t.baseUrl}/console/bookings?mode=test&status=pending`);
     await member.page.getByRole('button', { name: 'Confirm the booking of Esi Member' }).click();
     await member.page.getByText('Booking confirmed: its visit is created.').waitFor();
-    expect((await v1<Booking>(`/bookings/${third.body.id}`)).body.status).toBe('confirmed');
+    expect((await v1<Booking>(`/bookings/${third.id}`)).body.status).toBe('confirmed');
     await member.page.context().close();
 
     // Support staff may not open the page, nor act on a booking.
@@ -359,21 +353,14 @@ describe('console bookings pages in a real browser', () => {
     expect(res!.status()).toBe(403);
     await support.page.goto(`${c.t.baseUrl}/console`);
     const ss = await session(support.page);
-    const another = await v1<Booking>('/bookings', {
-      method: 'POST',
-      body: {
-        booking_type_id: typeId,
-        start: pending.body.data[1].start,
-        attendee: { name: 'Yaw Support', phone: '+233244555304' },
-      },
-    });
+    const another = await book('Yaw Support', '+233244555304', pending.body.data[1].start);
     for (const action of ['confirm', 'decline']) {
-      const r = await post(`/console/bookings/${another.body.id}/${action}?mode=test`, ss, {
+      const r = await post(`/console/bookings/${another.id}/${action}?mode=test`, ss, {
         _csrf: ss.csrf,
       });
       expect(r.status).toBe(403);
     }
-    expect((await v1<Booking>(`/bookings/${another.body.id}`)).body.status).toBe('pending');
+    expect((await v1<Booking>(`/bookings/${another.id}`)).body.status).toBe('pending');
     await support.page.context().close();
   }, 120_000);
 });

@@ -1,4 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
+import type { AuditService } from '../../visitor/audit/audit.service';
 import type { Tenant } from '../../visitor/platform/tenant';
 import type { ConsoleTenantOf } from '../auth/console-auth';
 import { isClientError } from '../webhooks/flash';
@@ -56,4 +58,25 @@ export function failedBookingAction(req: FastifyRequest, e: unknown, back: strin
   req.ctx.errorCode = e.code;
   const q = new URLSearchParams({ error: e.code, request_id: String(req.id) });
   return { url: `${back}&${q.toString()}`, statusCode: 303 };
+}
+
+/** Audits a change made from the bookings pages: the person, the console's mode, the target, the request. */
+export function auditChange(
+  audit: AuditService,
+  req: FastifyRequest,
+  a: ConsoleCaller,
+  t: ConsoleTenantOf,
+  action: string,
+  target: { type: 'booking' | 'booking_type'; id: string },
+  data: Record<string, unknown>,
+): Promise<void> {
+  return audit.record({
+    organisationId: t.organisationId,
+    livemode: t.livemode,
+    action,
+    actor: { type: 'console_account', id: a.id },
+    target,
+    data,
+    request: req,
+  });
 }
