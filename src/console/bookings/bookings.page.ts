@@ -98,7 +98,8 @@ export class ConsoleBookingsPageController {
       else errors.push('Status: choose one of the list.');
     }
     if (filters.type) {
-      if (types.data.some((x) => x.id === filters.type)) q.booking_type_id = filters.type;
+      // Any well-formed id (the select offers the first 100 types; an unknown one simply matches nothing).
+      if (keptFilters(filters).type) q.booking_type_id = filters.type;
       else errors.push('Booking type: choose one of the list.');
     }
     if (str(query.cursor)) q.cursor = str(query.cursor);

@@ -303,6 +303,7 @@ describe('console bookings pages in a real browser', () => {
   it('lets a member decide bookings but not change booking types, and refuses support staff', async () => {
     const pending = await v1<{ data: { start: string }[] }>(`/booking-types/${typeId}/availability`);
     const third = await book('Esi Member', '+233244555303', pending.body.data[0].start);
+    const another = await book('Yaw Support', '+233244555304', pending.body.data[1].start);
 
     const member = await signIn(c, 'member@demo.gatehouse.test', PASSWORD, '/console/bookings?mode=test');
     expect(await member.page.locator('nav.console-nav a').allTextContents()).toContain('Bookings');
@@ -334,6 +335,10 @@ describe('console bookings pages in a real browser', () => {
       'hours.mon': '09:00-10:00',
     });
     expect(create.status).toBe(403);
+    // A role that may confirm is still refused without the form's CSRF token.
+    const noToken = await post(`/console/bookings/${another.id}/confirm?mode=test`, s, {});
+    expect(noToken.status).toBe(403);
+    expect((await v1<Booking>(`/bookings/${another.id}`)).body.status).toBe('pending');
     const types = await v1<{ data: { name: string; public: boolean }[] }>('/booking-types');
     expect(types.body.data.map((x) => [x.name, x.public])).toEqual([
       ['Site tour with safety briefing', true],
@@ -353,7 +358,6 @@ describe('console bookings pages in a real browser', () => {
     expect(res!.status()).toBe(403);
     await support.page.goto(`${c.t.baseUrl}/console`);
     const ss = await session(support.page);
-    const another = await book('Yaw Support', '+233244555304', pending.body.data[1].start);
     for (const action of ['confirm', 'decline']) {
       const r = await post(`/console/bookings/${another.id}/${action}?mode=test`, ss, {
         _csrf: ss.csrf,
