@@ -30,6 +30,8 @@ import {
 } from './connected-apps/connected-apps.controller';
 import { ConsoleAttendanceController } from './attendance/attendance.controller';
 import { ConsoleBookingTypesController } from './bookings/booking-types.controller';
+import { ConsoleBookingTypesPageController } from './bookings/booking-types.page';
+import { ConsoleBookingsPageController } from './bookings/bookings.page';
 import { ConsoleFrontDoorController } from './front-door/front-door.controller';
 import { ConsoleFrameController } from './frame/console-frame.controller';
 import { ConsoleFrameInterceptor } from './frame/console-page';
@@ -98,6 +100,8 @@ import {
     ConsoleVisitsPageController,
     ConsoleOutboxPageController,
     ConsoleVisitTypesPageController,
+    ConsoleBookingsPageController,
+    ConsoleBookingTypesPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

@@ -7,6 +7,7 @@ import { Page, PageOf } from '../../visitor/platform/pagination';
 import { ConsoleAuth, ConsoleTenant } from '../auth/console-auth';
 import type { Tenant } from '../../visitor/platform/tenant';
 import { ConsoleModeListQuery, ModeQuery } from '../console-mode';
+import { BOOKING_TYPE_EDITORS } from './booking-type-form';
 
 /** Booking types in the console: any signed-in person reads; Owners and Admins create and change (one mode). */
 @ApiTags('Console')
@@ -35,7 +36,7 @@ export class ConsoleBookingTypesController {
   }
 
   @Post()
-  @ConsoleAuth('owner', 'admin')
+  @ConsoleAuth(...BOOKING_TYPE_EDITORS)
   @ApiOperation({
     summary: 'Create a booking type (site, hosts, weekly hours, capacity, confirmation, publishing)',
   })
@@ -49,7 +50,7 @@ export class ConsoleBookingTypesController {
   }
 
   @Put(':btype_id')
-  @ConsoleAuth('owner', 'admin')
+  @ConsoleAuth(...BOOKING_TYPE_EDITORS)
   @ApiOperation({ summary: 'Replace a booking type (existing bookings keep their slots)' })
   @ApiOkResponse({ type: BookingTypeResponse })
   save(

@@ -245,6 +245,21 @@ export class BookingTypesService {
     return this.view(tenant, saved);
   }
 
+  /**
+   * Admins (console): publishes a type (open to publishable keys, its intake questions become its `public_form`) or
+   * takes it back; nothing else of the type changes.
+   */
+  async setPublic(tenant: Tenant, id: string, isPublic: boolean): Promise<BookingTypeResponse> {
+    const saved = await this.tx.run(async (uow) => {
+      const current = await this.repo.find(tenant, id, uow.manager);
+      if (!current) throw ApiError.notFound(`Booking type ${id}`);
+      const row: BookingTypeRow = { ...current, isPublic, updatedAt: this.clock.now() };
+      await this.repo.save(uow.manager, row);
+      return row;
+    });
+    return this.view(tenant, saved);
+  }
+
   /** Every problem of a booking type definition at once: references, windows, dates. */
   private async check(tenant: Tenant, input: SaveBookingTypeBody): Promise<void> {
     const errors: FieldError[] = [];
