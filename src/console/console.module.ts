@@ -42,6 +42,13 @@ import { OperatorGuard } from './operator.guard';
 import { ConsoleVisitsPageController } from './visits/visits.page';
 import { ConsoleOutboxPageController } from './outbox/outbox.page';
 import { ConsoleVisitTypesPageController } from './visit-types/visit-types.page';
+import { ConsoleDeskPageController } from './desk/desk.page';
+import { ConsoleDeskRollcallsPageController } from './desk/desk-rollcalls.page';
+import { ConsoleDeskWatchlistPageController } from './desk/desk-watchlist.page';
+import { ConsolePrintStylesController } from './desk/print-css';
+import { DeliveriesModule } from '../visitor/deliveries/deliveries.module';
+import { RollcallsModule } from '../visitor/rollcalls/rollcalls.module';
+import { WatchlistModule } from '../visitor/watchlist/watchlist.module';
 import { SupportController } from './support/support.controller';
 import {
   ConsoleWebhookDeliveriesController,
@@ -72,6 +79,9 @@ import {
     BookingsModule,
     EventsModule,
     AuditModule,
+    DeliveriesModule,
+    RollcallsModule,
+    WatchlistModule,
   ],
   controllers: [
     SupportController,
@@ -98,6 +108,10 @@ import {
     ConsoleVisitsPageController,
     ConsoleOutboxPageController,
     ConsoleVisitTypesPageController,
+    ConsoleDeskPageController,
+    ConsoleDeskRollcallsPageController,
+    ConsoleDeskWatchlistPageController,
+    ConsolePrintStylesController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })
