@@ -46,7 +46,10 @@ const MARK_WORDS: Record<string, string> = {
 const POLL_SECONDS = 3;
 
 /** A roll call's progress as the page and its live fragment show it. */
-export function progressOf(t: ConsoleTenantOf, r: RollcallDetailResponse | Omit<RollcallDetailResponse, 'people'>) {
+export function progressOf(
+  t: ConsoleTenantOf,
+  r: RollcallDetailResponse | Omit<RollcallDetailResponse, 'people'>,
+) {
   const p = r.progress;
   return {
     id: r.id,
@@ -145,11 +148,22 @@ export class ConsoleDeskRollcallsPageController {
     @Req() req: FastifyRequest,
   ) {
     try {
-      const r = await this.rollcalls.start(tenantOf(t), checked(StartRollcallBody, { site_id: field(form.site_id) }));
-      await deskAudit(this.audit, req, a, t, 'rollcall.started', { type: 'rollcall', id: r.id }, {
-        site_id: r.site_id,
-        total: r.progress.total,
-      });
+      const r = await this.rollcalls.start(
+        tenantOf(t),
+        checked(StartRollcallBody, { site_id: field(form.site_id) }),
+      );
+      await deskAudit(
+        this.audit,
+        req,
+        a,
+        t,
+        'rollcall.started',
+        { type: 'rollcall', id: r.id },
+        {
+          site_id: r.site_id,
+          total: r.progress.total,
+        },
+      );
       return { url: `${inMode(t, `${PATH}/${r.id}`)}&notice=started`, statusCode: 303 };
     } catch (e) {
       return failedDeskAction(req, e, inMode(t, PATH));
@@ -248,10 +262,18 @@ export class ConsoleDeskRollcallsPageController {
         note: field(form.note),
       });
       const r = await this.rollcalls.mark(tenantOf(t), id, body);
-      await deskAudit(this.audit, req, a, t, 'rollcall.person_marked', { type: 'rollcall', id: r.id }, {
-        subject_id: body.subject_id,
-        status: body.status,
-      });
+      await deskAudit(
+        this.audit,
+        req,
+        a,
+        t,
+        'rollcall.person_marked',
+        { type: 'rollcall', id: r.id },
+        {
+          subject_id: body.subject_id,
+          status: body.status,
+        },
+      );
       return { url: `${back}&notice=marked#person-${body.subject_id}`, statusCode: 303 };
     } catch (e) {
       return failedDeskAction(req, e, back);
@@ -292,9 +314,17 @@ export class ConsoleDeskRollcallsPageController {
     const back = inMode(t, `${PATH}/${encodeURIComponent(id)}`);
     try {
       const r = await this.rollcalls.close(tenantOf(t), id, {});
-      await deskAudit(this.audit, req, a, t, 'rollcall.closed', { type: 'rollcall', id: r.id }, {
-        progress: r.progress,
-      });
+      await deskAudit(
+        this.audit,
+        req,
+        a,
+        t,
+        'rollcall.closed',
+        { type: 'rollcall', id: r.id },
+        {
+          progress: r.progress,
+        },
+      );
       return { url: `${back}&notice=closed`, statusCode: 303 };
     } catch (e) {
       return failedDeskAction(req, e, back);

@@ -26,7 +26,11 @@ export const inMode = (t: ConsoleTenantOf, path: string) =>
   `${path}${path.includes('?') ? '&' : '?'}mode=${modeOf(t)}`;
 
 /** The desk's sections (sub-navigation); the watchlist only for roles that may change it (Owners, Admins). */
-export function deskTabs(a: ConsoleCaller, t: ConsoleTenantOf, current: 'deliveries' | 'rollcalls' | 'watchlist') {
+export function deskTabs(
+  a: ConsoleCaller,
+  t: ConsoleTenantOf,
+  current: 'deliveries' | 'rollcalls' | 'watchlist',
+) {
   return [
     { key: 'deliveries', title: 'Deliveries', href: inMode(t, DESK) },
     { key: 'rollcalls', title: 'Roll calls', href: inMode(t, `${DESK}/roll-calls`) },
@@ -100,7 +104,8 @@ const NOTICES: Record<string, string> = {
 
 /** What a failed action says after its redirect (`?error=<code>&request_id=<id>`). */
 const ERRORS: Record<string, string> = {
-  invalid_state: 'Not done: it changed meanwhile (already collected, returned or closed). It is shown as it is now.',
+  invalid_state:
+    'Not done: it changed meanwhile (already collected, returned or closed). It is shown as it is now.',
   conflict: 'Not done: a roll call is already active at that site. Close it before starting another.',
   not_found: 'Not done: it no longer exists.',
   validation_failed: 'Not done: the form was not valid.',
@@ -117,7 +122,9 @@ export function deskFlash(q: Record<string, unknown>) {
     error:
       s('error') && REQUEST_ID.test(s('request_id'))
         ? {
-            message: Object.hasOwn(ERRORS, s('error')) ? ERRORS[s('error')] : 'Not done: the request was refused.',
+            message: Object.hasOwn(ERRORS, s('error'))
+              ? ERRORS[s('error')]
+              : 'Not done: the request was refused.',
             requestId: s('request_id'),
           }
         : null,

@@ -157,9 +157,17 @@ export class ConsoleDeskWatchlistPageController {
         severity: values.severity,
       });
       const e = await this.watchlist.add(tenantOf(t), a.id, body);
-      await deskAudit(this.audit, req, a, t, 'watchlist_entry.added', { type: 'watchlist_entry', id: e.id }, {
-        severity: e.severity,
-      });
+      await deskAudit(
+        this.audit,
+        req,
+        a,
+        t,
+        'watchlist_entry.added',
+        { type: 'watchlist_entry', id: e.id },
+        {
+          severity: e.severity,
+        },
+      );
       return this.view(a, t, csrf, {}, req, { notice: `${e.name} added to the watchlist.` });
     } catch (e) {
       const errors = problemLines(e);

@@ -84,7 +84,8 @@ export class ConsoleDeskPageController {
     let page = null;
     let error = null;
     try {
-      if (!known) throw ApiError.validation([{ location: 'query.status', message: 'choose one of the list' }]);
+      if (!known)
+        throw ApiError.validation([{ location: 'query.status', message: 'choose one of the list' }]);
       page = await this.deliveries.page(tenant, {
         limit: PAGE_SIZE,
         ...(status === 'all' ? {} : { status: status as (typeof DELIVERY_STATUSES)[number] }),
@@ -112,9 +113,17 @@ export class ConsoleDeskPageController {
       writes,
       action: inMode(t, DESK),
       sites: sites.map((s) => ({ id: s.id, name: s.name })),
-      people: [...people.data].sort((x, y) => x.name.localeCompare(y.name)).map((p) => ({ id: p.id, name: p.name })),
+      people: [...people.data]
+        .sort((x, y) => x.name.localeCompare(y.name))
+        .map((p) => ({ id: p.id, name: p.name })),
       morePeople: people.hasMore,
-      values: { site_id: sites[0]?.id ?? '', recipient_id: '', carrier: '', tracking_number: '', description: '' },
+      values: {
+        site_id: sites[0]?.id ?? '',
+        recipient_id: '',
+        carrier: '',
+        tracking_number: '',
+        description: '',
+      },
       errors: [] as string[],
       rows: (page?.data ?? []).map((d) => ({
         id: d.id,
@@ -181,10 +190,18 @@ export class ConsoleDeskPageController {
         description: field(form.description),
       });
       const d = await this.deliveries.create(tenantOf(t), body);
-      await deskAudit(this.audit, req, a, t, 'delivery.recorded', { type: 'delivery', id: d.id }, {
-        recipient_id: d.recipient_id,
-        site_id: d.site_id,
-      });
+      await deskAudit(
+        this.audit,
+        req,
+        a,
+        t,
+        'delivery.recorded',
+        { type: 'delivery', id: d.id },
+        {
+          recipient_id: d.recipient_id,
+          site_id: d.site_id,
+        },
+      );
       return this.view(a, t, csrf, {}, req, {
         notice: d.notified_at
           ? 'Delivery recorded; the recipient has been told.'
@@ -216,10 +233,18 @@ export class ConsoleDeskPageController {
     try {
       const body = checked(CollectDeliveryBody, { collected_by_name: field(form.collected_by_name) });
       const d = await this.deliveries.collect(tenantOf(t), id, body);
-      await deskAudit(this.audit, req, a, t, 'delivery.collected', { type: 'delivery', id: d.id }, {
-        collected_by: d.collected_by,
-        collected_by_name: d.collected_by_name,
-      });
+      await deskAudit(
+        this.audit,
+        req,
+        a,
+        t,
+        'delivery.collected',
+        { type: 'delivery', id: d.id },
+        {
+          collected_by: d.collected_by,
+          collected_by_name: d.collected_by_name,
+        },
+      );
       return { url: `${back}&notice=collected`, statusCode: 303 };
     } catch (e) {
       return failedDeskAction(req, e, back);
@@ -237,7 +262,10 @@ export class ConsoleDeskPageController {
   ) {
     const d = await this.deliveries.get(tenantOf(t), id);
     if (d.status !== 'received')
-      throw new ApiError('invalid_state', `Delivery ${id} is ${d.status}; only a waiting delivery can be returned.`);
+      throw new ApiError(
+        'invalid_state',
+        `Delivery ${id} is ${d.status}; only a waiting delivery can be returned.`,
+      );
     const what = [d.carrier, d.tracking_number, d.description].filter(Boolean).join(', ');
     return {
       title: 'Return the delivery to its sender?',
@@ -263,9 +291,17 @@ export class ConsoleDeskPageController {
     try {
       const body = checked(ReturnDeliveryBody, { reason: field(form.reason) });
       const d = await this.deliveries.returnToSender(tenantOf(t), id, body);
-      await deskAudit(this.audit, req, a, t, 'delivery.returned', { type: 'delivery', id: d.id }, {
-        reason: d.return_reason,
-      });
+      await deskAudit(
+        this.audit,
+        req,
+        a,
+        t,
+        'delivery.returned',
+        { type: 'delivery', id: d.id },
+        {
+          reason: d.return_reason,
+        },
+      );
       return { url: `${back}&notice=returned`, statusCode: 303 };
     } catch (e) {
       return failedDeskAction(req, e, back);

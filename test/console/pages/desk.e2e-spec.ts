@@ -30,13 +30,11 @@ describe('console front desk in a real browser', () => {
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const audit = (targetId: string) =>
-    c.t.app
-      .get(DataSource)
-      .query(
-        `SELECT action, actor_type, request_id IS NOT NULL AS has_request FROM visitor.audit_event
+    c.t.app.get(DataSource).query(
+      `SELECT action, actor_type, request_id IS NOT NULL AS has_request FROM visitor.audit_event
           WHERE target_id = $1 ORDER BY created_at`,
-        [targetId],
-      );
+      [targetId],
+    );
   const cookieOf = async (page: Page) =>
     (await page.context().cookies()).map((x) => `${x.name}=${x.value}`).join('; ');
 
@@ -73,20 +71,22 @@ describe('console front desk in a real browser', () => {
     };
 
     const first = await record('DHL', 'TRK-DESK-1');
-    await page
-      .locator(`tr[data-delivery="${first}"]`)
-      .getByRole('button', { name: 'Collected' })
-      .click();
+    await page.locator(`tr[data-delivery="${first}"]`).getByRole('button', { name: 'Collected' }).click();
     await page.getByText('Delivery marked collected.').waitFor();
     // Waiting deliveries only by default: the collected one left the list, and shows under Collected.
     expect(await page.locator(`tr[data-delivery="${first}"]`).count()).toBe(0);
     await page.getByLabel('Status').selectOption('collected');
     await page.getByRole('button', { name: 'Show' }).click();
-    await expect(page.locator(`tr[data-delivery="${first}"] .badge`).textContent()).resolves.toBe('Collected');
+    await expect(page.locator(`tr[data-delivery="${first}"] .badge`).textContent()).resolves.toBe(
+      'Collected',
+    );
 
     await page.goto(`${c.t.baseUrl}/console/desk?mode=test`);
     const second = await record('UPS', 'TRK-DESK-2');
-    await page.locator(`tr[data-delivery="${second}"]`).getByRole('link', { name: 'Return to sender…' }).click();
+    await page
+      .locator(`tr[data-delivery="${second}"]`)
+      .getByRole('link', { name: 'Return to sender…' })
+      .click();
     await page.getByRole('heading', { name: 'Return the delivery to its sender?' }).waitFor();
     await judgePage(page, 'desk-return');
     await page.getByLabel('Reason').fill('Recipient left the company');
@@ -230,7 +230,9 @@ describe('console front desk in a real browser', () => {
     await page.goto(`${c.t.baseUrl}${rollcallPath}?mode=test`);
     await page.locator(`tr[data-subject="${visitors[0]}"]`).getByRole('button', { name: 'Safe' }).click();
     await page.getByText('Marked.').waitFor();
-    await expect(page.locator(`tr[data-subject="${visitors[0]}"] .badge`).textContent()).resolves.toBe('Safe');
+    await expect(page.locator(`tr[data-subject="${visitors[0]}"] .badge`).textContent()).resolves.toBe(
+      'Safe',
+    );
     await watcher.locator('#accounted', { hasText: '1' }).waitFor({ timeout: 20_000 });
     const second = page.locator(`tr[data-subject="${visitors[1]}"]`);
     await second.getByLabel(/Note on/).fill('Twisted ankle, east stairs');
@@ -247,7 +249,9 @@ describe('console front desk in a real browser', () => {
     await page.getByRole('link', { name: 'Printable list' }).click();
     await page.waitForURL(/\/print\?/);
     expect(await page.locator('nav').count()).toBe(0);
-    await expect(page.locator('#print-people').textContent()).resolves.toContain('Twisted ankle, east stairs');
+    await expect(page.locator('#print-people').textContent()).resolves.toContain(
+      'Twisted ankle, east stairs',
+    );
     for (const n of names) await page.getByRole('rowheader', { name: n }).waitFor();
     await expect(page.locator('#print-progress').textContent()).resolves.toContain('2 of 2 accounted for');
     await judgePage(page, 'desk-rollcall-print');
@@ -302,7 +306,12 @@ describe('console front desk in a real browser', () => {
         headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
         body: path.endsWith('matches')
           ? undefined
-          : new URLSearchParams({ _csrf: csrf, name: 'Member Entry', reason: 'x', severity: 'low' }).toString(),
+          : new URLSearchParams({
+              _csrf: csrf,
+              name: 'Member Entry',
+              reason: 'x',
+              severity: 'low',
+            }).toString(),
       });
       // Refused for the role (the CSRF token is good), on the HTML error page with the request id.
       expect({ status: res.status, page: await res.text() }).toEqual({
