@@ -22,15 +22,14 @@ import { pagerLinks } from '../frame/pager';
 import {
   checked,
   DESK,
-  deskAudit,
-  deskFlash,
+  cursorOf,
+  deskAction,
+  deskHeader,
   deskRoles,
-  deskTabs,
-  failedDeskAction,
   field,
   inMode,
-  modeOf,
-  problemLines,
+  listOrError,
+  listQuery,
   tenantOf,
 } from './desk-view';
 
@@ -97,28 +96,17 @@ export class ConsoleDeskRollcallsPageController {
     const status = typeof query.status === 'string' && query.status ? query.status : '';
     const sites = await this.organisations.listSites(tenant);
     const siteNames = new Map(sites.map((s) => [s.id, s.name]));
-    let page = null;
-    let error = null;
-    try {
+    const { page, error } = await listOrError(req, () => {
       if (status && !(ROLLCALL_STATUSES as readonly string[]).includes(status))
         throw ApiError.validation([{ location: 'query.status', message: 'choose one of the list' }]);
-      page = await this.rollcalls.page(tenant, {
+      return this.rollcalls.page(tenant, {
         ...(status ? { status: status as 'active' | 'closed' } : {}),
-        ...(typeof query.cursor === 'string' && query.cursor ? { cursor: query.cursor } : {}),
+        ...cursorOf(query),
       });
-    } catch (e) {
-      problemLines(e);
-      error = {
-        message: 'This list link is out of date or not valid; start again from the first page.',
-        requestId: String(req.id),
-      };
-    }
+    });
     return {
       title: 'Roll calls',
-      csrf,
-      tabs: deskTabs(a, t, 'rollcalls'),
-      mode: modeOf(t),
-      ...deskFlash(query),
+      ...deskHeader(a, t, 'rollcalls', query, csrf),
       ...(error ? { error } : {}),
       status,
       writes: roleAllows(a.role, 'rollcalls:write'),
@@ -133,7 +121,7 @@ export class ConsoleDeskRollcallsPageController {
         closed: r.closed_at ? when(r.closed_at) : null,
         accounted: `${r.progress.total - r.progress.unaccounted} of ${r.progress.total}`,
       })),
-      pager: page ? pagerLinks(PATH, { ...query, notice: '', error: '', request_id: '' }, page) : null,
+      pager: page ? pagerLinks(PATH, listQuery(query), page) : null,
     };
   }
 
@@ -147,27 +135,17 @@ export class ConsoleDeskRollcallsPageController {
     @Body() form: Form,
     @Req() req: FastifyRequest,
   ) {
-    try {
-      const r = await this.rollcalls.start(
-        tenantOf(t),
-        checked(StartRollcallBody, { site_id: field(form.site_id) }),
-      );
-      await deskAudit(
-        this.audit,
-        req,
-        a,
-        t,
-        'rollcall.started',
-        { type: 'rollcall', id: r.id },
-        {
-          site_id: r.site_id,
-          total: r.progress.total,
-        },
-      );
-      return { url: `${inMode(t, `${PATH}/${r.id}`)}&notice=started`, statusCode: 303 };
-    } catch (e) {
-      return failedDeskAction(req, e, inMode(t, PATH));
-    }
+    return deskAction({ audit: this.audit, req, a, t }, inMode(t, PATH), async () => {
+      const body = checked(StartRollcallBody, { site_id: field(form.site_id) });
+      const r = await this.rollcalls.start(tenantOf(t), body);
+      return {
+        notice: 'started',
+        to: inMode(t, `${PATH}/${r.id}`),
+        action: 'rollcall.started',
+        target: { type: 'rollcall', id: r.id },
+        data: { site_id: r.site_id, total: r.progress.total },
+      };
+    });
   }
 
   @Get(':rollcall_id')
@@ -184,9 +162,7 @@ export class ConsoleDeskRollcallsPageController {
     const marks = r.status === 'active' && roleAllows(a.role, 'rollcalls:write');
     return {
       title: `Roll call at ${site?.name ?? r.site_id}`,
-      csrf,
-      tabs: deskTabs(a, t, 'rollcalls'),
-      ...deskFlash(query),
+      ...deskHeader(a, t, 'rollcalls', query, csrf),
       rollcall: {
         id: r.id,
         status: r.status,
@@ -255,29 +231,21 @@ export class ConsoleDeskRollcallsPageController {
     @Req() req: FastifyRequest,
   ) {
     const back = inMode(t, `${PATH}/${encodeURIComponent(id)}`);
-    try {
+    return deskAction({ audit: this.audit, req, a, t }, back, async () => {
       const body = checked(MarkRollcallBody, {
         subject_id: field(form.subject_id),
         status: field(form.status),
         note: field(form.note),
       });
       const r = await this.rollcalls.mark(tenantOf(t), id, body);
-      await deskAudit(
-        this.audit,
-        req,
-        a,
-        t,
-        'rollcall.person_marked',
-        { type: 'rollcall', id: r.id },
-        {
-          subject_id: body.subject_id,
-          status: body.status,
-        },
-      );
-      return { url: `${back}&notice=marked#person-${body.subject_id}`, statusCode: 303 };
-    } catch (e) {
-      return failedDeskAction(req, e, back);
-    }
+      return {
+        notice: 'marked',
+        to: `${back}#person-${body.subject_id}`,
+        action: 'rollcall.person_marked',
+        target: { type: 'rollcall', id: r.id },
+        data: { subject_id: body.subject_id, status: body.status },
+      };
+    });
   }
 
   /** The confirmation step of closing a roll call. */
@@ -312,22 +280,14 @@ export class ConsoleDeskRollcallsPageController {
     @Req() req: FastifyRequest,
   ) {
     const back = inMode(t, `${PATH}/${encodeURIComponent(id)}`);
-    try {
+    return deskAction({ audit: this.audit, req, a, t }, back, async () => {
       const r = await this.rollcalls.close(tenantOf(t), id, {});
-      await deskAudit(
-        this.audit,
-        req,
-        a,
-        t,
-        'rollcall.closed',
-        { type: 'rollcall', id: r.id },
-        {
-          progress: r.progress,
-        },
-      );
-      return { url: `${back}&notice=closed`, statusCode: 303 };
-    } catch (e) {
-      return failedDeskAction(req, e, back);
-    }
+      return {
+        notice: 'closed',
+        action: 'rollcall.closed',
+        target: { type: 'rollcall', id: r.id },
+        data: { progress: r.progress },
+      };
+    });
   }
 }

@@ -71,26 +71,108 @@ export const field = (v: string | undefined): string | undefined => {
   return s === '' ? undefined : s;
 };
 
+/** What a desk action did, for the audit trail: the action, its target and what else to record. */
+export interface DeskChange {
+  action: string;
+  target: { type: string; id: string };
+  data?: Record<string, unknown>;
+}
+
 /** Records a desk change in the audit trail, with the request (id and IP) and the console account. */
 export function deskAudit(
   audit: AuditService,
   req: FastifyRequest,
   a: ConsoleCaller,
   t: ConsoleTenantOf,
-  action: string,
-  target: { type: string; id: string },
-  data?: Record<string, unknown>,
+  change: DeskChange,
 ) {
   return audit.record({
     organisationId: t.organisationId,
     livemode: t.livemode,
-    action,
+    action: change.action,
     actor: { type: 'console_account', id: a.id },
-    target,
-    data,
+    target: change.target,
+    data: change.data,
     request: req,
   });
 }
+
+/**
+ * A desk action (post, redirect, get): `run` changes through the domain service and says what it did; the change
+ * is audited and the answer goes to `to` (default `back`) with the notice `?notice=<notice>`. A refused action
+ * (4xx) goes to `back` with the problem code and this request's id; anything else is thrown on (error page).
+ */
+export async function deskAction(
+  ctx: { audit: AuditService; req: FastifyRequest; a: ConsoleCaller; t: ConsoleTenantOf },
+  back: string,
+  run: () => Promise<DeskChange & { notice: string; to?: string }>,
+) {
+  try {
+    const done = await run();
+    await deskAudit(ctx.audit, ctx.req, ctx.a, ctx.t, done);
+    const [path, hash] = (done.to ?? back).split('#');
+    return { url: `${path}&notice=${done.notice}${hash ? `#${hash}` : ''}`, statusCode: 303 };
+  } catch (e) {
+    return failedDeskAction(ctx.req, e, back);
+  }
+}
+
+/**
+ * A form whose answer is its page again: `run` makes the change and renders; a refused change (4xx) renders
+ * `again` with each problem as a line and the error (`notDone`) with this request's id. Others are thrown on.
+ */
+export async function submitted<T>(
+  req: FastifyRequest,
+  notDone: string,
+  run: () => Promise<T>,
+  again: (refusal: { errors: string[]; error: { message: string; requestId: string } }) => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    const errors = problemLines(e);
+    req.ctx.errorCode = (e as ApiError).code;
+    return again({ errors, error: { message: notDone, requestId: String(req.id) } });
+  }
+}
+
+/**
+ * A cursor page of a desk list, or (for a link whose cursor is stale or edited, or a bad filter) no page and the
+ * error to show with the request id.
+ */
+export async function listOrError<P>(
+  req: FastifyRequest,
+  fetch: () => Promise<P>,
+): Promise<{ page: P | null; error: { message: string; requestId: string } | null }> {
+  try {
+    return { page: await fetch(), error: null };
+  } catch (e) {
+    problemLines(e);
+    return {
+      page: null,
+      error: {
+        message: 'This list link is out of date or not valid; start again from the first page.',
+        requestId: String(req.id),
+      },
+    };
+  }
+}
+
+/** The query's cursor, as a list query wants it. */
+export const cursorOf = (q: Record<string, unknown>) =>
+  typeof q.cursor === 'string' && q.cursor ? { cursor: q.cursor } : {};
+
+/** The filters a pager link keeps: the query without the flash of a redirect. */
+export const listQuery = (q: Record<string, unknown>) => ({ ...q, notice: '', error: '', request_id: '' });
+
+/** What every desk page shows above its own content: sections, flash from a redirect, the CSRF token. */
+export const deskHeader = (
+  a: ConsoleCaller,
+  t: ConsoleTenantOf,
+  section: 'deliveries' | 'rollcalls' | 'watchlist',
+  query: Record<string, unknown>,
+  csrf?: string,
+) => ({ csrf, tabs: deskTabs(a, t, section), mode: modeOf(t), ...deskFlash(query) });
 
 /** Fixed sentences of a redirect back after an action (`?notice=<key>`), never text from the URL. */
 const NOTICES: Record<string, string> = {

@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../../common/errors/api-error';
 import { CheckCsrf, CsrfToken } from '../../pages/page.decorator';
 import { PostedForm } from '../../pages/posted-form';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
@@ -16,14 +15,16 @@ import { pagerLinks } from '../frame/pager';
 import {
   checked,
   DESK,
+  cursorOf,
+  deskAction,
   deskAudit,
-  deskFlash,
+  deskHeader,
   deskRoles,
-  deskTabs,
-  failedDeskAction,
   field,
   inMode,
-  problemLines,
+  listOrError,
+  listQuery,
+  submitted,
   tenantOf,
 } from './desk-view';
 
@@ -45,9 +46,6 @@ const matchRow = (t: ConsoleTenantOf) => (m: RecentMatchResponse) => ({
   explanation: m.explanation,
   visit: inMode(t, `/console/visits/${m.visit_id}`),
 });
-
-const cursorOf = (q: Record<string, unknown>) =>
-  typeof q.cursor === 'string' && q.cursor ? { cursor: q.cursor } : {};
 
 /**
  * The watchlist at the front desk (`/console/desk/watchlist`), for Owners and Admins only (the roles that may
@@ -74,23 +72,13 @@ export class ConsoleDeskWatchlistPageController {
     extra: Record<string, unknown> = {},
   ) {
     const tenant = tenantOf(t);
-    let page = null;
-    let error = null;
-    try {
-      page = await this.watchlist.page(tenant, cursorOf(query));
-    } catch (e) {
-      problemLines(e);
-      error = {
-        message: 'This list link is out of date or not valid; start again from the first page.',
-        requestId: String(req.id),
-      };
-    }
-    const matches = await this.watchlist.recentMatches(tenant, { limit: RECENT });
+    const [{ page, error }, matches] = await Promise.all([
+      listOrError(req, () => this.watchlist.page(tenant, cursorOf(query))),
+      this.watchlist.recentMatches(tenant, { limit: RECENT }),
+    ]);
     return {
       title: 'Watchlist',
-      csrf,
-      tabs: deskTabs(a, t, 'watchlist'),
-      ...deskFlash(query),
+      ...deskHeader(a, t, 'watchlist', query, csrf),
       ...(error ? { error } : {}),
       action: inMode(t, PATH),
       severities: SEVERITIES,
@@ -112,7 +100,7 @@ export class ConsoleDeskWatchlistPageController {
         added: when(e.created_at),
         remove: inMode(t, `${PATH}/${e.id}/remove`),
       })),
-      pager: page ? pagerLinks(PATH, { ...query, notice: '', error: '', request_id: '' }, page) : null,
+      pager: page ? pagerLinks(PATH, listQuery(query), page) : null,
       ...extra,
     };
   }
@@ -142,42 +130,33 @@ export class ConsoleDeskWatchlistPageController {
   ) {
     const values = { ...EMPTY };
     for (const k of Object.keys(EMPTY) as (keyof typeof EMPTY)[]) values[k] = (form[k] ?? '').trim();
-    try {
-      const aliases = values.aliases
-        .split(/[,\n]/)
-        .map((x) => x.trim())
-        .filter(Boolean);
-      const body = checked(CreateWatchlistEntryBody, {
-        name: values.name,
-        ...(aliases.length ? { aliases } : {}),
-        phone: field(values.phone),
-        email: field(values.email),
-        company: field(values.company),
-        reason: values.reason,
-        severity: values.severity,
-      });
-      const e = await this.watchlist.add(tenantOf(t), a.id, body);
-      await deskAudit(
-        this.audit,
-        req,
-        a,
-        t,
-        'watchlist_entry.added',
-        { type: 'watchlist_entry', id: e.id },
-        {
-          severity: e.severity,
-        },
-      );
-      return this.view(a, t, csrf, {}, req, { notice: `${e.name} added to the watchlist.` });
-    } catch (e) {
-      const errors = problemLines(e);
-      req.ctx.errorCode = (e as ApiError).code;
-      return this.view(a, t, csrf, {}, req, {
-        values,
-        errors,
-        error: { message: 'The entry was not added.', requestId: String(req.id) },
-      });
-    }
+    return submitted(
+      req,
+      'The entry was not added.',
+      async () => {
+        const aliases = values.aliases
+          .split(/[,\n]/)
+          .map((x) => x.trim())
+          .filter(Boolean);
+        const body = checked(CreateWatchlistEntryBody, {
+          name: values.name,
+          ...(aliases.length ? { aliases } : {}),
+          phone: field(values.phone),
+          email: field(values.email),
+          company: field(values.company),
+          reason: values.reason,
+          severity: values.severity,
+        });
+        const e = await this.watchlist.add(tenantOf(t), a.id, body);
+        await deskAudit(this.audit, req, a, t, {
+          action: 'watchlist_entry.added',
+          target: { type: 'watchlist_entry', id: e.id },
+          data: { severity: e.severity },
+        });
+        return this.view(a, t, csrf, {}, req, { notice: `${e.name} added to the watchlist.` });
+      },
+      (refusal) => this.view(a, t, csrf, {}, req, { values, ...refusal }),
+    );
   }
 
   /** Recent matches, newest first, paged by cursor. */
@@ -189,26 +168,17 @@ export class ConsoleDeskWatchlistPageController {
     @Query() query: Record<string, unknown>,
     @Req() req: FastifyRequest,
   ) {
-    const base = { title: 'Watchlist matches', tabs: deskTabs(a, t, 'watchlist'), back: inMode(t, PATH) };
-    try {
-      const page = await this.watchlist.recentMatches(tenantOf(t), cursorOf(query));
-      return {
-        ...base,
-        matches: page.data.map(matchRow(t)),
-        pager: pagerLinks(`${PATH}/matches`, query, page),
-      };
-    } catch (e) {
-      problemLines(e);
-      return {
-        ...base,
-        matches: [],
-        pager: null,
-        error: {
-          message: 'This list link is out of date or not valid; start again from the first page.',
-          requestId: String(req.id),
-        },
-      };
-    }
+    const { page, error } = await listOrError(req, () =>
+      this.watchlist.recentMatches(tenantOf(t), cursorOf(query)),
+    );
+    return {
+      title: 'Watchlist matches',
+      ...deskHeader(a, t, 'watchlist', query),
+      ...(error ? { error } : {}),
+      back: inMode(t, PATH),
+      matches: (page?.data ?? []).map(matchRow(t)),
+      pager: page ? pagerLinks(`${PATH}/matches`, listQuery(query), page) : null,
+    };
   }
 
   /** The confirmation step of removing an entry. */
@@ -238,13 +208,13 @@ export class ConsoleDeskWatchlistPageController {
     @Param('watch_id') id: string,
     @Req() req: FastifyRequest,
   ) {
-    const back = inMode(t, PATH);
-    try {
+    return deskAction({ audit: this.audit, req, a, t }, inMode(t, PATH), async () => {
       await this.watchlist.remove(tenantOf(t), id);
-      await deskAudit(this.audit, req, a, t, 'watchlist_entry.removed', { type: 'watchlist_entry', id });
-      return { url: `${back}&notice=removed`, statusCode: 303 };
-    } catch (e) {
-      return failedDeskAction(req, e, back);
-    }
+      return {
+        notice: 'removed',
+        action: 'watchlist_entry.removed',
+        target: { type: 'watchlist_entry', id },
+      };
+    });
   }
 }

@@ -24,14 +24,15 @@ import {
   checked,
   DESK,
   deskAudit,
-  deskFlash,
+  deskAction,
+  deskHeader,
   deskRoles,
-  deskTabs,
-  failedDeskAction,
   field,
   inMode,
-  modeOf,
-  problemLines,
+  listOrError,
+  listQuery,
+  cursorOf,
+  submitted,
   tenantOf,
 } from './desk-view';
 
@@ -81,29 +82,18 @@ export class ConsoleDeskPageController {
     const names = new Map(people.data.map((p) => [p.id, p.name]));
     const siteNames = new Map(sites.map((s) => [s.id, s.name]));
     const writes = roleAllows(a.role, 'deliveries:write');
-    let page = null;
-    let error = null;
-    try {
+    const { page, error } = await listOrError(req, () => {
       if (!known)
         throw ApiError.validation([{ location: 'query.status', message: 'choose one of the list' }]);
-      page = await this.deliveries.page(tenant, {
+      return this.deliveries.page(tenant, {
         limit: PAGE_SIZE,
         ...(status === 'all' ? {} : { status: status as (typeof DELIVERY_STATUSES)[number] }),
-        ...(typeof query.cursor === 'string' && query.cursor ? { cursor: query.cursor } : {}),
+        ...cursorOf(query),
       });
-    } catch (e) {
-      problemLines(e);
-      error = {
-        message: 'This list link is out of date or not valid; start again from the first page.',
-        requestId: String(req.id),
-      };
-    }
+    });
     return {
       title: 'Front desk',
-      csrf,
-      tabs: deskTabs(a, t, 'deliveries'),
-      mode: modeOf(t),
-      ...deskFlash(query),
+      ...deskHeader(a, t, 'deliveries', query, csrf),
       ...(error ? { error } : {}),
       status: known ? status : 'received',
       statuses: [
@@ -145,7 +135,7 @@ export class ConsoleDeskPageController {
         collect: writes && d.status === 'received' ? inMode(t, `${DESK}/deliveries/${d.id}/collect`) : null,
         returnLink: writes && d.status === 'received' ? inMode(t, `${DESK}/deliveries/${d.id}/return`) : null,
       })),
-      pager: page ? pagerLinks(DESK, { ...query, notice: '', error: '', request_id: '' }, page) : null,
+      pager: page ? pagerLinks(DESK, listQuery(query), page) : null,
       ...extra,
     };
   }
@@ -181,41 +171,31 @@ export class ConsoleDeskPageController {
       tracking_number: field(form.tracking_number) ?? '',
       description: field(form.description) ?? '',
     };
-    try {
-      const body = checked(CreateDeliveryBody, {
-        site_id: values.site_id,
-        recipient_id: values.recipient_id,
-        carrier: field(form.carrier),
-        tracking_number: field(form.tracking_number),
-        description: field(form.description),
-      });
-      const d = await this.deliveries.create(tenantOf(t), body);
-      await deskAudit(
-        this.audit,
-        req,
-        a,
-        t,
-        'delivery.recorded',
-        { type: 'delivery', id: d.id },
-        {
-          recipient_id: d.recipient_id,
-          site_id: d.site_id,
-        },
-      );
-      return this.view(a, t, csrf, {}, req, {
-        notice: d.notified_at
-          ? 'Delivery recorded; the recipient has been told.'
-          : 'Delivery recorded (the recipient could not be told: no e-mail or phone that works).',
-      });
-    } catch (e) {
-      const errors = problemLines(e);
-      req.ctx.errorCode = (e as ApiError).code;
-      return this.view(a, t, csrf, {}, req, {
-        values,
-        errors,
-        error: { message: 'The delivery was not recorded.', requestId: String(req.id) },
-      });
-    }
+    return submitted(
+      req,
+      'The delivery was not recorded.',
+      async () => {
+        const body = checked(CreateDeliveryBody, {
+          site_id: values.site_id,
+          recipient_id: values.recipient_id,
+          carrier: field(form.carrier),
+          tracking_number: field(form.tracking_number),
+          description: field(form.description),
+        });
+        const d = await this.deliveries.create(tenantOf(t), body);
+        await deskAudit(this.audit, req, a, t, {
+          action: 'delivery.recorded',
+          target: { type: 'delivery', id: d.id },
+          data: { recipient_id: d.recipient_id, site_id: d.site_id },
+        });
+        return this.view(a, t, csrf, {}, req, {
+          notice: d.notified_at
+            ? 'Delivery recorded; the recipient has been told.'
+            : 'Delivery recorded (the recipient could not be told: no e-mail or phone that works).',
+        });
+      },
+      (refusal) => this.view(a, t, csrf, {}, req, { values, ...refusal }),
+    );
   }
 
   /** received → collected, by the recipient or by someone named in the form. */
@@ -229,26 +209,16 @@ export class ConsoleDeskPageController {
     @Body() form: Form,
     @Req() req: FastifyRequest,
   ) {
-    const back = inMode(t, DESK);
-    try {
+    return deskAction({ audit: this.audit, req, a, t }, inMode(t, DESK), async () => {
       const body = checked(CollectDeliveryBody, { collected_by_name: field(form.collected_by_name) });
       const d = await this.deliveries.collect(tenantOf(t), id, body);
-      await deskAudit(
-        this.audit,
-        req,
-        a,
-        t,
-        'delivery.collected',
-        { type: 'delivery', id: d.id },
-        {
-          collected_by: d.collected_by,
-          collected_by_name: d.collected_by_name,
-        },
-      );
-      return { url: `${back}&notice=collected`, statusCode: 303 };
-    } catch (e) {
-      return failedDeskAction(req, e, back);
-    }
+      return {
+        notice: 'collected',
+        action: 'delivery.collected',
+        target: { type: 'delivery', id: d.id },
+        data: { collected_by: d.collected_by, collected_by_name: d.collected_by_name },
+      };
+    });
   }
 
   /** The confirmation step of returning a delivery to its sender, with an optional reason. */
@@ -287,24 +257,15 @@ export class ConsoleDeskPageController {
     @Body() form: Form,
     @Req() req: FastifyRequest,
   ) {
-    const back = inMode(t, DESK);
-    try {
+    return deskAction({ audit: this.audit, req, a, t }, inMode(t, DESK), async () => {
       const body = checked(ReturnDeliveryBody, { reason: field(form.reason) });
       const d = await this.deliveries.returnToSender(tenantOf(t), id, body);
-      await deskAudit(
-        this.audit,
-        req,
-        a,
-        t,
-        'delivery.returned',
-        { type: 'delivery', id: d.id },
-        {
-          reason: d.return_reason,
-        },
-      );
-      return { url: `${back}&notice=returned`, statusCode: 303 };
-    } catch (e) {
-      return failedDeskAction(req, e, back);
-    }
+      return {
+        notice: 'returned',
+        action: 'delivery.returned',
+        target: { type: 'delivery', id: d.id },
+        data: { reason: d.return_reason },
+      };
+    });
   }
 }

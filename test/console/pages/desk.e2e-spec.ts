@@ -173,13 +173,29 @@ describe('console front desk in a real browser', () => {
     expect(await page.content()).not.toContain('Boakyeh');
     await judgePage(page, 'desk-watchlist');
 
+    // The page shows the five latest matches; all of them, newest first, are on the matches page.
+    for (let i = 0; i < 5; i++) expect((await createDemoVisit(c, 'Yaw Boakye', phone())).status).toBe(201);
+    await page.reload();
+    expect(await page.locator('#matches tbody tr').count()).toBe(5);
+    await page.getByRole('link', { name: 'All matches' }).click();
+    await page.waitForURL(/\/console\/desk\/watchlist\/matches/);
+    expect(await page.title()).toBe('Watchlist matches · Demo Front Door · Gatehouse');
+    const all = page.locator('#matches tbody tr');
+    expect(await all.count()).toBe(6);
+    await expect(all.last().locator('.explanation').textContent()).resolves.toContain('Boakye variant');
+    await expect(all.first().locator('.explanation').textContent()).resolves.toBe(
+      "name matches name 'Yaw Boakye': Yaw exact; Boakye exact",
+    );
+    await judgePage(page, 'desk-watchlist-matches');
+    await page.getByRole('link', { name: 'Back to the watchlist' }).click();
+
     await page.locator(`tr[data-entry="${entry}"]`).getByRole('link', { name: 'Remove…' }).click();
     await page.getByRole('heading', { name: 'Remove Yaw Boakye from the watchlist?' }).waitFor();
     await judgePage(page, 'desk-watchlist-remove');
     await page.getByRole('button', { name: 'Remove the entry' }).click();
     await page.getByText('Watchlist entry removed.').waitFor();
     await page.locator('#entries-none').waitFor();
-    // The match stays, naming a removed entry.
+    // The matches stay, naming a removed entry.
     await expect(page.locator('#matches tbody tr td').first().textContent()).resolves.toBe('a removed entry');
     expect((await v1('GET', `/watchlist-entries/${entry}`)).status).toBe(404);
     expect(await audit(entry)).toEqual([
