@@ -187,6 +187,11 @@ describe('console front desk in a real browser', () => {
       "name matches name 'Yaw Boakye': Yaw exact; Boakye exact",
     );
     await judgePage(page, 'desk-watchlist-matches');
+    // Live mode has its own watchlist: none of test mode's entries or matches.
+    await page.goto(`${c.t.baseUrl}/console/desk/watchlist?mode=live`);
+    await page.locator('#matches-none').waitFor();
+    await page.locator('#entries-none').waitFor();
+    await page.goto(`${c.t.baseUrl}/console/desk/watchlist/matches?mode=test`);
     await page.getByRole('link', { name: 'Back to the watchlist' }).click();
 
     await page.locator(`tr[data-entry="${entry}"]`).getByRole('link', { name: 'Remove…' }).click();
@@ -216,7 +221,12 @@ describe('console front desk in a real browser', () => {
       expect((await v1('POST', `/visits/${v.id}/check-in`, {})).body).toMatchObject({ status: 'checked_in' });
       visitors.push(v.visitor.id);
     }
-    const { page } = await signIn(c, c.demo.email, c.demo.password, '/console/desk/roll-calls?mode=test');
+    const { page, problems } = await signIn(
+      c,
+      c.demo.email,
+      c.demo.password,
+      '/console/desk/roll-calls?mode=test',
+    );
     expect(await page.title()).toBe('Roll calls · Demo Front Door · Gatehouse');
     await page.locator('#rollcalls-none').waitFor();
     await judgePage(page, 'desk-rollcalls');
@@ -241,6 +251,10 @@ describe('console front desk in a real browser', () => {
 
     // Another tab shows the roll call; its progress follows the marks made here without a reload (htmx polling).
     const watcher = await page.context().newPage();
+    watcher.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`watcher: ${m.text()}`);
+    });
+    watcher.on('pageerror', (e) => problems.push(`watcher: ${e.message}`));
     await watcher.goto(`${c.t.baseUrl}${rollcallPath}?mode=test`);
     await expect(watcher.locator('#accounted').textContent()).resolves.toBe('0');
     await page.goto(`${c.t.baseUrl}${rollcallPath}?mode=test`);
@@ -296,6 +310,7 @@ describe('console front desk in a real browser', () => {
       'rollcall.person_marked',
       'rollcall.closed',
     ]);
+    expect(problems).toEqual([]);
     await page.context().close();
   });
 
