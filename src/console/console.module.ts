@@ -44,6 +44,13 @@ import { OperatorGuard } from './operator.guard';
 import { ConsoleVisitsPageController } from './visits/visits.page';
 import { ConsoleOutboxPageController } from './outbox/outbox.page';
 import { ConsoleVisitTypesPageController } from './visit-types/visit-types.page';
+import { ConsoleDeskPageController } from './desk/desk.page';
+import { ConsoleDeskRollcallsPageController } from './desk/desk-rollcalls.page';
+import { ConsoleDeskWatchlistPageController } from './desk/desk-watchlist.page';
+import { ConsolePrintStylesController } from './desk/print-css';
+import { DeliveriesModule } from '../visitor/deliveries/deliveries.module';
+import { RollcallsModule } from '../visitor/rollcalls/rollcalls.module';
+import { WatchlistModule } from '../visitor/watchlist/watchlist.module';
 import { SupportController } from './support/support.controller';
 import {
   ConsoleWebhookDeliveriesController,
@@ -74,6 +81,9 @@ import {
     BookingsModule,
     EventsModule,
     AuditModule,
+    DeliveriesModule,
+    RollcallsModule,
+    WatchlistModule,
   ],
   controllers: [
     SupportController,
@@ -102,6 +112,11 @@ import {
     ConsoleVisitTypesPageController,
     ConsoleBookingsPageController,
     ConsoleBookingTypesPageController,
+
+    ConsoleDeskPageController,
+    ConsoleDeskRollcallsPageController,
+    ConsoleDeskWatchlistPageController,
+    ConsolePrintStylesController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

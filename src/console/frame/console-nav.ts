@@ -22,7 +22,7 @@ export const CONSOLE_NAV: readonly ConsoleNavEntry[] = [
   { path: '/console', title: 'Overview', roles: ['owner', 'admin', 'member', 'support'], built: true },
   { path: '/console/visits', title: 'Visits', roles: FRONT_DOOR, built: true },
   { path: '/console/bookings', title: 'Bookings', roles: FRONT_DOOR, built: true },
-  { path: '/console/desk', title: 'Front desk', roles: FRONT_DOOR, built: false },
+  { path: '/console/desk', title: 'Front desk', roles: FRONT_DOOR, built: true },
   { path: '/console/attendance', title: 'Attendance', roles: ADMINS, built: false },
   { path: '/console/visit-types', title: 'Visit types', roles: ADMINS, built: true },
   { path: '/console/keys', title: 'API keys', roles: ADMINS, built: true },

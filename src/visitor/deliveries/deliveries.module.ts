@@ -16,6 +16,7 @@ import { sampleDelivery } from './delivery.samples';
   imports: [PlatformModule, EventsModule, FilesModule, MessagesModule, OrganisationsModule, PeopleModule],
   controllers: [DeliveriesController],
   providers: [DeliveriesRepository, DeliveriesService],
+  exports: [DeliveriesService],
 })
 export class DeliveriesModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

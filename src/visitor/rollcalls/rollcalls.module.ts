@@ -21,6 +21,7 @@ import { RollcallsService } from './rollcalls.service';
     RollcallsService,
     { provide: ON_SITE_STAFF, useExisting: AttendanceService },
   ],
+  exports: [RollcallsService],
 })
 export class RollcallsModule implements OnModuleInit {
   constructor(private readonly samples: EventSamples) {}

@@ -39,6 +39,11 @@ export interface WatchlistMatchRow {
   created_at: Date;
 }
 
+/** A match with the name of its entry (null once removed), for the list of recent matches. */
+export interface RecentMatchRow extends WatchlistMatchRow {
+  entry_name: string | null;
+}
+
 /** What a visit's visitor is screened on. */
 export interface Screened {
   visitId: string;
@@ -290,6 +295,30 @@ export class WatchlistRepository implements VisitorDataHolder {
     return this.ds.query(
       `SELECT * FROM visitor.watchlist_entry WHERE organisation_id = $1 AND livemode = $2 ${keyset}
         ORDER BY created_at, id LIMIT $3`,
+      params,
+    );
+  }
+
+  /**
+   * The tenant's matches, newest first (keyset on (created_at, id) descending, `limit` rows), each with the name of
+   * its entry (null once the entry is removed: matches keep its id). No compared value is read.
+   */
+  recentMatches(tenant: Tenant, limit: number, before?: CreatedAfter): Promise<RecentMatchRow[]> {
+    assertTenant(tenant);
+    const params: unknown[] = [tenant.organisationId, tenant.livemode, limit];
+    let keyset = '';
+    if (before) {
+      params.push(new Date(before.createdAt), before.id);
+      keyset = 'AND (m.created_at, m.id) < ($4, $5)';
+    }
+    return this.ds.query(
+      `SELECT m.id, m.entry_id, m.visit_id, m.visitor_id, m.field, m.score, m.explanation, m.severity, m.trigger,
+              m.created_at, e.name AS entry_name
+         FROM visitor.watchlist_match m
+         LEFT JOIN visitor.watchlist_entry e
+           ON e.id = m.entry_id AND e.organisation_id = m.organisation_id AND e.livemode = m.livemode
+        WHERE m.organisation_id = $1 AND m.livemode = $2 ${keyset}
+        ORDER BY m.created_at DESC, m.id DESC LIMIT $3`,
       params,
     );
   }

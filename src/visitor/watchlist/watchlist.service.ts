@@ -7,10 +7,11 @@ import { IS_RESPONSE, Transactions, UnitOfWork } from '../../database/unit-of-wo
 import { EventsService } from '../events/events.service';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
-import type { Page } from '../platform/pagination';
+import type { ListQuery, Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
 import type { CreateWatchlistEntryBody, WatchlistQuery } from './dto/watchlist.request';
 import {
+  RecentMatchResponse,
   toMatchResponse,
   toWatchlistEntryResponse,
   VisitWatchlistResponse,
@@ -98,6 +99,20 @@ export class WatchlistService {
       q,
       (limit, after) => this.repo.list(tenant, limit + 1, after),
       (r) => toWatchlistEntryResponse(r, now),
+    );
+  }
+
+  /**
+   * The tenant's matches, newest first, with their explanation and the entry's name (null once removed); never the
+   * compared values. A cursor list like the others (list name `watchlist_matches`).
+   */
+  recentMatches(tenant: Tenant, q: ListQuery): Promise<Page<RecentMatchResponse>> {
+    return this.cursors.codec.createdPage(
+      'watchlist_matches',
+      tenant,
+      q,
+      (limit, before) => this.repo.recentMatches(tenant, limit + 1, before),
+      (m) => ({ ...toMatchResponse(m), entry_name: m.entry_name }),
     );
   }
 

@@ -97,3 +97,8 @@ export const toMatchResponse = (m: WatchlistMatchRow): WatchlistMatchResponse =>
   visitor_id: m.visitor_id,
   trigger: m.trigger,
 });
+
+/** A match in the list of recent matches (console): the match and the name of its entry, null once removed. */
+export interface RecentMatchResponse extends WatchlistMatchResponse {
+  entry_name: string | null;
+}
