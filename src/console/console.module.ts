@@ -29,6 +29,7 @@ import {
   ConsoleOAuthAppsController,
 } from './connected-apps/connected-apps.controller';
 import { ConsoleAttendanceController } from './attendance/attendance.controller';
+import { ConsoleAttendancePageController } from './attendance/attendance.page';
 import { ConsoleBookingTypesController } from './bookings/booking-types.controller';
 import { ConsoleFrontDoorController } from './front-door/front-door.controller';
 import { ConsoleFrameController } from './frame/console-frame.controller';
@@ -98,6 +99,7 @@ import {
     ConsoleVisitsPageController,
     ConsoleOutboxPageController,
     ConsoleVisitTypesPageController,
+    ConsoleAttendancePageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })
