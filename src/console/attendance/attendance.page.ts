@@ -28,7 +28,7 @@ import { pagerLinks } from '../frame/pager';
 import { auditAttendance, timesheetFile } from './attendance-actions';
 
 type Form = Record<string, string | undefined>;
-type Query = Record<string, unknown>;
+type Params = Record<string, unknown>;
 
 const PATH = '/console/attendance';
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
@@ -79,7 +79,7 @@ function refusal(e: unknown): string[] | null {
 }
 
 /** The cursor of a list page from the URL (other query keys are the pager's and the mode's). */
-const listQuery = (q: Query): ListQuery => (str(q.cursor) ? { cursor: str(q.cursor) } : {});
+const listQuery = (q: Params): ListQuery => (str(q.cursor) ? { cursor: str(q.cursor) } : {});
 
 /**
  * Attendance in the console (`/console/attendance`, issue 31 page 7), for Owners and Admins, in the console's mode:
@@ -136,7 +136,7 @@ export class ConsoleAttendancePageController {
   async summary(
     @ConsoleTenant() t: ConsoleTenantOf,
     @CsrfToken() csrf: string,
-    @Query() query: Query,
+    @Query() query: Params,
     @Req() req: FastifyRequest,
   ) {
     const tenant = tenantOf(t);
@@ -171,7 +171,8 @@ export class ConsoleAttendancePageController {
       const problems = refusal(e);
       if (!problems) throw e;
       page.problems = problems.map((p) => p.replace(/^query\./, ''));
-      page.error = this.failed(req, `No summary for those dates (at most ${MAX_SUMMARY_DAYS} dates).`);
+      // A refused timesheet keeps its own message and request id; the summary's problems are listed under it.
+      page.error ??= this.failed(req, `No summary for those dates (at most ${MAX_SUMMARY_DAYS} dates).`);
     }
     return page;
   }
@@ -185,7 +186,7 @@ export class ConsoleAttendancePageController {
   @ApiExcludeEndpoint()
   async timesheet(
     @ConsoleTenant() t: ConsoleTenantOf,
-    @Query() query: Query,
+    @Query() query: Params,
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
@@ -219,7 +220,7 @@ export class ConsoleAttendancePageController {
 
   // --- shifts ---
 
-  private async shiftsView(t: ConsoleTenantOf, csrf: string, query: Query, req: FastifyRequest) {
+  private async shiftsView(t: ConsoleTenantOf, csrf: string, query: Params, req: FastifyRequest) {
     const tenant = tenantOf(t);
     const view = {
       ...this.base(t, '/shifts', 'Shifts · Attendance', csrf),
@@ -262,7 +263,7 @@ export class ConsoleAttendancePageController {
   shifts(
     @ConsoleTenant() t: ConsoleTenantOf,
     @CsrfToken() csrf: string,
-    @Query() query: Query,
+    @Query() query: Params,
     @Req() req: FastifyRequest,
   ) {
     return this.shiftsView(t, csrf, query, req);
@@ -339,7 +340,7 @@ export class ConsoleAttendancePageController {
 
   // --- leave ---
 
-  private async leaveView(t: ConsoleTenantOf, csrf: string, query: Query, req: FastifyRequest) {
+  private async leaveView(t: ConsoleTenantOf, csrf: string, query: Params, req: FastifyRequest) {
     const tenant = tenantOf(t);
     const view = {
       ...this.base(t, '/leave', 'Leave · Attendance', csrf),
@@ -376,7 +377,7 @@ export class ConsoleAttendancePageController {
   leave(
     @ConsoleTenant() t: ConsoleTenantOf,
     @CsrfToken() csrf: string,
-    @Query() query: Query,
+    @Query() query: Params,
     @Req() req: FastifyRequest,
   ) {
     return this.leaveView(t, csrf, query, req);
@@ -444,7 +445,7 @@ export class ConsoleAttendancePageController {
 
   // --- public holidays ---
 
-  private async holidaysView(t: ConsoleTenantOf, csrf: string, query: Query, req: FastifyRequest) {
+  private async holidaysView(t: ConsoleTenantOf, csrf: string, query: Params, req: FastifyRequest) {
     const tenant = tenantOf(t);
     const sites = await this.siteNames(tenant);
     const view = {
@@ -476,7 +477,7 @@ export class ConsoleAttendancePageController {
   holidays(
     @ConsoleTenant() t: ConsoleTenantOf,
     @CsrfToken() csrf: string,
-    @Query() query: Query,
+    @Query() query: Params,
     @Req() req: FastifyRequest,
   ) {
     return this.holidaysView(t, csrf, query, req);
@@ -536,7 +537,7 @@ export class ConsoleAttendancePageController {
   async staffList(
     @ConsoleTenant() t: ConsoleTenantOf,
     @CsrfToken() csrf: string,
-    @Query() query: Query,
+    @Query() query: Params,
     @Req() req: FastifyRequest,
   ) {
     const tenant = tenantOf(t);
@@ -585,7 +586,7 @@ export class ConsoleAttendancePageController {
 
   @Get('import')
   @ConsolePage('console-attendance-import')
-  importForm(@ConsoleTenant() t: ConsoleTenantOf, @CsrfToken() csrf: string, @Query() query: Query) {
+  importForm(@ConsoleTenant() t: ConsoleTenantOf, @CsrfToken() csrf: string, @Query() query: Params) {
     const view = this.importView(t, csrf);
     const rid = str(query.request_id);
     if (str(query.error) === 'changed' && REQUEST_ID.test(rid))
