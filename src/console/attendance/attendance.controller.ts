@@ -38,11 +38,19 @@ export class ConsoleAttendanceController {
     saved: ShiftResponse,
     people: number,
   ): Promise<ShiftResponse> {
-    await auditAttendance(this.audit, req, a, t, 'shift.saved', { type: 'shift', id: saved.id }, {
-      name: saved.name,
-      site_id: saved.site_id,
-      people,
-    });
+    await auditAttendance(
+      this.audit,
+      req,
+      a,
+      t,
+      'shift.saved',
+      { type: 'shift', id: saved.id },
+      {
+        name: saved.name,
+        site_id: saved.site_id,
+        people,
+      },
+    );
     return saved;
   }
 
@@ -88,9 +96,17 @@ export class ConsoleAttendanceController {
     @Req() req: FastifyRequest,
   ): Promise<{ id: string }> {
     const made = await this.attendance.addLeave(t, body);
-    await auditAttendance(this.audit, req, a, t, 'attendance_leave.recorded', { type: 'leave', id: made.id }, {
-      ...body,
-    });
+    await auditAttendance(
+      this.audit,
+      req,
+      a,
+      t,
+      'attendance_leave.recorded',
+      { type: 'leave', id: made.id },
+      {
+        ...body,
+      },
+    );
     return made;
   }
 
@@ -105,9 +121,17 @@ export class ConsoleAttendanceController {
     @Req() req: FastifyRequest,
   ): Promise<{ id: string }> {
     const made = await this.attendance.addHoliday(t, body);
-    await auditAttendance(this.audit, req, a, t, 'public_holiday.recorded', { type: 'holiday', id: made.id }, {
-      ...body,
-    });
+    await auditAttendance(
+      this.audit,
+      req,
+      a,
+      t,
+      'public_holiday.recorded',
+      { type: 'holiday', id: made.id },
+      {
+        ...body,
+      },
+    );
     return made;
   }
 

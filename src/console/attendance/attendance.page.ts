@@ -18,13 +18,13 @@ import { AuditService } from '../../visitor/audit/audit.service';
 import { OrganisationsService } from '../../visitor/organisations/organisations.service';
 import { PeopleService } from '../../visitor/people/people.service';
 import { STAFF_COLUMNS, StaffImport, type ImportResult } from '../../visitor/people/staff-import';
-import type { ListQuery } from '../../visitor/platform/pagination';
+import type { ListQuery, Page } from '../../visitor/platform/pagination';
 import type { Tenant } from '../../visitor/platform/tenant';
 import { ConsoleAuth, ConsoleTenant, ConsoleTenantOf, CurrentAccount } from '../auth/console-auth';
 import { consoleRoles } from '../frame/console-nav';
 import { ConsolePage } from '../frame/console-page';
 import { when } from '../frame/overview.page';
-import { pagerLinks } from '../frame/pager';
+import { pagerLinks, type PagerLinks } from '../frame/pager';
 import { auditAttendance, timesheetFile } from './attendance-actions';
 
 type Form = Record<string, string | undefined>;
@@ -218,14 +218,96 @@ export class ConsoleAttendancePageController {
       .send(file.getStream());
   }
 
+  /**
+   * One page of a list sub-page: its rows and the pager (the links keep `keep`, the list's filters, and the mode);
+   * a cursor the list refuses (an old link) is an error on the page, with no rows.
+   */
+  private async listed<T>(
+    t: ConsoleTenantOf,
+    req: FastifyRequest,
+    sub: string,
+    query: Params,
+    keep: Params,
+    fetch: (q: ListQuery) => Promise<Page<T>>,
+    row: (x: T) => Record<string, unknown>,
+  ) {
+    try {
+      const page = await fetch(listQuery(query));
+      return {
+        rows: page.data.map(row),
+        pager: pagerLinks(
+          `${PATH}${sub}`,
+          { cursor: query.cursor, trail: query.trail, ...keep, mode: modeOf(t) },
+          page,
+        ) as PagerLinks | null,
+        error: null as { message: string; requestId: string } | null,
+      };
+    } catch (e) {
+      if (!refusal(e)) throw e;
+      return {
+        rows: [],
+        pager: null,
+        error: this.failed(req, 'This page link is out of date; start again from the first page.'),
+      };
+    }
+  }
+
+  /**
+   * A form's outcome: `write` (which returns the notice) when the form had no `problems`, and the sub-page
+   * (`view`) with the notice; refused input (the form's problems or the service's) re-renders it with the values
+   * given, each problem, and `failure` with the request id. Nothing is written when anything is refused.
+   */
+  private async submitted(
+    req: FastifyRequest,
+    view: () => Promise<Record<string, unknown>>,
+    values: object,
+    problems: string[],
+    write: () => Promise<string>,
+    failure: string,
+  ) {
+    try {
+      if (problems.length) throw ApiError.validation(problems.map((message) => ({ location: '', message })));
+      const notice = await write();
+      return { ...(await view()), notice };
+    } catch (e) {
+      const refused = refusal(e);
+      if (!refused) throw e;
+      return {
+        ...(await view()),
+        values,
+        problems: refused.map((l) => l.replace(/^: /, '')),
+        error: this.failed(req, failure),
+      };
+    }
+  }
+
   // --- shifts ---
 
   private async shiftsView(t: ConsoleTenantOf, csrf: string, query: Params, req: FastifyRequest) {
     const tenant = tenantOf(t);
-    const view = {
+    const sites = await this.siteNames(tenant);
+    const list = await this.listed(
+      t,
+      req,
+      '/shifts',
+      query,
+      {},
+      (q) => this.attendance.shifts(tenant, q),
+      (s) => ({
+        id: s.id,
+        name: s.name,
+        site: sites.get(s.site_id) ?? s.site_id,
+        hours: `${s.start_time}–${s.end_time}`,
+        grace: s.grace_minutes,
+        days: s.days_of_week.map((d) => DAYS[d - 1]).join(', '),
+        updated: when(s.updated_at),
+      }),
+    );
+    return {
       ...this.base(t, '/shifts', 'Shifts · Attendance', csrf),
+      ...list,
       days: DAYS.map((words, i) => ({ value: i + 1, words })),
-      sites: (await this.organisations.siteNames(tenant)).map((s) => ({ id: s.id, name: s.name })),
+      sites: [...sites].map(([id, name]) => ({ id, name })),
       values: {
         name: '',
         site_id: '',
@@ -235,27 +317,7 @@ export class ConsoleAttendancePageController {
         days: [1, 2, 3, 4, 5] as number[],
         people: '',
       },
-      rows: [] as Record<string, unknown>[],
-      pager: null as ReturnType<typeof pagerLinks> | null,
     };
-    const siteNames = new Map(view.sites.map((s) => [s.id, s.name]));
-    try {
-      const page = await this.attendance.shifts(tenant, listQuery(query));
-      view.rows = page.data.map((s) => ({
-        id: s.id,
-        name: s.name,
-        site: siteNames.get(s.site_id) ?? s.site_id,
-        hours: `${s.start_time}–${s.end_time}`,
-        grace: s.grace_minutes,
-        days: s.days_of_week.map((d) => DAYS[d - 1]).join(', '),
-        updated: when(s.updated_at),
-      }));
-      view.pager = pagerLinks(`${PATH}/shifts`, { ...query, mode: modeOf(t) }, page);
-    } catch (e) {
-      if (!refusal(e)) throw e;
-      view.error = this.failed(req, 'This page link is out of date; start again from the first page.');
-    }
-    return view;
   }
 
   @Get('shifts')
@@ -281,6 +343,7 @@ export class ConsoleAttendancePageController {
     return { ids: [...new Set(ids.filter((x): x is string => !!x))], problems };
   }
 
+  /** Creates a shift and puts the people named on it (the service checks the site, times and people). */
   @Post('shifts')
   @ConsolePage('console-attendance-shifts')
   @CheckCsrf()
@@ -313,63 +376,64 @@ export class ConsoleAttendancePageController {
       days_of_week: days,
       person_ids: named.ids,
     });
-    const refused = async (lines: string[]) => ({
-      ...(await this.shiftsView(t, csrf, {}, req)),
+    const n = named.ids.length;
+    return this.submitted(
+      req,
+      () => this.shiftsView(t, csrf, {}, req),
       values,
-      problems: lines,
-      error: this.failed(req, 'The shift was not created.'),
-    });
-    if (problems.length || named.problems.length) return refused([...problems, ...named.problems]);
-    try {
-      const saved = await this.attendance.saveShift(tenant, null, value);
-      await auditAttendance(this.audit, req, a, tenant, 'shift.saved', { type: 'shift', id: saved.id }, {
-        name: saved.name,
-        site_id: saved.site_id,
-        people: named.ids.length,
-      });
-      return {
-        ...(await this.shiftsView(t, csrf, {}, req)),
-        notice: `Shift ${saved.name} created${named.ids.length ? `, with ${named.ids.length} ${named.ids.length === 1 ? 'person' : 'people'} on it` : ''}.`,
-      };
-    } catch (e) {
-      const lines = refusal(e);
-      if (!lines) throw e;
-      return refused(lines);
-    }
+      [...problems, ...named.problems],
+      async () => {
+        const saved = await this.attendance.saveShift(tenant, null, value);
+        await auditAttendance(
+          this.audit,
+          req,
+          a,
+          tenant,
+          'shift.saved',
+          { type: 'shift', id: saved.id },
+          {
+            name: saved.name,
+            site_id: saved.site_id,
+            people: n,
+          },
+        );
+        return `Shift ${saved.name} created${n ? `, with ${n} ${n === 1 ? 'person' : 'people'} on it` : ''}.`;
+      },
+      'The shift was not created.',
+    );
   }
 
   // --- leave ---
 
   private async leaveView(t: ConsoleTenantOf, csrf: string, query: Params, req: FastifyRequest) {
     const tenant = tenantOf(t);
-    const view = {
-      ...this.base(t, '/leave', 'Leave · Attendance', csrf),
-      values: { person: '', leave_type: 'annual', first_day: '', last_day: '' },
-      rows: [] as Record<string, unknown>[],
-      pager: null as ReturnType<typeof pagerLinks> | null,
-    };
-    try {
-      const page = await this.attendance.leavePage(tenant, listQuery(query));
-      const names = new Map<string, string>();
-      await Promise.all(
-        [...new Set(page.data.map((l) => l.person_id))].map(async (id) =>
-          names.set(id, (await this.people.find(tenant, id))?.name ?? id),
-        ),
-      );
-      view.rows = page.data.map((l) => ({
+    const names = new Map<string, string>();
+    const list = await this.listed(
+      t,
+      req,
+      '/leave',
+      query,
+      {},
+      async (q) => {
+        const page = await this.attendance.leavePage(tenant, q);
+        for (const id of new Set(page.data.map((l) => l.person_id)))
+          names.set(id, (await this.people.find(tenant, id))?.name ?? id);
+        return page;
+      },
+      (l) => ({
         id: l.id,
         person: names.get(l.person_id) ?? l.person_id,
         type: l.leave_type,
         first: l.first_day,
         last: l.last_day,
         recorded: when(l.created_at),
-      }));
-      view.pager = pagerLinks(`${PATH}/leave`, { ...query, mode: modeOf(t) }, page);
-    } catch (e) {
-      if (!refusal(e)) throw e;
-      view.error = this.failed(req, 'This page link is out of date; start again from the first page.');
-    }
-    return view;
+      }),
+    );
+    return {
+      ...this.base(t, '/leave', 'Leave · Attendance', csrf),
+      ...list,
+      values: { person: '', leave_type: 'annual', first_day: '', last_day: '' },
+    };
   }
 
   @Get('leave')
@@ -412,35 +476,31 @@ export class ConsoleAttendancePageController {
       first_day: values.first_day,
       last_day: values.last_day,
     });
-    const lines = named.problems.length
-      ? [...named.problems, ...problems.filter((p) => !p.startsWith('person_id'))]
-      : problems;
-    try {
-      if (lines.length) throw ApiError.validation(lines.map((m) => ({ location: '', message: m })));
-      const made = await this.attendance.addLeave(tenant, value);
-      await auditAttendance(
-        this.audit,
-        req,
-        a,
-        tenant,
-        'attendance_leave.recorded',
-        { type: 'leave', id: made.id },
-        { ...value },
-      );
-      return {
-        ...(await this.leaveView(t, csrf, {}, req)),
-        notice: `Leave recorded: ${values.leave_type}, ${value.first_day} to ${value.last_day}.`,
-      };
-    } catch (e) {
-      const refused = refusal(e);
-      if (!refused) throw e;
-      return {
-        ...(await this.leaveView(t, csrf, {}, req)),
-        values,
-        problems: refused.map((l) => l.replace(/^: /, '')),
-        error: this.failed(req, 'The leave was not recorded.'),
-      };
-    }
+    return this.submitted(
+      req,
+      () => this.leaveView(t, csrf, {}, req),
+      values,
+      named.problems.length
+        ? [...named.problems, ...problems.filter((p) => !p.startsWith('person_id'))]
+        : problems,
+      async () => {
+        const made = await this.attendance.addLeave(tenant, value);
+        await auditAttendance(
+          this.audit,
+          req,
+          a,
+          tenant,
+          'attendance_leave.recorded',
+          {
+            type: 'leave',
+            id: made.id,
+          },
+          { ...value },
+        );
+        return `Leave recorded: ${value.leave_type}, ${value.first_day} to ${value.last_day}.`;
+      },
+      'The leave was not recorded.',
+    );
   }
 
   // --- public holidays ---
@@ -448,28 +508,27 @@ export class ConsoleAttendancePageController {
   private async holidaysView(t: ConsoleTenantOf, csrf: string, query: Params, req: FastifyRequest) {
     const tenant = tenantOf(t);
     const sites = await this.siteNames(tenant);
-    const view = {
-      ...this.base(t, '/holidays', 'Public holidays · Attendance', csrf),
-      sites: [...sites].map(([id, name]) => ({ id, name })),
-      values: { site_id: '', day: '', name: '' },
-      rows: [] as Record<string, unknown>[],
-      pager: null as ReturnType<typeof pagerLinks> | null,
-    };
-    try {
-      const page = await this.attendance.holidayPage(tenant, listQuery(query));
-      view.rows = page.data.map((h) => ({
+    const list = await this.listed(
+      t,
+      req,
+      '/holidays',
+      query,
+      {},
+      (q) => this.attendance.holidayPage(tenant, q),
+      (h) => ({
         id: h.id,
         day: h.day,
         name: h.name,
         site: h.site_id ? (sites.get(h.site_id) ?? h.site_id) : 'Every site',
         recorded: when(h.created_at),
-      }));
-      view.pager = pagerLinks(`${PATH}/holidays`, { ...query, mode: modeOf(t) }, page);
-    } catch (e) {
-      if (!refusal(e)) throw e;
-      view.error = this.failed(req, 'This page link is out of date; start again from the first page.');
-    }
-    return view;
+      }),
+    );
+    return {
+      ...this.base(t, '/holidays', 'Public holidays · Attendance', csrf),
+      ...list,
+      sites: [...sites].map(([id, name]) => ({ id, name })),
+      values: { site_id: '', day: '', name: '' },
+    };
   }
 
   @Get('holidays')
@@ -502,36 +561,34 @@ export class ConsoleAttendancePageController {
       day: values.day,
       name: values.name,
     });
-    try {
-      if (problems.length) throw ApiError.validation(problems.map((m) => ({ location: '', message: m })));
-      const made = await this.attendance.addHoliday(tenant, value);
-      await auditAttendance(
-        this.audit,
-        req,
-        a,
-        tenant,
-        'public_holiday.recorded',
-        { type: 'holiday', id: made.id },
-        { ...value },
-      );
-      return {
-        ...(await this.holidaysView(t, csrf, {}, req)),
-        notice: `Public holiday recorded: ${value.name} on ${value.day}.`,
-      };
-    } catch (e) {
-      const refused = refusal(e);
-      if (!refused) throw e;
-      return {
-        ...(await this.holidaysView(t, csrf, {}, req)),
-        values,
-        problems: refused.map((l) => l.replace(/^: /, '')),
-        error: this.failed(req, 'The holiday was not recorded.'),
-      };
-    }
+    return this.submitted(
+      req,
+      () => this.holidaysView(t, csrf, {}, req),
+      values,
+      problems,
+      async () => {
+        const made = await this.attendance.addHoliday(tenant, value);
+        await auditAttendance(
+          this.audit,
+          req,
+          a,
+          tenant,
+          'public_holiday.recorded',
+          {
+            type: 'holiday',
+            id: made.id,
+          },
+          { ...value },
+        );
+        return `Public holiday recorded: ${value.name} on ${value.day}.`;
+      },
+      'The holiday was not recorded.',
+    );
   }
 
   // --- staff ---
 
+  /** Hosts and employees (the people list, searchable by name or e-mail); after an import, its counts. */
   @Get('staff')
   @ConsolePage('console-attendance-staff')
   async staffList(
@@ -542,20 +599,15 @@ export class ConsoleAttendancePageController {
   ) {
     const tenant = tenantOf(t);
     const q = str(query.q).slice(0, 200);
-    const view = {
-      ...this.base(t, '/staff', 'Staff · Attendance', csrf),
-      q,
-      rows: [] as Record<string, unknown>[],
-      pager: null as ReturnType<typeof pagerLinks> | null,
-    };
-    const created = Number(query.created);
-    const updated = Number(query.updated);
-    if (Number.isSafeInteger(created) && Number.isSafeInteger(updated) && created >= 0 && updated >= 0)
-      view.notice = `Imported: ${created} new and ${updated} updated.`;
-    try {
-      const sites = await this.siteNames(tenant);
-      const page = await this.people.page(tenant, { ...listQuery(query), ...(q ? { q } : {}) });
-      view.rows = page.data.map((p) => ({
+    const sites = await this.siteNames(tenant);
+    const list = await this.listed(
+      t,
+      req,
+      '/staff',
+      query,
+      { q },
+      (lq) => this.people.page(tenant, { ...lq, ...(q ? { q } : {}) }),
+      (p) => ({
         id: p.id,
         name: p.name,
         email: p.email,
@@ -564,12 +616,13 @@ export class ConsoleAttendancePageController {
         employeeNumber: p.employee_number ?? '',
         sites: p.site_ids.map((s) => sites.get(s) ?? s).join(', '),
         active: p.active,
-      }));
-      view.pager = pagerLinks(`${PATH}/staff`, { cursor: query.cursor, trail: query.trail, q, mode: modeOf(t) }, page);
-    } catch (e) {
-      if (!refusal(e)) throw e;
-      view.error = this.failed(req, 'This page link is out of date; start again from the first page.');
-    }
+      }),
+    );
+    const view = { ...this.base(t, '/staff', 'Staff · Attendance', csrf), ...list, q };
+    const created = Number(query.created);
+    const updated = Number(query.updated);
+    if (Number.isSafeInteger(created) && Number.isSafeInteger(updated) && created >= 0 && updated >= 0)
+      view.notice = `Imported: ${created} new and ${updated} updated.`;
     return view;
   }
 

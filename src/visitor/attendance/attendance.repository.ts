@@ -460,18 +460,7 @@ export class AttendanceRepository {
 
   // --- leave and holidays ---
 
-  async insertLeave(
-    m: EntityManager,
-    tenant: Tenant,
-    row: {
-      id: string;
-      personId: string;
-      leaveType: string;
-      firstDay: string;
-      lastDay: string;
-      createdAt: Date;
-    },
-  ): Promise<void> {
+  async insertLeave(m: EntityManager, tenant: Tenant, row: LeaveRow): Promise<void> {
     assertTenant(tenant);
     await m.query(
       `INSERT INTO visitor.attendance_leave (id, organisation_id, livemode, person_id, leave_type, first_day, last_day, created_at)
@@ -489,11 +478,7 @@ export class AttendanceRepository {
     );
   }
 
-  async insertHoliday(
-    m: EntityManager,
-    tenant: Tenant,
-    row: { id: string; siteId: string | null; day: string; name: string; createdAt: Date },
-  ): Promise<void> {
+  async insertHoliday(m: EntityManager, tenant: Tenant, row: HolidayRow): Promise<void> {
     assertTenant(tenant);
     await m.query(
       `INSERT INTO visitor.public_holiday (id, organisation_id, livemode, site_id, day, name, created_at)

@@ -66,7 +66,8 @@ describe('console attendance in a real browser', () => {
     await page.getByLabel('Name', { exact: true }).fill('Day shift');
     await page.getByLabel(/^Starts/).fill('08:00');
     await page.getByLabel(/^Ends/).fill('16:00');
-    for (const d of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']) await page.getByLabel(d, { exact: true }).check();
+    for (const d of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'])
+      await page.getByLabel(d, { exact: true }).check();
     await page.getByLabel(/^People on this shift/).fill('ama@demo.gatehouse.test');
     await page.getByRole('button', { name: 'Create the shift' }).click();
     await page.getByText('Shift Day shift created, with 1 person on it.').waitFor();
