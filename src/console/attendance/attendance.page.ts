@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiExcludeEndpoint, ApiExcludeController } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
@@ -166,6 +166,7 @@ export class ConsoleAttendancePageController {
       page.days = summary.data.map((d) => ({
         ...d,
         weekday: DAYS[DateTime.fromISO(d.date, { zone: 'UTC' }).weekday - 1],
+        href: `${PATH}/days/${d.date}?mode=${page.mode}`,
       }));
     } catch (e) {
       const problems = refusal(e);
@@ -175,6 +176,38 @@ export class ConsoleAttendancePageController {
       page.error ??= this.failed(req, `No summary for those dates (at most ${MAX_SUMMARY_DAYS} dates).`);
     }
     return page;
+  }
+
+  /** One date of the daily timesheet: each person with a shift, their status, times and minutes. */
+  @Get('days/:date')
+  @ConsolePage('console-attendance-day')
+  async day(
+    @ConsoleTenant() t: ConsoleTenantOf,
+    @CsrfToken() csrf: string,
+    @Param('date') date: string,
+    @Query() query: Params,
+    @Req() req: FastifyRequest,
+  ) {
+    const tenant = tenantOf(t);
+    if (!DATE.test(date) || !DateTime.fromISO(date, { zone: 'UTC' }).isValid)
+      throw ApiError.notFound('The page');
+    const words = new Map<string, string>([...STATUSES, ['upcoming', 'Not yet']]);
+    const list = await this.listed(
+      t,
+      req,
+      `/days/${date}`,
+      query,
+      {},
+      (q) => this.exporter.day(tenant, date, q),
+      (r) => ({ ...r, statusWords: words.get(r.status) ?? r.status }),
+    );
+    return {
+      ...this.base(t, '', `${date} · Attendance`, csrf),
+      ...list,
+      date,
+      weekday: DAYS[DateTime.fromISO(date, { zone: 'UTC' }).weekday - 1],
+      back: `${PATH}?mode=${modeOf(t)}`,
+    };
   }
 
   /**
