@@ -216,6 +216,15 @@ describe('console attendance in a real browser', () => {
     await expect(page.locator('.notice[role="alert"] code').textContent()).resolves.toMatch(/^req_/);
     await judgePage(page, 'attendance-timesheet-refused');
 
+    // Live mode is another organisation copy: none of it is there.
+    await page.goto(`${c.t.baseUrl}/console/attendance/shifts?mode=live`);
+    await page.locator('#shifts-none').waitFor();
+    expect(await page.locator('.test-banner').count()).toBe(0);
+    await page.goto(`${c.t.baseUrl}/console/attendance?mode=live&from=${day(-4)}&to=${day(-1)}`);
+    for (const d of [-4, -3, -2, -1])
+      for (const s of ['present', 'late', 'on_leave', 'absent', 'public_holiday', 'rest_day'])
+        await expect(cell(day(d), s)).resolves.toBe('0');
+
     // Every change is in the audit trail.
     for (const action of ['shift.saved', 'attendance_leave.recorded', 'public_holiday.recorded']) {
       await page.goto(`${c.t.baseUrl}/console/audit?mode=test&action=${action}`);
