@@ -29,6 +29,7 @@ import {
   ConsoleOAuthAppsController,
 } from './connected-apps/connected-apps.controller';
 import { ConsoleAttendanceController } from './attendance/attendance.controller';
+import { ConsoleAttendancePageController } from './attendance/attendance.page';
 import { ConsoleBookingTypesController } from './bookings/booking-types.controller';
 import { ConsoleBookingTypesPageController } from './bookings/booking-types.page';
 import { ConsoleBookingsPageController } from './bookings/bookings.page';
@@ -112,11 +113,11 @@ import {
     ConsoleVisitTypesPageController,
     ConsoleBookingsPageController,
     ConsoleBookingTypesPageController,
-
     ConsoleDeskPageController,
     ConsoleDeskRollcallsPageController,
     ConsoleDeskWatchlistPageController,
     ConsolePrintStylesController,
+    ConsoleAttendancePageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

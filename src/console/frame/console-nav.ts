@@ -23,7 +23,7 @@ export const CONSOLE_NAV: readonly ConsoleNavEntry[] = [
   { path: '/console/visits', title: 'Visits', roles: FRONT_DOOR, built: true },
   { path: '/console/bookings', title: 'Bookings', roles: FRONT_DOOR, built: true },
   { path: '/console/desk', title: 'Front desk', roles: FRONT_DOOR, built: true },
-  { path: '/console/attendance', title: 'Attendance', roles: ADMINS, built: false },
+  { path: '/console/attendance', title: 'Attendance', roles: ADMINS, built: true },
   { path: '/console/visit-types', title: 'Visit types', roles: ADMINS, built: true },
   { path: '/console/keys', title: 'API keys', roles: ADMINS, built: true },
   { path: '/console/webhooks', title: 'Webhooks', roles: ADMINS, built: true },

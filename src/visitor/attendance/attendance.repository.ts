@@ -186,6 +186,25 @@ export interface DaySummaryRow {
   rest_day: number;
 }
 
+/** A leave record (`visitor.attendance_leave`): local dates, inclusive. */
+export interface LeaveRow {
+  id: string;
+  personId: string;
+  leaveType: string;
+  firstDay: string;
+  lastDay: string;
+  createdAt: Date;
+}
+
+/** A public holiday (`visitor.public_holiday`) of one site, or of every site (`siteId` null). */
+export interface HolidayRow {
+  id: string;
+  siteId: string | null;
+  day: string;
+  name: string;
+  createdAt: Date;
+}
+
 export interface ClockEventFilter {
   personId?: string;
   siteId?: string;
@@ -214,19 +233,7 @@ export class AttendanceRepository {
   }
 
   listShifts(tenant: Tenant, limit: number, after?: CreatedAfter): Promise<ShiftRow[]> {
-    assertTenant(tenant);
-    const values: unknown[] = [tenant.organisationId, tenant.livemode];
-    const where = ['organisation_id = $1', 'livemode = $2'];
-    if (after)
-      where.push(
-        `(created_at, id) > ($${values.push(after.createdAt)}::timestamptz, $${values.push(after.id)})`,
-      );
-    return rows<ShiftRow>(
-      this.ds,
-      `SELECT ${SHIFT_COLUMNS} FROM visitor.shift WHERE ${where.join(' AND ')}
-        ORDER BY created_at, id LIMIT $${values.push(limit)}`,
-      values,
-    );
+    return this.createdList<ShiftRow>(tenant, `SELECT ${SHIFT_COLUMNS} FROM visitor.shift`, limit, after);
   }
 
   /**
@@ -453,18 +460,7 @@ export class AttendanceRepository {
 
   // --- leave and holidays ---
 
-  async insertLeave(
-    m: EntityManager,
-    tenant: Tenant,
-    row: {
-      id: string;
-      personId: string;
-      leaveType: string;
-      firstDay: string;
-      lastDay: string;
-      createdAt: Date;
-    },
-  ): Promise<void> {
+  async insertLeave(m: EntityManager, tenant: Tenant, row: LeaveRow): Promise<void> {
     assertTenant(tenant);
     await m.query(
       `INSERT INTO visitor.attendance_leave (id, organisation_id, livemode, person_id, leave_type, first_day, last_day, created_at)
@@ -482,16 +478,49 @@ export class AttendanceRepository {
     );
   }
 
-  async insertHoliday(
-    m: EntityManager,
-    tenant: Tenant,
-    row: { id: string; siteId: string | null; day: string; name: string; createdAt: Date },
-  ): Promise<void> {
+  async insertHoliday(m: EntityManager, tenant: Tenant, row: HolidayRow): Promise<void> {
     assertTenant(tenant);
     await m.query(
       `INSERT INTO visitor.public_holiday (id, organisation_id, livemode, site_id, day, name, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [row.id, tenant.organisationId, tenant.livemode, row.siteId, row.day, row.name, row.createdAt],
+    );
+  }
+
+  /** Leave records, oldest first (keyset on created_at, id), for the console's list. */
+  listLeave(tenant: Tenant, limit: number, after?: CreatedAfter): Promise<LeaveRow[]> {
+    return this.createdList<LeaveRow>(
+      tenant,
+      `SELECT id, person_id AS "personId", leave_type AS "leaveType", first_day::text AS "firstDay",
+              last_day::text AS "lastDay", created_at AS "createdAt" FROM visitor.attendance_leave`,
+      limit,
+      after,
+    );
+  }
+
+  /** Public holidays, oldest first (keyset on created_at, id), for the console's list. */
+  listHolidays(tenant: Tenant, limit: number, after?: CreatedAfter): Promise<HolidayRow[]> {
+    return this.createdList<HolidayRow>(
+      tenant,
+      `SELECT id, site_id AS "siteId", day::text AS day, name, created_at AS "createdAt" FROM visitor.public_holiday`,
+      limit,
+      after,
+    );
+  }
+
+  /** `select` (a SELECT … FROM one tenant-scoped table) in (created_at, id) order after the cursor's key. */
+  private createdList<R>(tenant: Tenant, select: string, limit: number, after?: CreatedAfter): Promise<R[]> {
+    assertTenant(tenant);
+    const values: unknown[] = [tenant.organisationId, tenant.livemode];
+    const where = ['organisation_id = $1', 'livemode = $2'];
+    if (after)
+      where.push(
+        `(created_at, id) > ($${values.push(after.createdAt)}::timestamptz, $${values.push(after.id)})`,
+      );
+    return rows<R>(
+      this.ds,
+      `${select} WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT $${values.push(limit)}`,
+      values,
     );
   }
 

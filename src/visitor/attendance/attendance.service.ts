@@ -15,6 +15,8 @@ import {
   ClockEventRow,
   EVIDENCE_KINDS,
   EvidenceKind,
+  HolidayRow,
+  LeaveRow,
   ShiftRow,
 } from './attendance.repository';
 import type {
@@ -35,6 +37,25 @@ import {
   toShiftResponse,
 } from './dto/attendance.response';
 import { queryRange } from '../../common/validation/timestamp';
+
+/** A leave record as the console lists it (local dates, inclusive). */
+export interface LeaveView {
+  id: string;
+  person_id: string;
+  leave_type: string;
+  first_day: string;
+  last_day: string;
+  created_at: string;
+}
+
+/** A public holiday as the console lists it (`site_id` null: every site). */
+export interface HolidayView {
+  id: string;
+  site_id: string | null;
+  day: string;
+  name: string;
+  created_at: string;
+}
 
 /** The longest summary or export range: 31 local dates. */
 export const MAX_SUMMARY_DAYS = 31;
@@ -189,6 +210,41 @@ export class AttendanceService {
       }),
     );
     return { id };
+  }
+
+  /** The console's leave list: one page, oldest first, with a signed cursor. */
+  leavePage(tenant: Tenant, q: ListQuery): Promise<Page<LeaveView>> {
+    return this.cursors.codec.createdPage(
+      'attendance_leave',
+      tenant,
+      q,
+      (limit, after) => this.repo.listLeave(tenant, limit + 1, after),
+      (r: LeaveRow): LeaveView => ({
+        id: r.id,
+        person_id: r.personId,
+        leave_type: r.leaveType,
+        first_day: r.firstDay,
+        last_day: r.lastDay,
+        created_at: r.createdAt.toISOString(),
+      }),
+    );
+  }
+
+  /** The console's holiday list: one page, oldest first, with a signed cursor. */
+  holidayPage(tenant: Tenant, q: ListQuery): Promise<Page<HolidayView>> {
+    return this.cursors.codec.createdPage(
+      'public_holidays',
+      tenant,
+      q,
+      (limit, after) => this.repo.listHolidays(tenant, limit + 1, after),
+      (r: HolidayRow): HolidayView => ({
+        id: r.id,
+        site_id: r.siteId,
+        day: r.day,
+        name: r.name,
+        created_at: r.createdAt.toISOString(),
+      }),
+    );
   }
 
   // --- consent ---

@@ -3,6 +3,9 @@ import { stringify } from 'csv-stringify';
 import { DateTime } from 'luxon';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { ApiError } from '../../common/errors/api-error';
+import { CursorCodecProvider } from '../platform/cursor-codec.provider';
+import type { ListQuery, Page } from '../platform/pagination';
 import type { Tenant } from '../platform/tenant';
 import { AttendanceRepository, DayCell } from './attendance.repository';
 import { AttendanceService, checkDateRange } from './attendance.service';
@@ -56,6 +59,32 @@ const flagsOf = (c: DayCell) =>
     .filter(Boolean)
     .join(';');
 
+type Staff = { id: string; name: string; employee_number: string | null; department: string | null };
+
+/** One row of the daily file (its columns, in their order): a person's day. */
+export type DailyRow = Record<(typeof DAILY_COLUMNS)[number], string | number | null> & { status: string };
+
+/** A person's day as the daily file writes it (also what the console shows for one date). */
+export function dailyRow(p: Staff, c: DayCell): DailyRow {
+  return {
+    date: c.day,
+    employee_number: p.employee_number ?? '',
+    name: p.name,
+    department: p.department ?? '',
+    site: c.site_name,
+    shift: c.shift_name,
+    status: c.status,
+    first_in: localTime(c.first_in, c.time_zone),
+    last_out: localTime(c.last_out, c.time_zone),
+    worked_minutes: c.worked_minutes,
+    late_minutes: c.late_minutes,
+    early_leave_minutes: c.early_leave_minutes,
+    overtime_minutes: c.overtime_minutes,
+    leave_type: c.status === 'on_leave' ? (c.leave_type ?? '') : '',
+    flags: flagsOf(c),
+  };
+}
+
 /**
  * The timesheet files (csv-stringify, streamed): the daily file, one row per person with a shift per local date up
  * to today (days still to come have no row), and the summary file, one row per person for the period. Both come
@@ -66,7 +95,57 @@ export class TimesheetExport {
   constructor(
     private readonly repo: AttendanceRepository,
     private readonly attendance: AttendanceService,
+    private readonly cursors: CursorCodecProvider,
   ) {}
+
+  /** The people with a shift (employee order) and their timesheet days of [from, to], a page of people at a time. */
+  private async cellsOf(
+    tenant: Tenant,
+    from: string,
+    to: string,
+    today: string,
+    people: (Staff & { sort_key: string })[],
+  ): Promise<Map<string, DayCell[]>> {
+    const cells = await this.repo.cells(
+      tenant,
+      from,
+      to,
+      today,
+      people.map((p) => p.id),
+    );
+    const byPerson = new Map<string, DayCell[]>();
+    for (const c of cells) {
+      const days = byPerson.get(c.person_id);
+      if (days) days.push(c);
+      else byPerson.set(c.person_id, [c]);
+    }
+    return byPerson;
+  }
+
+  /**
+   * One local date of the daily file for the console, a page of people (employee order) at a time with a signed
+   * cursor; a date after today has the status `upcoming` (the file has no row for it).
+   */
+  async day(tenant: Tenant, date: string, q: ListQuery): Promise<Page<DailyRow>> {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !DateTime.fromISO(date, { zone: 'UTC' }).isValid)
+      throw ApiError.validation([{ location: 'path.date', message: 'is not a calendar date (YYYY-MM-DD)' }]);
+    const limit = q.limit ?? 25;
+    const after = q.cursor
+      ? String(this.cursors.codec.decode('timesheet_day', tenant, { ...q, cursor: q.cursor }, 1)[0])
+      : null;
+    const people = await this.repo.staffPage(tenant, after, limit + 1);
+    const shown = people.slice(0, limit);
+    const byPerson = await this.cellsOf(tenant, date, date, await this.attendance.today(tenant), shown);
+    const hasMore = people.length > limit;
+    return {
+      // one cell per person: staffPage and the cells both take the active people with a shift
+      data: shown.flatMap((p) => (byPerson.get(p.id) ?? []).map((c) => dailyRow(p, c))),
+      has_more: hasMore,
+      next_cursor: hasMore
+        ? this.cursors.codec.encode('timesheet_day', tenant, q, [shown[shown.length - 1].sort_key])
+        : null,
+    };
+  }
 
   async write(
     tenant: Tenant,
@@ -90,19 +169,7 @@ export class TimesheetExport {
       const people = await this.repo.staffPage(tenant, after, PEOPLE_PER_PAGE);
       if (!people.length) break;
       after = people[people.length - 1].sort_key;
-      const cells = await this.repo.cells(
-        tenant,
-        from,
-        to,
-        today,
-        people.map((p) => p.id),
-      );
-      const byPerson = new Map<string, DayCell[]>();
-      for (const c of cells) {
-        const days = byPerson.get(c.person_id);
-        if (days) days.push(c);
-        else byPerson.set(c.person_id, [c]);
-      }
+      const byPerson = await this.cellsOf(tenant, from, to, today, people);
       for (const p of people) {
         const days = (byPerson.get(p.id) ?? []).filter((c) => c.status !== 'upcoming');
         const who = {
@@ -112,21 +179,7 @@ export class TimesheetExport {
         };
         if (kind === 'daily')
           for (const c of days) {
-            await put({
-              date: c.day,
-              ...who,
-              site: c.site_name,
-              shift: c.shift_name,
-              status: c.status,
-              first_in: localTime(c.first_in, c.time_zone),
-              last_out: localTime(c.last_out, c.time_zone),
-              worked_minutes: c.worked_minutes,
-              late_minutes: c.late_minutes,
-              early_leave_minutes: c.early_leave_minutes,
-              overtime_minutes: c.overtime_minutes,
-              leave_type: c.status === 'on_leave' ? (c.leave_type ?? '') : '',
-              flags: flagsOf(c),
-            });
+            await put(dailyRow(p, c));
             rows++;
           }
         else {

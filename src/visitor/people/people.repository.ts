@@ -155,6 +155,19 @@ export class PeopleRepository {
     return new Set(found.map((r) => r.id));
   }
 
+  /** People of this tenant by e-mail (case-insensitive): lower-cased e-mail → id, for the e-mails that match. */
+  async idsByEmail(tenant: Tenant, emails: string[]): Promise<Map<string, string>> {
+    assertTenant(tenant);
+    if (emails.length === 0) return new Map();
+    const found = await rows<{ id: string; email: string }>(
+      this.ds,
+      `SELECT id, lower(email) AS email FROM visitor.person
+        WHERE organisation_id = $1 AND livemode = $2 AND lower(email) = ANY($3)`,
+      [tenant.organisationId, tenant.livemode, emails.map((e) => e.toLowerCase())],
+    );
+    return new Map(found.map((r) => [r.email, r.id]));
+  }
+
   /**
    * Active people who can host (the plan limit counts these), counted under a transaction-scoped advisory lock
    * of the tenant: concurrent writes that could each add a host take turns, so none counts a stale number.

@@ -187,6 +187,11 @@ export class PeopleService {
     return this.repo.existingIds(tenant, ids, uow?.manager);
   }
 
+  /** People of this tenant by e-mail (case-insensitive): lower-cased e-mail → person id, for those that match. */
+  idsByEmail(tenant: Tenant, emails: string[]): Promise<Map<string, string>> {
+    return this.repo.idsByEmail(tenant, emails);
+  }
+
   async get(tenant: Tenant, id: string, audience: Audience = 'integration'): Promise<PersonResponse> {
     const row = await this.repo.find(tenant, id);
     if (!row) throw ApiError.notFound(`Person ${id}`);
