@@ -16,6 +16,7 @@ import { OrganisationsModule } from '../visitor/organisations/organisations.modu
 import { PeopleModule } from '../visitor/people/people.module';
 import { VisitsModule } from '../visitor/visits/visits.module';
 import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
+import { TestHelpersModule } from '../visitor/test-helpers/test-helpers.module';
 import { PublicKeysRepository } from '../content/platform/public-keys.repository';
 import { PublicKeysService } from '../content/platform/public-keys.service';
 
@@ -47,6 +48,7 @@ export class CliModule {
         EventsModule,
         VisitsModule,
         WebhooksModule,
+        TestHelpersModule,
       ],
       providers: [PublicKeysRepository, PublicKeysService],
     };

@@ -42,6 +42,8 @@ import { ConsoleCopyScriptController } from './keys/copy-button';
 import { ConsoleInvitationPageController, ConsoleTeamPageController } from './team/team.page';
 import { ConsoleAuditPageController } from './audit/audit.page';
 import { OperatorGuard } from './operator.guard';
+import { ConsoleSandboxPageController } from './sandbox/sandbox.page';
+import { TestHelpersModule } from '../visitor/test-helpers/test-helpers.module';
 import { ConsoleVisitsPageController } from './visits/visits.page';
 import { ConsoleOutboxPageController } from './outbox/outbox.page';
 import { ConsoleVisitTypesPageController } from './visit-types/visit-types.page';
@@ -85,6 +87,7 @@ import {
     DeliveriesModule,
     RollcallsModule,
     WatchlistModule,
+    TestHelpersModule,
   ],
   controllers: [
     SupportController,
@@ -118,6 +121,7 @@ import {
     ConsoleDeskWatchlistPageController,
     ConsolePrintStylesController,
     ConsoleAttendancePageController,
+    ConsoleSandboxPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

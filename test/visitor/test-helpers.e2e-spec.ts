@@ -1,4 +1,6 @@
 import { AttendanceService } from '../../src/visitor/attendance/attendance.service';
+import { SandboxReset } from '../../src/visitor/test-helpers/sandbox-reset.service';
+import { runCli } from '../support/cli';
 import { saveBookingType, postBooking } from '../support/booking-fixtures';
 import { controlClock } from '../support/clock';
 import { call } from '../support/platform-fixtures';
@@ -136,5 +138,142 @@ describe('test helpers', () => {
       event.id,
     );
     expect((await post(`/v1/test-helpers/events/${event.id}/age`)).json().code).toBe('not_found');
+  });
+
+  /** Every visitor table with a mode: what a sandbox reset deletes, and what it keeps. */
+  const DELETED = [
+    'attendance_event',
+    'booking',
+    'booking_slot',
+    'delivery',
+    'event',
+    'file',
+    'message',
+    'rollcall',
+    'visit',
+    'visit_pass',
+    'visitor',
+    'watchlist_match',
+    'webhook_delivery',
+  ];
+  const KEPT = [
+    'api_key',
+    'attendance_consent',
+    'attendance_leave',
+    'audit_event',
+    'booking_type',
+    'form',
+    'gate',
+    'person',
+    'public_holiday',
+    'shift',
+    'shift_assignment',
+    'site',
+    'visit_type',
+    'watchlist_entry',
+    'watchlist_name',
+    'webhook_endpoint',
+  ];
+  const counts = async (livemode: boolean) => {
+    const out: Record<string, number> = {};
+    for (const table of [...DELETED, ...KEPT, 'idempotency_key'])
+      out[table] = Number(
+        (
+          await o.pg.query(
+            `SELECT count(*) AS n FROM visitor.${table} WHERE organisation_id = $1 AND livemode = $2`,
+            [o.org.id, livemode],
+          )
+        ).rows[0].n,
+      );
+    return out;
+  };
+
+  it('every visitor table with a mode is either deleted or kept by a sandbox reset', async () => {
+    const { rows } = await o.pg.query<{ table_name: string }>(
+      `SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
+        WHERE c.table_schema = 'visitor' AND c.column_name = 'livemode' AND t.table_type = 'BASE TABLE'`,
+    );
+    expect(rows.map((r) => r.table_name).sort()).toEqual([...DELETED, ...KEPT, 'idempotency_key'].sort());
+    expect(o.t.app.get(SandboxReset).kinds()).toEqual([
+      'watchlist',
+      'files',
+      'messages',
+      'rollcalls',
+      'deliveries',
+      'attendance',
+      'bookings',
+      'booking_types',
+      'visits',
+      'visitors',
+      'events',
+      'idempotency',
+    ]);
+  });
+
+  it('sandbox reset deletes the test-mode activity, keeps configuration and live data, and is audited', async () => {
+    await o.visit({ visitor: { name: 'Kofi Reset', phone: phone() } });
+    const liveSite = o.org.sites.find((s) => s.livemode)!.id;
+    const liveHost = (
+      await call(o.t.app, 'POST', '/v1/people', {
+        key: live,
+        body: { name: 'Live Two', email: 'l2@host.test' },
+      })
+    ).json().id;
+    const liveVisit = (
+      await call(o.t.app, 'POST', '/v1/visits', {
+        key: live,
+        body: {
+          site_id: liveSite,
+          host_id: liveHost,
+          type: 'meeting',
+          visitor: { name: 'Esi', phone: phone() },
+        },
+      })
+    ).json();
+    const liveBefore = await counts(true);
+    const before = await counts(false);
+    expect(before.visit).toBeGreaterThan(0);
+    expect(before.event).toBeGreaterThan(0);
+
+    const refused = await post('/v1/test-helpers/sandbox/reset', live);
+    expect([refused.statusCode, refused.json().code]).toEqual([403, 'forbidden']);
+    // (a refused POST's answer is stored for its Idempotency-Key like any other: one more row there)
+    const unchanged = async () => ({ ...(await counts(true)), idempotency_key: 0 });
+    expect(await unchanged()).toEqual({ ...liveBefore, idempotency_key: 0 });
+
+    const res = await post('/v1/test-helpers/sandbox/reset');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ object: 'sandbox_reset', livemode: false });
+    expect(res.json().deleted.visits).toBe(before.visit);
+    const after = await counts(false);
+    for (const table of DELETED) expect({ table, rows: after[table] }).toEqual({ table, rows: 0 });
+    for (const table of KEPT.filter((t) => t !== 'audit_event'))
+      expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
+    expect(after.audit_event).toBe(before.audit_event + 1);
+    // only the reset's own request (still running when the rest went) keeps its stored response
+    expect(after.idempotency_key).toBe(1);
+    expect(await unchanged()).toEqual({ ...liveBefore, idempotency_key: 0 });
+    expect((await get(`/v1/visits/${liveVisit.id}`, live)).json().status).toBe('expected');
+    expect((await get('/v1/visits')).json().data).toEqual([]);
+    expect((await get('/v1/events')).json().data).toEqual([]);
+    expect((await get('/v1/people')).json().data.length).toBeGreaterThan(0);
+    const audit = (await get('/v1/audit-events?limit=100')).json().data;
+    expect(audit.find((e: { action: string }) => e.action === 'sandbox.reset')).toMatchObject({
+      actor: { type: 'api_key' },
+    });
+    // the sandbox works again at once
+    expect((await o.visit({ visitor: { name: 'After Reset', phone: phone() } })).statusCode).toBe(201);
+  });
+
+  it('gatehouse sandbox reset does the same for operators', async () => {
+    await o.visit({ visitor: { name: 'Cli Reset', phone: phone() } });
+    const out = runCli(o.t.db.url, 'sandbox', 'reset', '--org', o.org.id);
+    expect(out).toMatchObject({ object: 'sandbox_reset', livemode: false });
+    expect(out.deleted.visits).toBeGreaterThan(0);
+    expect((await get('/v1/visits')).json().data).toEqual([]);
+    const audit = (await get('/v1/audit-events?limit=100')).json().data;
+    expect(audit.find((e: { actor: { type: string } }) => e.actor.type === 'operator')).toMatchObject({
+      action: 'sandbox.reset',
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Clock } from '../../common/clock';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
@@ -78,7 +78,11 @@ export class ConsoleOverviewPageController {
 
   @Get()
   @ConsolePage('console-overview')
-  async show(@CurrentAccount() a: ConsoleCaller, @ConsoleTenant() t: ConsoleTenantOf) {
+  async show(
+    @CurrentAccount() a: ConsoleCaller,
+    @ConsoleTenant() t: ConsoleTenantOf,
+    @Query('notice') notice?: string,
+  ) {
     const tenant = { organisationId: t.organisationId, livemode: t.livemode };
     const org = await this.organisations.organisation(t.organisationId);
     const rules = PLAN_RULES[org.plan];
@@ -95,6 +99,12 @@ export class ConsoleOverviewPageController {
     const byStatus = new Map(counts.map((c) => [c.status, c.count]));
     return {
       title: 'Overview',
+      notice:
+        notice === 'sandbox-reset'
+          ? 'The test data is deleted; configuration and live data are unchanged.'
+          : null,
+      // test mode only, for the roles that may reset it (the /v1 helper's visitors:delete)
+      canResetSandbox: !t.livemode && roleAllows(a.role, 'visitors:delete'),
       plan: {
         name: PLAN_NAMES[org.plan],
         live:

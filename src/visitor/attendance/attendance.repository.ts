@@ -4,6 +4,8 @@ import { preparedQuery } from '../../database/prepared';
 import { change, row, rows } from '../../database/sql';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 /** A shift pattern (`visitor.shift`): local start and end times at a site, grace minutes, ISO days (1 = Monday). */
 export interface ShiftRow {
@@ -214,8 +216,20 @@ export interface ClockEventFilter {
 
 /** Shifts, clock events, consents, leave and holidays: tenant-scoped SQL. */
 @Injectable()
-export class AttendanceRepository {
+@HoldsSandboxData(20)
+export class AttendanceRepository implements SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's clock events (shifts, leave and holidays stay). */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.attendance_event WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   private m(m?: EntityManager): EntityManager {
     return m ?? this.ds.manager;

@@ -5,6 +5,8 @@ import { change, row, rows } from '../../database/sql';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import type { WeeklyHours } from './availability';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 /** A booking type: what a booking page offers (slots of one site, hosts, capacity, confirmation rules). */
 export interface BookingTypeRow {
@@ -62,8 +64,20 @@ const SAVED: [keyof BookingTypeRow, string][] = [
 
 /** Booking types and their slot counters: tenant-scoped SQL. */
 @Injectable()
-export class BookingTypesRepository {
+@HoldsSandboxData(24)
+export class BookingTypesRepository implements SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's slot counters (the types stay; no booking holds a slot any more). */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.booking_slot WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   private m(m?: EntityManager): EntityManager {
     return m ?? this.ds.manager;

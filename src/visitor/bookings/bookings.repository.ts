@@ -6,6 +6,7 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { BookingStatus } from './booking-state-machine';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 /** A booking of one slot of a booking type, with its attendee (personal data: erased with the visitor). */
 export interface BookingRow {
@@ -89,8 +90,20 @@ export interface BookingFilter {
  */
 @Injectable()
 @HoldsVisitorData(11)
-export class BookingsRepository implements VisitorDataHolder {
+@HoldsSandboxData(22)
+export class BookingsRepository implements VisitorDataHolder, SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's bookings. */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.booking WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   /**
    * Inserts a new booking (its service takes the slot's place in the same transaction: BookingTypesService).

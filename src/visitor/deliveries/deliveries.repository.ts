@@ -4,6 +4,8 @@ import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import type { DeliveryStatus } from './dto/delivery.request';
 import { change } from '../../database/sql';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 export interface DeliveryRow {
   id: string;
@@ -41,8 +43,20 @@ export interface DeliveryFilter {
 
 /** Deliveries: tenant-scoped SQL. A delivery names people (its recipient), not visitors: no erasure here. */
 @Injectable()
-export class DeliveriesRepository {
+@HoldsSandboxData(18)
+export class DeliveriesRepository implements SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's deliveries. */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.delivery WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   async insert(m: EntityManager, d: DeliveryRow): Promise<void> {
     assertTenant({ organisationId: d.organisation_id, livemode: d.livemode });

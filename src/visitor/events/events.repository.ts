@@ -15,6 +15,7 @@ import {
 } from '../platform/visitor-data';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { seedIdSql } from '../../seed/seed-id';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 /** One recorded event; `body` is the exact JSON sent to receivers (kept as text so retries send the same bytes). */
 export interface EventRow {
@@ -41,8 +42,20 @@ export interface EventFilter {
 /** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
 @Injectable()
 @HoldsVisitorData(30)
-export class EventsRepository implements VisitorDataHolder {
+@HoldsSandboxData(40)
+export class EventsRepository implements VisitorDataHolder, SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's events (their webhook deliveries and attempts with them). */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.event WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   async insert(m: EntityManager, row: EventRow): Promise<void> {
     assertTenant(row);

@@ -6,6 +6,7 @@ import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visito
 import { FILE_STORAGE, FileStorage } from './file-storage';
 import type { FilePurpose } from './file-purposes';
 import { change, rows } from '../../database/sql';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 export type FileStatus = 'pending' | 'ready' | 'rejected';
 
@@ -33,13 +34,33 @@ const COLUMNS = `id, organisation_id, livemode, purpose, content_type, size::int
 /** Registered files (the bytes are the storage driver's); erasure deletes a visitor's files, rows and bytes. */
 @Injectable()
 @HoldsVisitorData(12)
-export class FilesRepository implements VisitorDataHolder {
+@HoldsSandboxData(12)
+export class FilesRepository implements VisitorDataHolder, SandboxDataHolder {
   private readonly logger = new Logger('Files');
 
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
   ) {}
+
+  /** Sandbox reset: the test-mode tenant's files. */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { rows } = await change<{ storage_key: string }>(
+      uow.manager,
+      `DELETE FROM visitor.file WHERE organisation_id = $1 AND livemode = $2 RETURNING storage_key`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    // the bytes go once the reset has committed, as after an erasure
+    if (rows.length)
+      uow.afterCommit(async () => {
+        for (const r of rows)
+          await this.storage
+            .delete(r.storage_key)
+            .catch((e: Error) => this.logger.error(`reset file ${r.storage_key} not deleted: ${e.message}`));
+      });
+    return rows.length;
+  }
 
   /** Inserts the file (with the visit's visitor, which its service read from the visits domain, for erasure). */
   async insert(

@@ -4,6 +4,8 @@ import { rows } from '../../database/sql';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import { assertTenant, Tenant } from '../platform/tenant';
+import { change } from '../../database/sql';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 export type Channel = 'email' | 'sms' | 'whatsapp';
 
@@ -25,8 +27,20 @@ export interface MessageRow {
 
 @Injectable()
 @HoldsVisitorData(40)
-export class MessagesRepository implements VisitorDataHolder {
+@HoldsSandboxData(14)
+export class MessagesRepository implements VisitorDataHolder, SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's messages (the test outbox). */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.message WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   /** `manager`: the caller's transaction, so the row commits (or not) with the change that sent it. */
   async insert(row: MessageRow, manager?: EntityManager): Promise<void> {

@@ -14,6 +14,7 @@ import {
   VisitorDataHolder,
 } from './visitor-data';
 import { change } from '../../database/sql';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from './sandbox-data';
 
 export interface IdempotencyRow {
   request_hash: string;
@@ -58,8 +59,23 @@ export type ClaimResult = { claimed: true } | { claimed: false; row: Idempotency
 
 @Injectable()
 @HoldsVisitorData(50)
-export class IdempotencyRepository implements VisitorDataHolder {
+@HoldsSandboxData(50)
+export class IdempotencyRepository implements VisitorDataHolder, SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /**
+   * Sandbox reset: the test-mode tenant's stored idempotent responses (finished ones: a request in flight, the
+   * reset's own included, completes as usual).
+   */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.idempotency_key WHERE organisation_id = $1 AND livemode = $2 AND state = 'done'`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   async claim(
     t: Tenant,

@@ -6,6 +6,7 @@ import { assertTenant, Tenant } from '../platform/tenant';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { Mark } from './dto/rollcall.request';
 import { change, row, rows } from '../../database/sql';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 /** A roll call with its progress counts. */
 export interface RollcallRow {
@@ -51,8 +52,20 @@ const SELECT = `
 /** Roll calls and their people; tenant-scoped SQL. One active roll call per site is a unique index. */
 @Injectable()
 @HoldsVisitorData(16)
-export class RollcallsRepository implements VisitorDataHolder {
+@HoldsSandboxData(16)
+export class RollcallsRepository implements VisitorDataHolder, SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's roll calls (their people with them). */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.rollcall WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   /**
    * The roll call and its snapshot in the caller's transaction: every visitor checked in at the site now (one

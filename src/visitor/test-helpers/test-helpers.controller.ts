@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
 import { ApiError } from '../../common/errors/api-error';
@@ -9,12 +10,14 @@ import { BookingsService } from '../bookings/bookings.service';
 import { EventResponse } from '../events/dto/event.response';
 import { EventsService } from '../events/events.service';
 import { Authorize } from '../platform/authorize.decorator';
-import { Caller, CurrentCaller, CurrentScopes } from '../platform/current';
+import type { Credential } from '../platform/credential';
+import { Caller, CurrentCaller, CurrentCredential, CurrentScopes } from '../platform/current';
 import { IsPrefixedId } from '../../common/validation/prefixed-id';
 import type { Scope } from '../platform/scopes';
 import type { Tenant } from '../platform/tenant';
 import { VisitResponse } from '../visits/dto/visit.response';
 import { VisitsService } from '../visits/visits.service';
+import { SandboxReset, SandboxResetResponse } from './sandbox-reset.service';
 
 export class LateClockInBody {
   @ApiProperty({ example: 'person_…', description: 'A person with a shift' })
@@ -49,6 +52,7 @@ export class TestHelpersController {
     private readonly bookings: BookingsService,
     private readonly attendance: AttendanceService,
     private readonly events: EventsService,
+    private readonly sandbox: SandboxReset,
   ) {}
 
   @Post('visits/:visit_id/no-show')
@@ -112,5 +116,32 @@ export class TestHelpersController {
   ): Promise<EventResponse> {
     testModeOnly(caller.tenant);
     return this.events.ageOut(caller.tenant, scopes, id);
+  }
+
+  @Post('sandbox/reset')
+  @HttpCode(200)
+  @Authorize({ scope: 'visitors:delete' })
+  @ApiOperation({
+    summary: "Delete the organisation's test-mode data",
+    description:
+      'Test mode only (a live-mode credential gets `forbidden`). Deletes the test-mode activity — visits and passes, ' +
+      'visitors, bookings, events and their webhook deliveries, messages, deliveries, roll calls, clock events, ' +
+      'files, watchlist matches, stored idempotent responses — in one transaction; keeps configuration (sites, ' +
+      'people, visit and booking types, forms, shifts, keys, webhook endpoints, watchlist entries) and the audit ' +
+      'trail. Audited as `sandbox.reset`. Live data is never touched.',
+    operationId: 'testHelperSandboxReset',
+  })
+  @ApiOkResponse({ type: SandboxResetResponse })
+  reset(
+    @CurrentCaller('visits') caller: Caller,
+    @CurrentCredential() credential: Credential,
+    @Req() req: FastifyRequest,
+  ): Promise<SandboxResetResponse> {
+    testModeOnly(caller.tenant);
+    return this.sandbox.reset(
+      caller.tenant.organisationId,
+      { type: credential.kind, id: credential.id },
+      req,
+    );
   }
 }

@@ -6,6 +6,7 @@ import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { BookingsService } from '../bookings/bookings.service';
 import { EventsService } from '../events/events.service';
 import type { Tenant } from '../platform/tenant';
+import { orderedProviders } from '../platform/ordered-providers';
 import { Erasure, VISITOR_DATA, VisitorDataHolder } from '../platform/visitor-data';
 import { VisitorRecordsService, VisitorRow } from '../visits/visitor-records.service';
 
@@ -30,13 +31,7 @@ export class VisitorErasure implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const found = new Map<VisitorDataHolder, number>();
-    for (const w of this.discovery.getProviders()) {
-      if (!w.metatype || !w.instance) continue;
-      const order = this.reflector.get<number | undefined>(VISITOR_DATA, w.metatype);
-      if (order !== undefined) found.set(w.instance as VisitorDataHolder, order);
-    }
-    this.holders = [...found].sort((a, b) => a[1] - b[1]).map(([holder]) => holder);
+    this.holders = orderedProviders<VisitorDataHolder>(this.discovery, this.reflector, VISITOR_DATA);
   }
 
   /** The holders, in the order erasure calls them (for the test that every visitor table is covered). */

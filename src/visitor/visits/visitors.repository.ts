@@ -1,6 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertTenant, Tenant } from '../platform/tenant';
+import { change } from '../../database/sql';
+import type { UnitOfWork } from '../../database/unit-of-work';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 export interface VisitorRow {
   id: string;
@@ -18,8 +21,20 @@ export interface VisitorRow {
 
 /** Visitor records (`visitor.visitor`), matched by phone across visits: tenant-scoped SQL. */
 @Injectable()
-export class VisitorsRepository {
+@HoldsSandboxData(32)
+export class VisitorsRepository implements SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's visitors (after their visits). */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.visitor WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   private m(m?: EntityManager): EntityManager {
     return m ?? this.ds.manager;

@@ -14,6 +14,7 @@ import type { PassRow } from './passes.repository';
 import type { VisitorRow } from './visitors.repository';
 import { change, row, rows } from '../../database/sql';
 import { seedIdSql } from '../../seed/seed-id';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 export type { PassRow, VisitorRow };
 
@@ -163,8 +164,20 @@ const CREATE_VISIT = `
  */
 @Injectable()
 @HoldsVisitorData(10)
-export class VisitsRepository implements VisitorDataHolder {
+@HoldsSandboxData(30)
+export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's visits (their passes with them). */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.visit WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   private m(m?: EntityManager): EntityManager {
     return m ?? this.ds.manager;

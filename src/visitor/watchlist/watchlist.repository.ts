@@ -8,6 +8,7 @@ import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visito
 import type { Severity } from './dto/watchlist.request';
 import { matchNames, nameKeys, Word, words } from './name-match';
 import { change } from '../../database/sql';
+import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
 
 export interface WatchlistEntryRow {
   id: string;
@@ -221,8 +222,20 @@ const FLAG = `
 /** Watchlist entries (with their normalised names) and matches; tenant-scoped SQL. */
 @Injectable()
 @HoldsVisitorData(14)
-export class WatchlistRepository implements VisitorDataHolder {
+@HoldsSandboxData(10)
+export class WatchlistRepository implements VisitorDataHolder, SandboxDataHolder {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** Sandbox reset: the test-mode tenant's matches (the entries stay). */
+  async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
+    assertSandbox(tenant);
+    const { affected } = await change(
+      uow.manager,
+      `DELETE FROM visitor.watchlist_match WHERE organisation_id = $1 AND livemode = $2`,
+      [tenant.organisationId, tenant.livemode],
+    );
+    return Number(affected ?? 0);
+  }
 
   /** The entry and one normalised row per name and alias, in the caller's transaction. */
   async insert(m: EntityManager, e: WatchlistEntryRow): Promise<void> {
