@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import {
   createMcpHandler,
   ProtocolError,
@@ -68,7 +68,7 @@ function uuidOf(digest: Buffer): string {
  * first answer. Every call is in the audit trail (`mcp.tool_called`: tool, SHA-256 of the arguments, outcome).
  */
 @Injectable()
-export class McpToolServer implements OnModuleDestroy {
+export class McpToolServer implements OnApplicationShutdown {
   private readonly logger = new Logger('Mcp');
   private readonly handler: McpHttpHandler;
   private readonly validators: ReadonlyMap<string, ValidateFunction>;
@@ -88,7 +88,11 @@ export class McpToolServer implements OnModuleDestroy {
     });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * The handler closes after the HTTP server has finished its in-flight requests (Nest closes the server between
+   * the destroy and the shutdown hooks): closing it earlier would end a tool call mid-way.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.handler.close();
   }
 
