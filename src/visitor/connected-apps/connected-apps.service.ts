@@ -73,7 +73,11 @@ export class ConnectedAppsService {
    * waits (an existing decision is kept). Audited once, when the request is made, not on every later view of the
    * waiting page.
    */
-  async requestApproval(account: ConsoleCaller, app: AppInfo, scopes: readonly string[]): Promise<ApprovalRow> {
+  async requestApproval(
+    account: ConsoleCaller,
+    app: AppInfo,
+    scopes: readonly string[],
+  ): Promise<ApprovalRow> {
     return this.tx.run(async (uow) => {
       const { row, inserted } = await this.repo.requestApproval(uow.manager, {
         organisation_id: account.organisation_id,

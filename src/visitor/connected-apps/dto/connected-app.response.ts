@@ -26,7 +26,8 @@ export class ConnectedAppResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) decided_at: string | null;
   @ApiProperty({
     type: [String],
-    description: 'The scopes the app asked for (every request while it was pending; an approved app: the first grant)',
+    description:
+      'The scopes the app asked for (every request while it was pending; an approved app: the first grant)',
   })
   requested_scopes: string[];
   @ApiProperty({ type: [AppConnectionResponse], description: 'Connections not revoked' })
