@@ -10,14 +10,12 @@ import {
   type OAuthTokens,
 } from '@modelcontextprotocol/client';
 import { mkdirSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import type { TestApp } from '../harness';
 import { launchBrowser } from '../support/browser';
-import { bootOAuthApp, createOrg, createPerson, PASSWORD } from '../support/oauth-fixtures';
+import { bootOAuthApp, createOrg, createPerson, PASSWORD, redirectHost } from '../support/oauth-fixtures';
 import { call, type TestOrg } from '../support/platform-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
 import { TOOLS } from '../../src/mcp/tools';
@@ -89,20 +87,14 @@ describe('an MCP assistant connects by dynamic registration, consent in Chromium
   let admin: AccountRow;
   let browser: Browser;
   let person: BrowserContext;
-  let callbackServer: Server;
+  let host: Awaited<ReturnType<typeof redirectHost>>;
   let callback: string;
-  const received: URL[] = [];
   const clients: Client[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTEFACTS, { recursive: true });
-    callbackServer = createServer((req, res) => {
-      received.push(new URL(req.url ?? '/', callback));
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<!doctype html><title>Assistant</title><h1>Connected</h1>');
-    });
-    await new Promise<void>((r) => callbackServer.listen(0, '127.0.0.1', r));
-    callback = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
+    host = await redirectHost();
+    callback = host.url;
     t = await bootOAuthApp();
     org = await createOrg(t.app, 'pro');
     admin = await createPerson(t, org, 'admin');
@@ -113,7 +105,7 @@ describe('an MCP assistant connects by dynamic registration, consent in Chromium
     for (const c of clients) await c.close().catch(() => undefined);
     await browser?.close();
     await t?.close();
-    await new Promise((r) => callbackServer.close(r));
+    await host?.close();
   });
 
   const mcpUrl = () => new URL(`${t.baseUrl}/mcp`);
@@ -140,7 +132,7 @@ describe('an MCP assistant connects by dynamic registration, consent in Chromium
    */
   async function consent(url: URL, offered: Record<string, boolean>, shot: string): Promise<URLSearchParams> {
     const page = await person.newPage();
-    const before = received.length;
+    const before = host.received.length;
     await page.goto(url.toString());
     const heading = page.getByRole('heading', { name: /Connect Browser Assistant/ });
     const email = page.getByLabel('E-mail');
@@ -165,8 +157,8 @@ describe('an MCP assistant connects by dynamic registration, consent in Chromium
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.getByRole('heading', { name: 'Connected' }).waitFor();
     await page.close();
-    expect(received.length).toBe(before + 1);
-    return received.at(-1)!.searchParams;
+    expect(host.received.length).toBe(before + 1);
+    return host.received.at(-1)!.searchParams;
   }
 
   it('401 → registration with a scope → consent → token → tools; step-up on a 403; destructive unticked', async () => {
