@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import {
   createMcpHandler,
   ProtocolError,
@@ -91,7 +91,7 @@ const LISTED: Tool[] = TOOLS.map(({ path: _path, ...tool }) => tool);
  * like any keyless read; its answer is that route's body. Listing the tools costs nothing.
  */
 @Injectable()
-export class PublicToolServer implements OnModuleDestroy {
+export class PublicToolServer implements OnApplicationShutdown {
   private readonly handler: McpHttpHandler;
   private readonly validators: ReadonlyMap<string, ValidateFunction>;
 
@@ -101,7 +101,11 @@ export class PublicToolServer implements OnModuleDestroy {
     this.handler = createMcpHandler(({ authInfo }) => this.serverFor(authInfo?.extra?.req as FastifyRequest));
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * The handler closes after the HTTP server has finished its in-flight requests (Nest closes the server between
+   * the destroy and the shutdown hooks): closing it earlier would end a tool call mid-way.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.handler.close();
   }
 

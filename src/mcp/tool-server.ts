@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import {
   createMcpHandler,
   ProtocolError,
@@ -20,7 +20,7 @@ import { AuditService } from '../visitor/audit/audit.service';
 import type { Credential } from '../visitor/platform/credential';
 import { canonical, IdempotencyClaims } from '../visitor/platform/idempotency';
 import { planGives } from '../visitor/platform/plans';
-import { roleAllows } from '../visitor/platform/scopes';
+import { roleAllows, type Scope } from '../visitor/platform/scopes';
 import { serveMcp } from './http-bridge';
 import { Args, ToolSpec, TOOLS } from './tools';
 import { V1Operation, V1Operations } from './v1-operations';
@@ -68,10 +68,11 @@ function uuidOf(digest: Buffer): string {
  * first answer. Every call is in the audit trail (`mcp.tool_called`: tool, SHA-256 of the arguments, outcome).
  */
 @Injectable()
-export class McpToolServer implements OnModuleDestroy {
+export class McpToolServer implements OnApplicationShutdown {
   private readonly logger = new Logger('Mcp');
   private readonly handler: McpHttpHandler;
   private readonly validators: ReadonlyMap<string, ValidateFunction>;
+  private readonly toolScopes = new Map<string, readonly Scope[]>();
 
   constructor(
     private readonly ops: V1Operations,
@@ -87,13 +88,22 @@ export class McpToolServer implements OnModuleDestroy {
     });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * The handler closes after the HTTP server has finished its in-flight requests (Nest closes the server between
+   * the destroy and the shutdown hooks): closing it earlier would end a tool call mid-way.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.handler.close();
   }
 
-  /** Answers one HTTP request to /mcp (after the guard chain) with the SDK's handler. */
+  /**
+   * Answers one HTTP request to /mcp (after the guard chain) with the SDK's handler. A `tools/call` of a tool whose
+   * scopes the credential lacks is refused first, before the SDK or the tool reads its arguments: 403
+   * `scope_missing`, whose `insufficient_scope` challenge names every scope the tool needs (a client's step-up).
+   */
   serve(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const c = req.credential!;
+    for (const name of toolCallsOf(req.body)) this.requireToolScopes(c, name);
     const call: Call = { req, reply };
     return serveMcp(this.handler, this.config.baseUrl, req, reply, {
       token: '',
@@ -123,6 +133,29 @@ export class McpToolServer implements OnModuleDestroy {
     return TOOLS.filter((t) => t.operations.every((id) => !refusal(c, this.ops.get(id)))).map((t) =>
       LISTED.get(t.name)!,
     );
+  }
+
+  /** The scopes a tool needs: those of every operation it may run (what `tools/list` asks of a credential). */
+  private scopesOf(tool: ToolSpec): readonly Scope[] {
+    let scopes = this.toolScopes.get(tool.name);
+    if (!scopes) {
+      scopes = [...new Set(tool.operations.map((id) => this.ops.get(id).need.scope as Scope))];
+      this.toolScopes.set(tool.name, scopes);
+    }
+    return scopes;
+  }
+
+  /** `scope_missing` (403, an `insufficient_scope` challenge naming all the tool's scopes) when the credential lacks one. */
+  private requireToolScopes(c: Credential, name: string): void {
+    const tool = TOOL_BY_NAME.get(name);
+    if (!tool) return; // the SDK answers an unknown tool
+    const scopes = this.scopesOf(tool);
+    const lacking = scopes.filter((s) => !c.scopes.has(s));
+    if (lacking.length)
+      throw new ApiError(
+        'scope_missing',
+        `The tool ${name} needs the ${scopes.join(', ')} scope${scopes.length > 1 ? 's' : ''}; the credential lacks ${lacking.join(', ')}.`,
+      ).needing(scopes);
   }
 
   private async callTool(call: Call, name: string, args: Args): Promise<CallToolResult> {
@@ -161,6 +194,12 @@ export class McpToolServer implements OnModuleDestroy {
   private async run(call: Call, tool: ToolSpec, args: Args): Promise<CallToolResult> {
     const { req, reply } = call;
     const c = req.credential!;
+    // Whether the credential may use the tool at all (role, plan) before what it was asked with: a refusal never
+    // depends on the arguments.
+    for (const id of tool.operations) {
+      const refused = refusal(c, this.ops.get(id));
+      if (refused) throw refused;
+    }
     const validate = this.validators.get(tool.name)!;
     if (!validate(args))
       throw ApiError.validation(
@@ -180,8 +219,6 @@ export class McpToolServer implements OnModuleDestroy {
       );
     const { operationId, input } = tool.route(args);
     const op = this.ops.get(operationId);
-    const refused = refusal(c, op);
-    if (refused) throw refused;
     let body: string;
     if (op.method === 'GET') {
       body = this.ops.serialize(op, reply, await this.ops.call(op, req, reply, input));
@@ -229,6 +266,16 @@ function refusal(c: Credential, op: V1Operation): ApiError | null {
         : `Live data through the tool server needs the Pro plan or higher; this organisation is on ${c.organisation.plan}. Test mode works on every plan.`,
     );
   return null;
+}
+
+/** The names of the tools a JSON-RPC message (or a 2025 client's batch) calls. */
+function toolCallsOf(body: unknown): string[] {
+  const names: string[] = [];
+  for (const m of Array.isArray(body) ? (body as unknown[]) : [body]) {
+    const msg = m as { method?: unknown; params?: { name?: unknown } } | null;
+    if (msg?.method === 'tools/call' && typeof msg.params?.name === 'string') names.push(msg.params.name);
+  }
+  return names;
 }
 
 /** A domain error as the model reads it: the spec's code, what to do, and the request id for support. */

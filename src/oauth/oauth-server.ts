@@ -232,6 +232,10 @@ export class OAuthServer {
         Session: LIFETIMES.session,
       },
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      // RFC 7009: revoking any token of a grant ends the grant. The engine revokes every token of the grant either
+      // way (access and refresh tokens, codes); by default it kept the grant when an access token was revoked, so
+      // the connection stayed listed as connected with nothing left to call with. Its end now ends the connection.
+      revokeGrantPolicy: async () => true,
       rotateRefreshToken: true,
       // Every authorization shows the consent page (the grant of this authorization only, never the session's).
       loadExistingGrant: async (ctx) => {

@@ -168,7 +168,7 @@ describe('OAuth tokens at the tool server /mcp', () => {
     expect(await atV1.json()).toMatchObject({ code: 'unauthorized' });
   });
 
-  it("4. a member's token lists only tools the role and the grant allow; a tool outside them is a tool error naming scope_missing, or forbidden once the role is lowered", async () => {
+  it("4. a member's token lists only tools the role and the grant allow; a tool outside them is 403 insufficient_scope, or a tool error naming forbidden once the role is lowered (before its arguments are read)", async () => {
     const ops = t.app.get(V1Operations);
     const scopesOf = (tool: (typeof TOOLS)[number]) =>
       tool.operations.map((id) => ops.get(id).need.scope as Scope);
@@ -200,12 +200,11 @@ describe('OAuth tokens at the tool server /mcp', () => {
     // a member's token granted reads only: the write tools are not listed, and calling one is scope_missing
     const readOnly = await connect((await token(member, 'visits:read sites:read')).access_token);
     expect((await readOnly.listTools()).tools.map((tool) => tool.name)).not.toContain('invite_visitor');
-    const refused = await callTool(readOnly, 'invite_visitor', invite);
-    expect(refused.isError).toBe(true);
-    expect(refused.content[0].text).toMatch(/^scope_missing: .*visits:write.*\[request req_\w+\]$/);
-    expect(refused.structuredContent).toMatchObject({
-      code: 'scope_missing',
-      request_id: expect.stringMatching(/^req_/),
+    // (403 insufficient_scope naming the tool's scopes: the client would step up with an OAuth provider)
+    await expect(callTool(readOnly, 'invite_visitor', invite)).rejects.toMatchObject({
+      name: 'InsufficientScopeError',
+      requiredScope: 'visits:write',
+      resourceMetadataUrl: new URL(`${t.baseUrl}/.well-known/oauth-protected-resource/mcp`),
     });
 
     // a support person's consent grants no write, so no write tool is listed
@@ -230,6 +229,13 @@ describe('OAuth tokens at the tool server /mcp', () => {
         /^forbidden: The support role does not allow visits:write\..*\[request req_\w+\]$/,
       );
       expect(byRole.structuredContent).toMatchObject({ code: 'forbidden' });
+      // the role is checked before the arguments are read
+      const badArgs = await callTool(adminClient, 'invite_visitor', {
+        ...invite,
+        visitor: 'nobody',
+        colour: 1,
+      });
+      expect(badArgs.structuredContent).toMatchObject({ code: 'forbidden' });
     } finally {
       await db.query(`UPDATE visitor.console_account SET role = 'admin' WHERE id = $1`, [admin.id]);
     }

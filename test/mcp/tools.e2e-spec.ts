@@ -91,15 +91,73 @@ describe('the tool server at /mcp', () => {
     );
   });
 
-  it('lists only the tools the scopes allow, and refuses a tool outside them as a tool error naming scope_missing', async () => {
-    const client = await modern(await org.key({ scopes: ['visits:read', 'sites:read'] }));
+  /** A raw tools/call of the 2026-07-28 revision, for the status and headers a client sees. */
+  const rawCall = (credential: string, name: string, args: Record<string, unknown>) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+        authorization: `Bearer ${credential}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: args,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+
+  it('lists only the tools the scopes allow; a tool outside them is 403 insufficient_scope naming every scope it needs', async () => {
+    const limited = await org.key({ scopes: ['visits:read', 'sites:read'] });
+    const client = await modern(limited);
     expect(await names(client)).toEqual(['get_visit', 'list_sites', 'list_visits', 'who_is_on_site']);
-    const refused = await callTool(client, 'search_people', { q: 'ama' });
-    expect(refused.isError).toBe(true);
-    expect(refused.content[0].text).toMatch(/^scope_missing: .*people:read.*\[request req_\w+\]$/);
-    expect(refused.structuredContent).toMatchObject({
+    // the v2 client reads the challenge (it would step up with an OAuth provider; with a key it gives up)
+    await expect(callTool(client, 'search_people', { q: 'ama' })).rejects.toMatchObject({
+      name: 'InsufficientScopeError',
+      requiredScope: 'people:read',
+    });
+    const refused = await rawCall(limited, 'search_people', { q: 'ama' });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="people:read", resource_metadata="${t.config.baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(await refused.json()).toMatchObject({
       code: 'scope_missing',
       request_id: expect.stringMatching(/^req_/),
+    });
+  });
+
+  it('refuses a tool for its scope before reading its arguments; with the scope, bad arguments are validation_failed', async () => {
+    const tool = TOOLS.find((x) => x.name === 'change_visit')!;
+    const needs = [...new Set(tool.operations.map((id) => ops().get(id).need.scope))];
+    expect(needs).toEqual(['visits:write']);
+    const bad = { visit_id: 42, action: 'explode', colour: 'red' };
+    const readOnly = await org.key({ scopes: ['visits:read'] });
+    const refused = await rawCall(readOnly, 'change_visit', bad);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain(
+      `error="insufficient_scope", scope="visits:write"`,
+    );
+    expect(await refused.json()).toMatchObject({ code: 'scope_missing' });
+    // a credential that may use the tool gets the argument errors, as a tool error
+    const client = await modern(await org.key({ scopes: ['visits:read', 'visits:write'] }));
+    const invalid = await callTool(client, 'change_visit', bad);
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent).toMatchObject({
+      code: 'validation_failed',
+      errors: expect.arrayContaining([expect.objectContaining({ location: 'arguments.colour' })]),
     });
   });
 
@@ -115,6 +173,9 @@ describe('the tool server at /mcp', () => {
     const refused = await callTool(client, 'list_visits');
     expect(refused.isError).toBe(true);
     expect(refused.content[0].text).toMatch(/^plan_required: /);
+    // the plan is checked before the arguments
+    const badArgs = await callTool(client, 'list_visits', { status: 'exploded', colour: 'red' });
+    expect(badArgs.structuredContent).toMatchObject({ code: 'plan_required' });
     // Test mode has every tool on every plan.
     const test = await modern(await growth.key({ mode: 'test' }));
     expect((await names(test)).length).toBe((await names(await modern(key))).length);

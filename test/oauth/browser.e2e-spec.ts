@@ -1,6 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
@@ -11,6 +9,7 @@ import {
   createPerson,
   PASSWORD,
   pkce,
+  redirectHost,
   registerApp,
 } from '../support/oauth-fixtures';
 import type { AccountRow } from '../../src/visitor/accounts/accounts.repository';
@@ -26,21 +25,15 @@ const ARTEFACTS = join(__dirname, '../../test-artifacts/oauth');
 describe('authorization pages in a real browser', () => {
   let t: TestApp & { baseUrl: string };
   let browser: Browser;
-  let callbackServer: Server;
+  let host: Awaited<ReturnType<typeof redirectHost>>;
   let callback: string;
   let admin: AccountRow;
   let member: AccountRow;
-  const received: URL[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTEFACTS, { recursive: true });
-    callbackServer = createServer((req, res) => {
-      received.push(new URL(req.url ?? '/', callback));
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<!doctype html><title>App</title><h1>Connected</h1>');
-    });
-    await new Promise<void>((r) => callbackServer.listen(0, '127.0.0.1', r));
-    callback = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
+    host = await redirectHost();
+    callback = host.url;
     t = await bootOAuthApp();
     const org = await createOrg(t.app, 'pro');
     admin = await createPerson(t, org, 'admin');
@@ -50,7 +43,7 @@ describe('authorization pages in a real browser', () => {
   afterAll(async () => {
     await browser?.close();
     await t?.close();
-    await new Promise((r) => callbackServer.close(r));
+    await host?.close();
   });
 
   it('member waits, admin approves in the console, member consents with one scope unticked', async () => {
@@ -101,7 +94,7 @@ describe('authorization pages in a real browser', () => {
     await memberPage.getByRole('button', { name: 'Allow' }).click();
     await memberPage.getByRole('heading', { name: 'Connected' }).waitFor();
 
-    const back = received.filter((u) => u.pathname === '/callback').at(-1)!;
+    const back = host.received.filter((u) => u.pathname === '/callback').at(-1)!;
     expect(back.searchParams.get('state')).toBe('browser-state');
     expect(back.searchParams.get('code')).toMatch(/^svc_ac_/);
   });

@@ -122,6 +122,7 @@ describe('connected apps: approval, tokens at /v1, revocation', () => {
         source: 'console',
         status: 'pending',
         requested_by: member.id,
+        requested_scopes: ['visits:read', 'visits:write'],
         connections: [],
       }),
     ]);

@@ -202,3 +202,21 @@ export async function metadataDocumentHost(
     },
   };
 }
+
+/**
+ * A local redirect URI (`url`, http://127.0.0.1:…/callback) for flows a real browser drives: every request it gets
+ * is kept in `received`, and the browser is shown a page headed "Connected".
+ */
+export async function redirectHost(): Promise<{ url: string; received: URL[]; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const received: URL[] = [];
+  let url = '';
+  const server = createServer((req, res) => {
+    received.push(new URL(req.url ?? '/', url));
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>App</title><h1>Connected</h1>');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/callback`;
+  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+}

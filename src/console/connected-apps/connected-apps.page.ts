@@ -6,8 +6,8 @@ import { PostedForm } from '../../pages/posted-form';
 import type { ConsoleCaller } from '../../visitor/accounts/console-caller';
 import { AccountsService } from '../../visitor/accounts/accounts.service';
 import { ConnectedAppsService } from '../../visitor/connected-apps/connected-apps.service';
-import { SCOPE_WORDS } from '../../visitor/platform/scope-words';
-import { isScope } from '../../visitor/platform/scopes';
+import { SCOPE_TABLE, SCOPE_WORDS } from '../../visitor/platform/scope-words';
+import { isScope, SCOPES } from '../../visitor/platform/scopes';
 import { ClientsService } from '../../oauth/clients/clients.service';
 import type { AppConnectionResponse } from '../../visitor/connected-apps/dto/connected-app.response';
 import { OrganisationsService } from '../../visitor/organisations/organisations.service';
@@ -56,6 +56,12 @@ export function perPerson(connections: AppConnectionResponse[]) {
   }
   return [...by.values()].map((p) => ({ ...p, modes: p.modes.sort() }));
 }
+/** Scopes in words, in the order of the scopes table, each marked when destructive. */
+const inWords = (scopes: readonly string[]) =>
+  SCOPES.filter((s) => scopes.includes(s)).map((s) => ({
+    words: SCOPE_TABLE[s].words,
+    destructive: SCOPE_TABLE[s].destructive,
+  }));
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
 
 /**
@@ -135,6 +141,8 @@ export class ConsoleAppsPageController {
         status: x.status,
         requestedBy: names.get(x.requested_by) ?? x.requested_by,
         requestedAt: when(x.requested_at),
+        // what a pending request asks for, for the admin deciding it
+        asks: x.status === 'pending' ? inWords(x.requested_scopes) : [],
         action: (decision: string) => `/console/apps/${encodeURIComponent(x.client_id)}/${decision}`,
         connections: perPerson(x.connections).map((c) => ({
           who: names.get(c.account_id) ?? c.account_id,
@@ -148,8 +156,9 @@ export class ConsoleAppsPageController {
   }
 
   /**
-   * Who builds the app, as far as its registration says: the organisation that registered it in the console, the
-   * host of a Client ID Metadata Document, or the host of a dynamically registered client's `client_uri`.
+   * Who builds the app, as far as its registration says: the organisation that registered it in the console (the
+   * developer's organisation), the host of a Client ID Metadata Document, or the host of a dynamically registered
+   * client's `client_uri`.
    */
   private async developerOf(clientId: string, source: string): Promise<string | null> {
     if (source === 'metadata_document') return hostOf(clientId);

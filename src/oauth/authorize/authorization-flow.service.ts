@@ -141,7 +141,7 @@ export class AuthorizationFlowService {
     const approval = await this.connected.approval(account.organisation_id, app.clientId);
     if (approval?.status === 'denied') return { page: 'denied', uid: d.uid, app, organisation };
     if (approval?.status !== 'approved' && !approvesApps(account.role)) {
-      await this.connected.requestApproval(account, app);
+      await this.connected.requestApproval(account, app, this.requestedScopes(d, account.role).asked);
       return { page: 'waiting', uid: d.uid, app, organisation };
     }
     return {

@@ -16,6 +16,8 @@ export interface ApprovalRow {
   requested_at: Date;
   decided_by: string | null;
   decided_at: Date | null;
+  /** The scopes the app asked for in the requests that made it wait (every one while pending). */
+  requested_scopes: string[];
 }
 
 export interface ConnectionRow {
@@ -58,15 +60,20 @@ export class ConnectedAppsRepository {
   }
 
   /**
-   * Records a request; an existing row (pending, approved or denied) is kept as it is. `inserted`: whether this
-   * call made the row (a repeated request, e.g. a reload of the waiting page, did not).
+   * Records a request; an existing row (pending, approved or denied) is kept as it is, except that a pending one
+   * gains the scopes this request asks for. `inserted`: whether this call made the row (a repeated request, e.g. a
+   * reload of the waiting page, did not).
    */
   async requestApproval(m: EntityManager, a: ApprovalRow): Promise<{ row: ApprovalRow; inserted: boolean }> {
     const rows: (ApprovalRow & { inserted: boolean })[] = await m.query(
       `INSERT INTO oauth.approval (organisation_id, client_id, client_name, client_source, status, requested_by,
-         requested_at, decided_by, decided_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
-       ON CONFLICT (organisation_id, client_id) DO UPDATE SET client_name = oauth.approval.client_name
+         requested_at, decided_by, decided_at, requested_scopes)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
+       ON CONFLICT (organisation_id, client_id) DO UPDATE SET
+         requested_scopes = CASE WHEN oauth.approval.status = 'pending'
+           THEN ARRAY(SELECT DISTINCT s FROM unnest(oauth.approval.requested_scopes || EXCLUDED.requested_scopes) s
+                       ORDER BY s)
+           ELSE oauth.approval.requested_scopes END
        RETURNING *, (xmax = 0) AS inserted`,
       [
         a.organisation_id,
@@ -78,6 +85,7 @@ export class ConnectedAppsRepository {
         a.requested_at,
         a.decided_by,
         a.decided_at,
+        a.requested_scopes,
       ],
     );
     const { inserted, ...row } = rows[0];

@@ -69,10 +69,15 @@ export class ConnectedAppsService {
   }
 
   /**
-   * A member asks for the app: a pending request admins see (an existing decision is kept). Audited once, when the
-   * request is made, not on every later view of the waiting page.
+   * A member asks for the app with these scopes: a pending request admins see, with every scope asked for while it
+   * waits (an existing decision is kept). Audited once, when the request is made, not on every later view of the
+   * waiting page.
    */
-  async requestApproval(account: ConsoleCaller, app: AppInfo): Promise<ApprovalRow> {
+  async requestApproval(
+    account: ConsoleCaller,
+    app: AppInfo,
+    scopes: readonly string[],
+  ): Promise<ApprovalRow> {
     return this.tx.run(async (uow) => {
       const { row, inserted } = await this.repo.requestApproval(uow.manager, {
         organisation_id: account.organisation_id,
@@ -84,6 +89,7 @@ export class ConnectedAppsService {
         requested_at: this.clock.now(),
         decided_by: null,
         decided_at: null,
+        requested_scopes: [...scopes],
       });
       if (inserted && row.status === 'pending')
         await this.audit.record(
@@ -93,7 +99,7 @@ export class ConnectedAppsService {
             action: 'oauth_app.approval_requested',
             actor: { type: 'console_account', id: account.id },
             target: { type: 'oauth_client', id: app.clientId },
-            data: { name: app.name, source: app.source },
+            data: { name: app.name, source: app.source, scopes: row.requested_scopes },
           },
           uow.manager,
         );
@@ -129,6 +135,7 @@ export class ConnectedAppsService {
           requested_at: now,
           decided_by: account.id,
           decided_at: now,
+          requested_scopes: grant.scopes,
         });
         await this.repo.decide(
           uow.manager,

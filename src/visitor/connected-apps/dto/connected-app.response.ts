@@ -24,6 +24,12 @@ export class ConnectedAppResponse {
   @ApiProperty({ format: 'date-time' }) requested_at: string;
   @ApiProperty({ type: String, nullable: true }) decided_by: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) decided_at: string | null;
+  @ApiProperty({
+    type: [String],
+    description:
+      'The scopes the app asked for (every request while it was pending; an approved app: the first grant)',
+  })
+  requested_scopes: string[];
   @ApiProperty({ type: [AppConnectionResponse], description: 'Connections not revoked' })
   connections: AppConnectionResponse[];
 }
@@ -51,6 +57,7 @@ export function toConnectedAppResponse(a: ApprovalRow, connections: ConnectionRo
     requested_at: new Date(a.requested_at).toISOString(),
     decided_by: a.decided_by,
     decided_at: iso(a.decided_at),
+    requested_scopes: a.requested_scopes,
     connections: connections.map(toAppConnectionResponse),
   };
 }
