@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { Client as Pg } from 'pg';
 import { bootTestApp, TestApp } from '../harness';
 import { AppProcess, startAppProcess } from '../support/app-process';
+import { RequestLogService } from '../../src/ops/request-log/request-log.service';
 import { createOrg } from '../support/platform-fixtures';
 import { until } from '../support/until';
 
@@ -57,6 +58,7 @@ describe('the tool server on shutdown', () => {
 
     await pg.query('BEGIN');
     await pg.query('LOCK TABLE visitor.visit IN ACCESS EXCLUSIVE MODE');
+    const callStarted = new Date();
     const answer = client.callTool({ name: 'list_visits', arguments: { limit: 5 } });
     const settled = answer.then(
       () => 'answered',
@@ -83,5 +85,14 @@ describe('the tool server on shutdown', () => {
     expect(result.structuredContent).toMatchObject({ data: [], has_more: false });
     expect(await child.exited).toBe(0);
     expect(child.output()).toContain('stopped');
+    // the call answered during the stop is in the request log, where support finds it by its request id
+    const log = await t.app
+      .get(RequestLogService)
+      .search(
+        { from: new Date(Date.now() - 600_000), to: new Date(), path: '/mcp', status: '2xx' },
+        100,
+        null,
+      );
+    expect(log.entries.filter((e) => e.method === 'POST' && e.receivedAt >= callStarted)).toHaveLength(1);
   }, 90_000);
 });

@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { Clock } from '../../common/clock';
@@ -54,7 +60,7 @@ export function matches(e: RequestLogEntry, f: RequestLogFilter): boolean {
  * write succeeds again.
  */
 @Injectable()
-export class RequestLogService implements OnModuleInit, BeforeApplicationShutdown {
+export class RequestLogService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('RequestLog');
   /** The batch being filled, and full batches not written yet (oldest first). */
   private current = new LogBatch();
@@ -79,6 +85,15 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.flush();
+    if (this.held() > 0) await this.flush();
+  }
+
+  /**
+   * After the HTTP server has finished its last requests (Nest closes it between the two shutdown hooks): what
+   * they recorded meanwhile, so a request answered during a graceful stop is in the log too. The database closes
+   * after this (DatabaseModule is global, so its hook runs last).
+   */
+  async onApplicationShutdown(): Promise<void> {
     if (this.held() > 0) await this.flush();
   }
 
