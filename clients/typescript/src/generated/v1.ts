@@ -1307,7 +1307,7 @@ export interface components {
        * @default
        * @example One parcel, 40 × 30 cm
        */
-      description: string;
+      description?: string;
       /** @description An uploaded `delivery_photo` file (`file_…`) */
       photo_file_id?: string | null;
       /**
@@ -1335,7 +1335,7 @@ export interface components {
       employee_number?: string | null;
       site_ids?: string[];
       /** @default true */
-      can_host: boolean;
+      can_host?: boolean;
       custom_fields?: {
         [key: string]: unknown;
       };
@@ -1357,7 +1357,7 @@ export interface components {
       type: string;
       visitor: components['schemas']['VisitorInput'];
       /** @default  */
-      purpose: string;
+      purpose?: string;
       /** Format: date-time */
       expected_at?: string;
       /**
@@ -1373,7 +1373,7 @@ export interface components {
        *       "email"
        *     ]
        */
-      pass_channels: ('whatsapp' | 'sms' | 'email')[];
+      pass_channels?: ('whatsapp' | 'sms' | 'email')[];
       custom_fields?: {
         [key: string]: unknown;
       };
@@ -1416,7 +1416,7 @@ export interface components {
        */
       url: string;
       /** @default  */
-      description: string;
+      description?: string;
       /**
        * @description Event types, or `["*"]` for every type (including future ones) except `watchlist.matched`
        * @example [
@@ -1449,7 +1449,7 @@ export interface components {
        * @description Tell the attendee the reason (in their message)
        * @default false
        */
-      share_reason_with_attendee: boolean;
+      share_reason_with_attendee?: boolean;
     };
     DeliveryPage: {
       data: components['schemas']['DeliveryResponse'][];
@@ -1775,7 +1775,7 @@ export interface components {
        * @description Recorded earlier by a terminal that was offline
        * @default false
        */
-      offline: boolean;
+      offline?: boolean;
     };
     RedeliverBody: {
       /** @description Only this endpoint (`whep_…`); default: every endpoint subscribed now */
@@ -1829,7 +1829,7 @@ export interface components {
        *       "email"
        *     ]
        */
-      pass_channels: ('whatsapp' | 'sms' | 'email')[];
+      pass_channels?: ('whatsapp' | 'sms' | 'email')[];
     };
     ReturnDeliveryBody: {
       /** @example Recipient left the company */
@@ -2053,7 +2053,7 @@ export interface components {
       employee_number?: string | null;
       site_ids?: string[];
       /** @default true */
-      can_host: boolean;
+      can_host?: boolean;
       custom_fields?: {
         [key: string]: unknown;
       };
