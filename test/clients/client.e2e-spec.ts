@@ -10,6 +10,8 @@ import {
   isGatehouseError,
   OAuthRefreshError,
   OAuthTokens,
+  parseRetryAfter,
+  retryDelay,
   WebhookVerificationError,
 } from '../../clients/typescript/src';
 import type { TestApp } from '../harness';
@@ -127,7 +129,7 @@ describe('TypeScript client library (@gatehouse/client)', () => {
     const committed = readFileSync(join(root, 'clients/typescript/src/generated/v1.ts'), 'utf8');
     // on a difference: `npm run snapshots && npm run client:generate`, and commit both
     expect(fresh.split('\n')).toEqual(committed.split('\n'));
-  });
+  }, 90_000);
 
   it('creates a visit with an automatic Idempotency-Key; after a forced 503 the retry reuses it and one visit exists', async () => {
     proxy.failNext('POST', '/v1/visits', 'unavailable');
@@ -186,6 +188,22 @@ describe('TypeScript client library (@gatehouse/client)', () => {
     expect(err).toBeInstanceOf(GatehouseError);
     expect(err).toMatchObject({ code: 'unavailable', status: 0, requestId: null });
     expect(attempts).toBe(2); // three attempts in all
+  });
+
+  it('reads Retry-After as seconds or an HTTP date; backoff is jittered, doubling, capped', () => {
+    const now = Date.parse('2026-11-26T22:00:00Z');
+    expect(parseRetryAfter('2', now)).toBe(2000);
+    expect(parseRetryAfter('Thu, 26 Nov 2026 22:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('soon', now)).toBeNull();
+    expect(parseRetryAfter(null, now)).toBeNull();
+    const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 300, maxRetryAfterMs: 5000 };
+    const low = () => 0;
+    const high = () => 0.999;
+    expect([1, 2, 3, 4].map((n) => retryDelay(policy, n, null, low))).toEqual([50, 100, 150, 150]);
+    expect(retryDelay(policy, 1, null, high)).toBeCloseTo(100, 0);
+    expect(retryDelay(policy, 1, '2', low)).toBe(2000);
+    expect(retryDelay(policy, 1, '2', high)).toBeLessThan(2100);
+    expect(retryDelay(policy, 1, '6', low)).toBeNull(); // longer than maxRetryAfterMs: not waited for
   });
 
   it('iterates a list three pages long, following next_cursor', async () => {
@@ -282,6 +300,18 @@ describe('TypeScript client library (@gatehouse/client)', () => {
     );
   });
 
+  async function expireAccessTokens() {
+    const db = new Client({ connectionString: t.db.url });
+    await db.connect();
+    try {
+      await db.query(
+        `UPDATE oauth.model SET expires_at = now() - interval '1 second' WHERE kind = 'AccessToken'`,
+      );
+    } finally {
+      await db.end();
+    }
+  }
+
   it('a connected app: on a 401 the client refreshes the token once, retries, and hands over the rotated tokens', async () => {
     const owner = await createPerson(t, org, 'owner');
     const redirectUri = 'http://127.0.0.1:9/callback';
@@ -295,15 +325,7 @@ describe('TypeScript client library (@gatehouse/client)', () => {
       mode: 'test',
     });
     // the access token expires (its hour moved into the past; revoking it would end the whole grant)
-    const db = new Client({ connectionString: t.db.url });
-    await db.connect();
-    try {
-      await db.query(
-        `UPDATE oauth.model SET expires_at = now() - interval '1 second' WHERE kind = 'AccessToken'`,
-      );
-    } finally {
-      await db.end();
-    }
+    await expireAccessTokens();
     const rejected = await fetch(`${t.baseUrl}/v1/organisation`, {
       headers: { authorization: `Bearer ${first.access_token}` },
     });
@@ -332,6 +354,12 @@ describe('TypeScript client library (@gatehouse/client)', () => {
     // later calls use the new token without refreshing again
     await connected.get('/visits', { params: { query: { limit: 1 } } });
     expect(stored).toHaveLength(1);
+    // three calls that meet the next expiry together share one refresh (a second would spend a rotated token)
+    await expireAccessTokens();
+    const together = await Promise.all([1, 2, 3].map(() => connected.get('/organisation')));
+    expect(together.map((o) => o.id)).toEqual([org.id, org.id, org.id]);
+    expect(stored).toHaveLength(2);
+    expect(stored[1].refreshToken).not.toBe(stored[0].refreshToken);
 
     // a refresh token that is spent cannot refresh: the caller sees the OAuth error
     const stale = new Gatehouse({
