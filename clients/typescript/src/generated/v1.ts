@@ -1026,6 +1026,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/test-helpers/sandbox/reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Delete the organisation's test-mode data
+     * @description Test mode only (a live-mode credential gets `forbidden`). Deletes the test-mode activity — visits and passes, visitors, bookings, events and their webhook deliveries, messages, deliveries, roll calls, clock events, files, watchlist matches, stored idempotent responses — in one transaction; keeps configuration (sites, people, visit and booking types, forms, shifts, keys, webhook endpoints, watchlist entries) and the audit trail. Audited as `sandbox.reset`. Live data is never touched.
+     */
+    post: operations['testHelperSandboxReset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1902,6 +1922,28 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    SandboxResetResponse: {
+      /** @example sandbox_reset */
+      object: string;
+      /**
+       * @description Always false: only test-mode data is deleted
+       * @example false
+       */
+      livemode: boolean;
+      /**
+       * @description Rows deleted, per kind of record
+       * @example {
+       *       "visits": 12,
+       *       "visitors": 9,
+       *       "bookings": 3,
+       *       "events": 41,
+       *       "messages": 12
+       *     }
+       */
+      deleted: {
+        [key: string]: number;
+      };
     };
     ShiftPage: {
       data: components['schemas']['ShiftResponse'][];
@@ -4841,6 +4883,37 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['EventResponse'];
+        };
+      };
+      /** @description Error */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  testHelperSandboxReset: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        'Idempotency-Key': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxResetResponse'];
         };
       };
       /** @description Error */
