@@ -18,6 +18,7 @@ import { VisitTypesModule } from '../visitor/visit-types/visit-types.module';
 import { VisitsModule } from '../visitor/visits/visits.module';
 import { WebhooksModule } from '../visitor/webhooks/webhooks.module';
 import { ConsoleWebhooksPageController } from './webhooks/webhooks.page';
+import { ConsoleAccountPageController } from './account/account.page';
 import { ConsoleRequestsPageController } from './requests/requests.page';
 import { ConsoleApiKeysController } from './auth/api-keys.controller';
 import { ConsoleSessionGuard } from './auth/console-auth';
@@ -122,6 +123,7 @@ import {
     ConsolePrintStylesController,
     ConsoleAttendancePageController,
     ConsoleSandboxPageController,
+    ConsoleAccountPageController,
   ],
   providers: [OperatorGuard, ConsoleSessionGuard, ConsoleFrameInterceptor],
 })

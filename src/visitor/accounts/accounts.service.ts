@@ -158,12 +158,25 @@ export class AccountsService {
     });
   }
 
-  async signIn(email: string, password: string, req: FastifyRequest): Promise<SignedIn> {
-    const account = await this.repo.findByEmail(email);
+  /**
+   * Whether `password` is the account's current password (the console's change-password form): the same check as
+   * sign-in; a turned-off or unknown account never matches.
+   */
+  async passwordMatches(accountId: string, password: string): Promise<boolean> {
+    return this.passwordOf(await this.repo.findById(accountId), password);
+  }
+
+  /** The one password check: argon2 verify, in the same time whether or not the account exists. */
+  private async passwordOf(account: AccountRow | null, password: string): Promise<boolean> {
     const ok = account
       ? await verify(account.password_hash, password)
       : (await verify(await (this.dummyHash ??= hash(randomBase62(24), ARGON2)), password), false);
-    if (!account || !ok || account.disabled_at) {
+    return !!account && ok && !account.disabled_at;
+  }
+
+  async signIn(email: string, password: string, req: FastifyRequest): Promise<SignedIn> {
+    const account = await this.repo.findByEmail(email);
+    if (!account || !(await this.passwordOf(account, password))) {
       if (account)
         await this.audit.record({
           organisationId: account.organisation_id,
