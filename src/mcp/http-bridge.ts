@@ -33,8 +33,7 @@ export async function serveMcp(
   const type = response.headers.get('content-type') ?? '';
   if (response.body && type.includes('text/event-stream'))
     await reply.send(Readable.fromWeb(response.body as unknown as WebReadableStream));
-  // The bytes as they are (no decoding to a string and encoding again): the answer is the SDK's JSON, already UTF-8.
-  else await reply.send(Buffer.from(await response.arrayBuffer()));
+  else await reply.send(await response.text());
 }
 
 /**
