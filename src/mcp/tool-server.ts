@@ -65,7 +65,8 @@ function uuidOf(digest: Buffer): string {
  * acting, plan in live mode), run through `V1Operations` and answered with the /v1 object or page as structured
  * content and one line of text. A write runs at most once per credential and arguments: its idempotency key is
  * derived from both and kept in the /v1 idempotency store, so a call repeated after a broken stream replays the
- * first answer. Every call is in the audit trail (`mcp.tool_called`: tool, SHA-256 of the arguments, outcome).
+ * first answer. Every call is in the audit trail (`mcp.tool_called`: tool, SHA-256 of the arguments, outcome),
+ * written before the call answers; concurrent calls share one INSERT (`AuditService.recordGrouped`).
  */
 @Injectable()
 export class McpToolServer implements OnApplicationShutdown {
@@ -174,7 +175,7 @@ export class McpToolServer implements OnApplicationShutdown {
       return toolError(error, req.id);
     } finally {
       await this.audit
-        .record({
+        .recordGrouped({
           organisationId: c.organisation.id,
           livemode: c.livemode,
           action: 'mcp.tool_called',

@@ -22,11 +22,16 @@ export class AuditRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
   async insert(m: EntityManager | null, r: AuditRow): Promise<void> {
-    await (m ?? this.ds.manager).query(
-      `INSERT INTO visitor.audit_event (id, organisation_id, livemode, action, actor_type, actor_id, target_type,
-         target_id, ip, request_id, data, created_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
-      [
+    await this.insertMany(m, [r]);
+  }
+
+  /** Several rows in one statement (one round trip, one commit outside a transaction). */
+  async insertMany(m: EntityManager | null, rs: readonly AuditRow[]): Promise<void> {
+    if (rs.length === 0) return;
+    const values: unknown[] = [];
+    const tuples = rs.map((r) => {
+      const at = values.length;
+      values.push(
         r.id,
         r.organisation_id,
         r.livemode,
@@ -39,7 +44,14 @@ export class AuditRepository {
         r.request_id,
         JSON.stringify(r.data),
         r.created_at,
-      ],
+      );
+      return `(${Array.from({ length: 12 }, (_, i) => `$${at + i + 1}`).join(',')})`;
+    });
+    await (m ?? this.ds.manager).query(
+      `INSERT INTO visitor.audit_event (id, organisation_id, livemode, action, actor_type, actor_id, target_type,
+         target_id, ip, request_id, data, created_at)
+       VALUES ${tuples.join(',')}`,
+      values,
     );
   }
 
