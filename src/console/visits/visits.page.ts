@@ -10,6 +10,7 @@ import { AuditService } from '../../visitor/audit/audit.service';
 import { EventsService } from '../../visitor/events/events.service';
 import { FormsService } from '../../visitor/forms/forms.service';
 import { OrganisationsService } from '../../visitor/organisations/organisations.service';
+import { PeopleService } from '../../visitor/people/people.service';
 import { roleAllows, SCOPES } from '../../visitor/platform/scopes';
 import type { VisitsQuery } from '../../visitor/visits/dto/visit.request';
 import { VISIT_STATUSES, VISIT_TRANSITIONS, VisitAction } from '../../visitor/visits/visit-state-machine';
@@ -73,6 +74,7 @@ export class ConsoleVisitsPageController {
   constructor(
     private readonly visits: VisitsService,
     private readonly organisations: OrganisationsService,
+    private readonly people: PeopleService,
     private readonly forms: FormsService,
     private readonly events: EventsService,
     private readonly deliveries: WebhookDeliveriesService,
@@ -191,10 +193,12 @@ export class ConsoleVisitsPageController {
     const seesProtected = seesProtectedAnswers(a.role);
     const visit = await this.visits.get(caller, id, seesProtected ? 'console' : 'integration');
     const scopes = new Set(SCOPES.filter((s) => roleAllows(a.role, s)));
-    const [form, sites, events] = await Promise.all([
+    // The host through the people domain's service (table ownership): a host deleted since shows its id only.
+    const [form, sites, events, host] = await Promise.all([
       this.forms.current(caller.tenant, 'visit'),
       this.organisations.listSites(caller.tenant),
       this.events.about(caller.tenant, scopes, visit.id),
+      this.people.find(caller.tenant, visit.host_id),
     ]);
     const seesDeliveries = roleAllows(a.role, 'webhooks:manage');
     const timeline = await Promise.all(
@@ -239,7 +243,7 @@ export class ConsoleVisitsPageController {
         source: visit.source,
         site: site?.name ?? visit.site_id,
         gate: site?.gates.find((g) => g.id === visit.gate_id)?.name ?? null,
-        host: visit.host_id,
+        host: { id: visit.host_id, name: host?.name ?? null },
         purpose: visit.purpose,
         expected: visit.expected_at ? when(visit.expected_at) : '—',
         until: visit.expected_until ? when(visit.expected_until) : null,

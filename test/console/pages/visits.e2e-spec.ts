@@ -98,6 +98,8 @@ describe('console visits pages in a real browser', () => {
     await page.getByRole('link', { name: 'Adwoa Mensah' }).click();
     await page.waitForURL(new RegExp(`/console/visits/${visitId}`));
     await expect(page.locator('#visit-status').textContent()).resolves.toBe('Expected');
+    // The host by name (the demo's host), not by id.
+    await expect(page.locator('#visit-host').textContent()).resolves.toBe('Ama Mensah');
     await page.locator('#timeline [data-event="visit.created"]').waitFor();
     await expect(page.locator('[data-answer="id_number"]').textContent()).resolves.toBe('GHA-723301-9');
     await expect(page.locator('[data-answer="laptop"]').textContent()).resolves.toBe('Yes');
