@@ -5,6 +5,7 @@
  * (status, and the same cursor) and a test secret key. Reports requests/s, p50/p99, the console/v1 throughput
  * ratio, CPU per request of the app and of its PostgreSQL backends, the app's peak RSS, the machine's load average
  * and the query plans of the list statement (first and deep page); writes bench/results/console.{json,md}.
+ * Each pair runs in two halves, /v1, console, console, /v1, so a busy stretch of a shared machine falls on both.
  * Targets: console p99 ≤ 50 ms; console throughput ≥ 0.7 of /v1's.
  * BENCH_VISITS (default 1,000,000), BENCH_SECONDS, BENCH_CONNECTIONS tune it.
  */
@@ -35,6 +36,25 @@ const VISITS = Number(process.env.BENCH_VISITS ?? 1_000_000);
 const PORT = 40_400 + Math.floor(Math.random() * 500);
 const PASSWORD = 'bench-console-password-1';
 const STATUS = 'checked_out';
+
+/**
+ * Two halves of one run as one: throughput over both, mean and CPU weighted by requests, p50 the weighted mean of
+ * the halves' and p99 the worse of the two (a bound, not a percentile of the union).
+ */
+function merged(a: Measured, b: Measured, seconds: number): Measured {
+  const n = a.requests + b.requests;
+  const weighted = (x: number | null, y: number | null) =>
+    x === null || y === null || n === 0 ? null : Number(((x * a.requests + y * b.requests) / n).toFixed(2));
+  return {
+    rps: Math.round(n / seconds),
+    mean: weighted(a.mean, b.mean) ?? 0,
+    p50: weighted(a.p50, b.p50) ?? 0,
+    p99: Math.max(a.p99, b.p99),
+    requests: n,
+    app_cpu_ms: weighted(a.app_cpu_ms, b.app_cpu_ms),
+    pg_cpu_ms: weighted(a.pg_cpu_ms, b.pg_cpu_ms),
+  };
+}
 
 export async function main(): Promise<void> {
   const db = await benchDatabase('console');
@@ -134,16 +154,25 @@ export async function main(): Promise<void> {
     ] as const)
       await autocannon({ url, headers, connections: 4, duration: 2 });
     const runs: Record<string, Measured> = {};
-    // Interleaved, so a busy moment of the machine falls on both.
-    runs.v1_first = await meter.measured({ url: v1First, headers: key });
-    runs.console_first = await meter.measured({ url: consoleFirst, headers: page });
-    runs.v1_deep = await meter.measured({ url: v1Deep, headers: key });
-    runs.console_deep = await meter.measured({ url: consoleDeep, headers: page });
+    // Each pair in two halves, in the order /v1, console, console, /v1, so a busy stretch of a shared machine
+    // falls on both sides alike.
+    const half = Math.max(1, Math.round(DURATION / 2));
+    for (const [name, consoleUrl, v1Url] of [
+      ['first', consoleFirst, v1First],
+      ['deep', consoleDeep, v1Deep],
+    ]) {
+      const v1a = await meter.measured({ url: v1Url, headers: key, duration: half });
+      const ca = await meter.measured({ url: consoleUrl, headers: page, duration: half });
+      const cb = await meter.measured({ url: consoleUrl, headers: page, duration: half });
+      const v1b = await meter.measured({ url: v1Url, headers: key, duration: half });
+      runs[`v1_${name}`] = merged(v1a, v1b, 2 * half);
+      runs[`console_${name}`] = merged(ca, cb, 2 * half);
+    }
     const ratio = (a: Measured, b: Measured) => Number((a.rps / b.rps).toFixed(3));
     const result = {
       date: new Date().toISOString(),
       machine: `${process.platform} ${process.arch}, node ${process.version}`,
-      duration_s: DURATION,
+      duration_s: 2 * half,
       connections: CONNECTIONS,
       visits_seeded: VISITS,
       matching_filter: matching,
@@ -162,7 +191,7 @@ export async function main(): Promise<void> {
     const row = (name: string, r: Measured) =>
       `| ${name} | ${r.rps} | ${r.mean} | ${r.p50} | ${r.p99} | ${r.app_cpu_ms ?? 'n/a'} | ${r.pg_cpu_ms ?? 'n/a'} |`;
     const md = [
-      `# bench console (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${DURATION} s each)`,
+      `# bench console (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${2 * half} s each, in two halves: /v1, console, console, /v1)`,
       '',
       `${VISITS.toLocaleString('en')} test-mode visits seeded in ${seedSeconds} s; filter status=${STATUS} (${matching.toLocaleString('en')} visits), 25 to a page; the deep page's cursor is at row ~99 % of them.`,
       '',

@@ -551,13 +551,31 @@ export class VisitsService {
     return this.repo.countByStatus(tenant, from, to);
   }
 
-  /** The list filter of `GET /v1/visits` query `q`, plus the console's visitor-name filter (`more`). */
-  private listFilter(
+  /** `GET /v1/visits`; the console adds its visitor-name filter (`more`). */
+  async page(
+    caller: VisitCaller,
     q: VisitsQuery,
-    more: Pick<VisitFilter, 'visitorName'>,
-  ): Omit<VisitFilter, 'hiddenBefore'> {
+    more: Pick<VisitFilter, 'visitorName'> = {},
+  ): Promise<Page<VisitResponse>> {
+    // The page and the form that decides which answers it shows are read at the same time.
+    const [rows, view] = await Promise.all([
+      this.rowsPage(caller, q, more),
+      this.viewer(caller.tenant, caller.seesWatchlist),
+    ]);
+    return { ...rows, data: rows.data.map(view) };
+  }
+
+  /**
+   * The page of `page` (filters, order, cursors) as stored rows, without the form that decides which answers a
+   * response shows: for lists that show no answers (the console's).
+   */
+  rowsPage(
+    caller: VisitCaller,
+    q: VisitsQuery,
+    more: Pick<VisitFilter, 'visitorName'> = {},
+  ): Promise<Page<VisitListRow>> {
     const expected = queryRange(q, 'expected_from', 'expected_to');
-    return {
+    const filter = {
       status: q.status,
       siteId: q.site_id,
       hostId: q.host_id,
@@ -566,43 +584,6 @@ export class VisitsService {
       updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
       ...more,
     };
-  }
-
-  /** `GET /v1/visits`; the console adds its visitor-name filter (`more`). */
-  page(
-    caller: VisitCaller,
-    q: VisitsQuery,
-    more: Pick<VisitFilter, 'visitorName'> = {},
-  ): Promise<Page<VisitResponse>> {
-    const filter = this.listFilter(q, more);
-    // The page and the form that decides which answers it shows are read at the same time.
-    let view!: (r: VisitListRow) => VisitResponse;
-    return this.cursors.codec.createdPage(
-      'visits',
-      caller.tenant,
-      q,
-      async (limit, after) => {
-        const [rows, viewer] = await Promise.all([
-          this.list(caller, filter, limit + 1, after),
-          this.viewer(caller.tenant, caller.seesWatchlist),
-        ]);
-        view = viewer;
-        return rows;
-      },
-      (r) => view(r),
-    );
-  }
-
-  /**
-   * The same page as `page` (filters, order, cursors: a cursor of one serves the other) as stored rows, without
-   * the form that decides which answers a response shows: for lists that show no answers (the console's).
-   */
-  rowsPage(
-    caller: VisitCaller,
-    q: VisitsQuery,
-    more: Pick<VisitFilter, 'visitorName'> = {},
-  ): Promise<Page<VisitListRow>> {
-    const filter = this.listFilter(q, more);
     return this.cursors.codec.createdPage(
       'visits',
       caller.tenant,
