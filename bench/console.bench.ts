@@ -148,11 +148,14 @@ export async function main(): Promise<void> {
       const listed = ((await json.json()) as { data: { id: string }[] }).data.map((v) => v.id);
       if (shown.join() !== listed.join()) throw new Error(`${consoleUrl} shows other visits than ${v1Url}`);
     }
+    // Warm every measured path (JIT, prepared statements on every pooled connection) before the first run.
     for (const [url, headers] of [
-      [consoleFirst, page],
       [v1First, key],
+      [consoleFirst, page],
+      [v1Deep, key],
+      [consoleDeep, page],
     ] as const)
-      await autocannon({ url, headers, connections: 4, duration: 2 });
+      await autocannon({ url, headers, connections: CONNECTIONS, duration: 3 });
     const runs: Record<string, Measured> = {};
     // Each pair in two halves, in the order /v1, console, console, /v1, so a busy stretch of a shared machine
     // falls on both sides alike.
