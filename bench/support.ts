@@ -197,3 +197,99 @@ export async function benchProOrg(
   );
   return { id: organisation.id, site: sites.find((x) => !x.livemode)!.id, host, key };
 }
+
+/**
+ * `visits` test-mode visits of `org` (a Pro organisation from `benchProOrg`) and a tenth as many visitors, set-based
+ * in chunks of 200,000: ids `visit_seed00000001`…, every status (three in seven `checked_out`, one in seven each
+ * `cancelled`, `no_show`, `expected`, `checked_in`), one a minute up to now (created, updated and expected at the
+ * same instant), then ANALYZE. The visits, console and MCP benches share it. Returns the seconds it took.
+ */
+export async function seedVisits(
+  ds: DataSource,
+  org: { id: string; site: string; host: string },
+  visits: number,
+): Promise<number> {
+  const t0 = Date.now();
+  const visitors = Math.max(1, Math.floor(visits / 10));
+  await ds.query(
+    `INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, last_visit_at, created_at, updated_at)
+     SELECT 'visitor_seed' || i, $1, false, 'Visitor ' || i, '+23320' || (1000000 + i), now(), now(), now()
+       FROM generate_series(1, $2) i`,
+    [org.id, visitors],
+  );
+  const CHUNK = 200_000;
+  for (let from = 1; from <= visits; from += CHUNK)
+    await ds.query(
+      `INSERT INTO visitor.visit (id, organisation_id, livemode, status, type, source, site_id, host_id, visitor_id,
+                                  purpose, pass_channels, expected_at, created_at, updated_at)
+       SELECT 'visit_seed' || lpad(i::text, 8, '0'), $1, false,
+              (ARRAY['checked_out','checked_out','checked_out','cancelled','no_show','expected','checked_in'])[1 + i % 7],
+              'meeting', 'invitation', $2, $3, 'visitor_seed' || (1 + i % $6), 'Bench visit', '{sms}',
+              now() - (($5 - i) * interval '60 seconds'), now() - (($5 - i) * interval '60 seconds'),
+              now() - (($5 - i) * interval '60 seconds')
+         FROM generate_series($4::int, LEAST($4::int + ${CHUNK - 1}, $5::int)) i`,
+      [org.id, org.site, org.host, from, visits, visitors],
+    );
+  await ds.query('ANALYZE visitor.visit; ANALYZE visitor.visitor');
+  return Number(((Date.now() - t0) / 1000).toFixed(1));
+}
+
+/** CPU time (user + system) of a process in ms, from /proc/<pid>/stat; null when unreadable. */
+export function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return null;
+  }
+}
+
+/** A load result with the CPU it cost per request: the app's process, and its PostgreSQL backends. */
+export type Measured = LoadResult & { app_cpu_ms: number | null; pg_cpu_ms: number | null };
+
+/**
+ * `load` runs that also measure CPU per request of the app (`app`) and of the PostgreSQL backends connected to
+ * `db` (on a local server, Linux /proc; a backend the pool closed during the run is not counted). `close()` ends
+ * the monitoring connection.
+ */
+export async function cpuMeter(
+  db: BenchDatabase,
+  app: ChildProcess,
+): Promise<{ measured(opts: autocannon.Options): Promise<Measured>; close(): Promise<void> }> {
+  const admin = new Client({ connectionString: db.url });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  const backends = async () =>
+    new Map(
+      (
+        (
+          await admin.query(
+            `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+            [db.name],
+          )
+        ).rows as { pid: number }[]
+      ).map((r) => [r.pid, cpuMs(r.pid)]),
+    );
+  const perRequest = (ms: number | null, r: LoadResult) =>
+    ms === null || r.requests === 0 ? null : Number((ms / r.requests).toFixed(2));
+  return {
+    async measured(opts) {
+      const app0 = cpuMs(app.pid as number);
+      const pg0 = await backends();
+      const r = await load(opts);
+      const app1 = cpuMs(app.pid as number);
+      let pg: number | null = 0;
+      for (const [pid, ms] of await backends()) {
+        if (ms === null || pg === null) pg = null;
+        else pg += ms - (pg0.get(pid) ?? 0);
+      }
+      return {
+        ...r,
+        app_cpu_ms: perRequest(app0 === null || app1 === null ? null : app1 - app0, r),
+        pg_cpu_ms: perRequest(pg, r),
+      };
+    },
+    close: () => admin.end(),
+  };
+}

@@ -11,9 +11,8 @@
  */
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { loadConfig } from '../src/config/config';
 import { DataSource } from 'typeorm';
 import { CursorCodec } from '../src/visitor/platform/pagination';
@@ -23,11 +22,12 @@ import {
   benchContext,
   benchDatabase,
   CONNECTIONS,
+  cpuMeter,
   DURATION,
-  load,
-  LoadResult,
+  Measured,
   peakRssMb,
   runIfMain,
+  seedVisits,
   startBenchServer,
   stopBenchServer,
 } from './support';
@@ -38,28 +38,12 @@ const PORT = 39_900 + Math.floor(Math.random() * 500);
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
-/** CPU time (user + system) of a process in ms, from /proc/<pid>/stat; null when unreadable. */
-function cpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in clock ticks of 10 ms
-  } catch {
-    return null;
-  }
-}
-
-/** A load result with the CPU it cost per request: the app's process, and its PostgreSQL backends. */
-type Measured = LoadResult & { app_cpu_ms: number | null; pg_cpu_ms: number | null };
-
 /** A fresh visitor phone per request (valid Ghanaian mobile numbers; both runs draw from one counter). */
 let phoneSeq = 1_000_000;
 const nextPhone = () => `+23324${phoneSeq++}`;
 
 export async function main(): Promise<void> {
   const db = await benchDatabase('visits');
-  const { url } = db;
-
   const graph = await benchContext(db);
   const ds = graph.get(DataSource);
   const s = platformServices(graph);
@@ -72,29 +56,7 @@ export async function main(): Promise<void> {
   const organisation = { id: orgId };
 
   // 1,000,000 visits (100,000 visitors) in bulk, spread over the last ~2 years, every status.
-  const t0 = Date.now();
-  const visitors = Math.max(1, Math.floor(VISITS / 10));
-  await ds.query(
-    `INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, last_visit_at, created_at, updated_at)
-     SELECT 'visitor_seed' || i, $1, false, 'Visitor ' || i, '+23320' || (1000000 + i), now(), now(), now()
-       FROM generate_series(1, $2) i`,
-    [organisation.id, visitors],
-  );
-  const CHUNK = 200_000;
-  for (let from = 1; from <= VISITS; from += CHUNK) {
-    await ds.query(
-      `INSERT INTO visitor.visit (id, organisation_id, livemode, status, type, source, site_id, host_id, visitor_id,
-                                  purpose, pass_channels, created_at, updated_at)
-       SELECT 'visit_seed' || lpad(i::text, 8, '0'), $1, false,
-              (ARRAY['checked_out','checked_out','checked_out','cancelled','no_show','expected','checked_in'])[1 + i % 7],
-              'meeting', 'invitation', $2, $3, 'visitor_seed' || (1 + i % $6), 'Bench visit', '{sms}',
-              now() - (($5 - i) * interval '60 seconds'), now() - (($5 - i) * interval '60 seconds')
-         FROM generate_series($4::int, LEAST($4::int + ${CHUNK - 1}, $5::int)) i`,
-      [organisation.id, site, host, from, VISITS, visitors],
-    );
-  }
-  await ds.query('ANALYZE visitor.visit; ANALYZE visitor.visitor');
-  const seedSeconds = Number(((Date.now() - t0) / 1000).toFixed(1));
+  const seedSeconds = await seedVisits(ds, { id: orgId, site, host }, VISITS);
 
   // A cursor deep in the list (row ~99 %), signed as the app signs them (same SESSION_SECRET).
   const deepRow = (
@@ -136,42 +98,9 @@ export async function main(): Promise<void> {
       },
     ],
   });
-  const admin = new Client({ connectionString: url });
-  admin.on('error', () => undefined);
-  await admin.connect();
+  const meter = await cpuMeter(db, app);
+  const measured = meter.measured;
   try {
-    // CPU per request: the app's, and that of the PostgreSQL backends connected to the bench database (on a
-    // local server; a backend the pool closed during the run is not counted).
-    const backends = async () =>
-      new Map(
-        (
-          (
-            await admin.query(
-              `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
-              [db.name],
-            )
-          ).rows as { pid: number }[]
-        ).map((r) => [r.pid, cpuMs(r.pid)]),
-      );
-    const perRequest = (ms: number | null, r: LoadResult) =>
-      ms === null || r.requests === 0 ? null : Number((ms / r.requests).toFixed(2));
-    const measured = async (opts: autocannon.Options): Promise<Measured> => {
-      const app0 = cpuMs(app.pid as number);
-      const pg0 = await backends();
-      const r = await load(opts);
-      const app1 = cpuMs(app.pid as number);
-      let pg: number | null = 0;
-      for (const [pid, ms] of await backends()) {
-        if (ms === null || pg === null) pg = null;
-        else pg += ms - (pg0.get(pid) ?? 0);
-      }
-      return {
-        ...r,
-        app_cpu_ms: perRequest(app0 === null || app1 === null ? null : app1 - app0, r),
-        pg_cpu_ms: perRequest(pg, r),
-      };
-    };
-
     // Warm both paths.
     await autocannon({ ...createRequest('/v1/__bench/visits'), connections: 4, duration: 2 });
     await autocannon({ ...createRequest('/v1/visits'), connections: 4, duration: 2 });
@@ -268,7 +197,7 @@ export async function main(): Promise<void> {
     writeFileSync(join(process.cwd(), 'bench/results/visits.md'), md);
     console.log(md);
   } finally {
-    await admin.end();
+    await meter.close();
     await stopBenchServer(app);
     await db.drop();
   }

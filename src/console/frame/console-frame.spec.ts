@@ -2,7 +2,7 @@ import { sessionCookie } from '../auth/session.controller';
 import { modeCookie } from '../console-mode';
 import { CONSOLE_NAV, consoleRoles, landingFor, navFor, safeConsolePath } from './console-nav';
 import { pagerLinks } from './pager';
-import { localDay } from './overview.page';
+import { localDay, when } from './overview.page';
 
 describe('console nav table', () => {
   it('names every page path of issue 31 once', () => {
@@ -93,5 +93,18 @@ describe('cookies and days', () => {
     expect(d.label).toBe('2026-11-27');
     expect(d.from.toISOString()).toBe('2026-11-26T21:00:00.000Z');
     expect(d.to.toISOString()).toBe('2026-11-27T21:00:00.000Z');
+  });
+});
+
+describe('when', () => {
+  it('writes an instant to the minute in UTC, the same whether given as an ISO string, another offset or a Date', () => {
+    for (const v of [
+      '2026-11-26T09:30:59.999Z',
+      '2026-11-26T10:30:59+01:00',
+      new Date('2026-11-26T09:30:59.999Z'),
+    ])
+      expect(when(v)).toBe('2026-11-26 09:30 UTC');
+    expect(when('2026-01-01T00:00Z')).toBe('2026-01-01 00:00 UTC');
+    expect(when(null)).toBe('never');
   });
 });

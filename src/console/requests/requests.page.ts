@@ -54,8 +54,8 @@ function codeWords(code: string | null): string | null {
 /**
  * The request log in the console (`/console/requests`, issue 31 page 13). Owners and Admins see their
  * organisation's own `/v1` requests in the console's mode (filter by status, path, credential and date; cursor
- * pages, newest first) and one request with the audit rows it wrote and the events (with their deliveries) its
- * organisation recorded while it ran. Support accounts (role `support`, made by the operator) look up any
+ * pages, newest first) and one request with what it caused, found by its request id: the audit rows it wrote and
+ * the events it recorded (`visitor.event.request_id`), with their webhook deliveries. Support accounts (role `support`, made by the operator) look up any
  * request by request id or public error ref and search every organisation's log by organisation, time and status.
  * Reads only the request log service (`src/ops`), the audit trail, events and the delivery log.
  */
@@ -197,7 +197,8 @@ export class ConsoleRequestsPageController {
     await this.log.flush();
     const e = (await this.log.find(id)).find((x) => x.requestId === id);
     if (!e || !this.visible(a, t, e)) throw ApiError.notFound(`Request ${id}`);
-    // What it caused, in its own organisation (support looks across organisations, read-only).
+    // What it caused, in its own organisation, by its request id (support looks across organisations,
+    // read-only, and sees the audit rows only).
     const org = e.organisationId;
     const audit = org ? await this.audit.ofRequest(org, e.requestId, e.receivedAt, e.durationMs) : [];
     let events: {
@@ -208,13 +209,14 @@ export class ConsoleRequestsPageController {
     }[] = [];
     if (org && e.livemode !== null && a.organisation_id === org) {
       const scopes = new Set(SCOPES.filter((s) => roleAllows(a.role, s)));
-      const page = await this.events.list({ organisationId: org, livemode: e.livemode }, scopes, {
-        created_after: new Date(e.receivedAt.getTime() - 1).toISOString(),
-        created_before: new Date(e.receivedAt.getTime() + Math.ceil(e.durationMs) + 1).toISOString(),
-        limit: 50,
-      });
+      const recorded = await this.events.ofRequest(
+        { organisationId: org, livemode: e.livemode },
+        scopes,
+        e.requestId,
+        50,
+      );
       events = await Promise.all(
-        page.data.map(async (ev) => ({
+        recorded.map(async (ev) => ({
           id: ev.id,
           type: ev.type,
           at: when(ev.created_at),

@@ -10,6 +10,7 @@ import { AuditService } from '../../visitor/audit/audit.service';
 import { EventsService } from '../../visitor/events/events.service';
 import { FormsService } from '../../visitor/forms/forms.service';
 import { OrganisationsService } from '../../visitor/organisations/organisations.service';
+import { PeopleService } from '../../visitor/people/people.service';
 import { roleAllows, SCOPES } from '../../visitor/platform/scopes';
 import type { VisitsQuery } from '../../visitor/visits/dto/visit.request';
 import { VISIT_STATUSES, VISIT_TRANSITIONS, VisitAction } from '../../visitor/visits/visit-state-machine';
@@ -73,6 +74,7 @@ export class ConsoleVisitsPageController {
   constructor(
     private readonly visits: VisitsService,
     private readonly organisations: OrganisationsService,
+    private readonly people: PeopleService,
     private readonly forms: FormsService,
     private readonly events: EventsService,
     private readonly deliveries: WebhookDeliveriesService,
@@ -95,23 +97,17 @@ export class ConsoleVisitsPageController {
     @Req() req: FastifyRequest,
   ) {
     const tenant = { organisationId: t.organisationId, livemode: t.livemode };
-    // The organisation's time zone is read only when a day is asked for (the list itself needs the sites only).
-    const [org, sites] = await Promise.all([
-      str(query.date) ? this.organisations.organisation(t.organisationId) : null,
-      this.organisations.listSites(tenant),
-    ]);
     const filters = {
       site: str(query.site),
       status: str(query.status),
       date: str(query.date),
       name: str(query.name),
     };
+    // The organisation's time zone is read only when a day is asked for.
+    const org = filters.date ? await this.organisations.organisation(t.organisationId) : null;
     const errors: string[] = [];
     const q: VisitsQuery & Record<string, unknown> = {};
-    if (filters.site) {
-      if (sites.some((s) => s.id === filters.site)) q.site_id = filters.site;
-      else errors.push('Site: choose one of the list.');
-    }
+    if (filters.site) q.site_id = filters.site; // checked against the sites below
     if (filters.status) {
       if ((VISIT_STATUSES as readonly string[]).includes(filters.status))
         q.status = filters.status as VisitsQuery['status'];
@@ -129,44 +125,49 @@ export class ConsoleVisitsPageController {
     if (filters.name.length > 200) errors.push('Visitor name: at most 200 characters.');
     else if (filters.name) q.visitor = filters.name; // in the cursor's filters too
     if (typeof query.cursor === 'string' && query.cursor) q.cursor = query.cursor;
+    // The sites (filter list, names) and the page are read at the same time: the list statement names the tenant,
+    // so a site id that is not one of them finds nothing, and the page answers with the error instead. The page
+    // is the /v1 list as stored rows (one cursor serves both), without the form /v1 reads for the answers.
+    const [sites, page] = await Promise.all([
+      this.organisations.listSites(tenant),
+      errors.length
+        ? null
+        : this.visits.rowsPage(this.caller(t), q, { visitorName: filters.name || undefined }).catch((e) => {
+            if (e instanceof ApiError && e.code === 'validation_failed') return 'stale' as const;
+            throw e;
+          }),
+    ]);
+    if (filters.site && !sites.some((s) => s.id === filters.site))
+      errors.unshift('Site: choose one of the list.');
     const siteNames = new Map(sites.map((s) => [s.id, s.name]));
+    const mode = t.livemode ? 'live' : 'test';
     const base = {
       title: 'Visits',
       filters,
       sites: sites.map((s) => ({ id: s.id, name: s.name })),
       statuses: VISIT_STATUSES.map((s) => ({ value: s, words: STATUS_WORDS[s] })),
       timeZone: org?.time_zone ?? null,
-      mode: t.livemode ? 'live' : 'test',
+      mode,
     };
-    if (errors.length)
-      return {
-        ...base,
-        rows: [],
-        pager: null,
-        error: { message: errors.join(' '), requestId: String(req.id) },
-      };
-    let page;
-    try {
-      page = await this.visits.page(this.caller(t), q, { visitorName: filters.name || undefined });
-    } catch (e) {
-      if (!(e instanceof ApiError) || e.code !== 'validation_failed') throw e;
+    if (errors.length || !page || page === 'stale')
       return {
         ...base,
         rows: [],
         pager: null,
         error: {
-          message: 'This page link is out of date (the filters changed); start again from the first page.',
+          message: errors.length
+            ? errors.join(' ')
+            : 'This page link is out of date (the filters changed); start again from the first page.',
           requestId: String(req.id),
         },
       };
-    }
     return {
       ...base,
       rows: page.data.map((v) => ({
         id: v.id,
-        href: `/console/visits/${v.id}?mode=${t.livemode ? 'live' : 'test'}`,
-        visitor: v.visitor.name ?? '(erased)',
-        company: v.visitor.company,
+        href: `/console/visits/${v.id}?mode=${mode}`,
+        visitor: v.visitor_name ?? '(erased)',
+        company: v.visitor_company,
         status: v.status,
         statusWords: STATUS_WORDS[v.status] ?? v.status,
         type: v.type,
@@ -192,10 +193,12 @@ export class ConsoleVisitsPageController {
     const seesProtected = seesProtectedAnswers(a.role);
     const visit = await this.visits.get(caller, id, seesProtected ? 'console' : 'integration');
     const scopes = new Set(SCOPES.filter((s) => roleAllows(a.role, s)));
-    const [form, sites, events] = await Promise.all([
+    // The host through the people domain's service (table ownership): a host deleted since shows its id only.
+    const [form, sites, events, host] = await Promise.all([
       this.forms.current(caller.tenant, 'visit'),
       this.organisations.listSites(caller.tenant),
       this.events.about(caller.tenant, scopes, visit.id),
+      this.people.find(caller.tenant, visit.host_id),
     ]);
     const seesDeliveries = roleAllows(a.role, 'webhooks:manage');
     const timeline = await Promise.all(
@@ -240,7 +243,7 @@ export class ConsoleVisitsPageController {
         source: visit.source,
         site: site?.name ?? visit.site_id,
         gate: site?.gates.find((g) => g.id === visit.gate_id)?.name ?? null,
-        host: visit.host_id,
+        host: { id: visit.host_id, name: host?.name ?? null },
         purpose: visit.purpose,
         expected: visit.expected_at ? when(visit.expected_at) : '—',
         until: visit.expected_until ? when(visit.expected_until) : null,

@@ -37,6 +37,8 @@ export interface EventFilter {
   createdBefore?: Date;
   /** Only events about this object (`data.object.id`): a visit's timeline in the console. */
   objectId?: string;
+  /** Only events recorded while this request ran (`request_id`): the console's request log. */
+  requestId?: string;
 }
 
 /** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
@@ -57,11 +59,13 @@ export class EventsRepository implements VisitorDataHolder, SandboxDataHolder {
     return Number(affected ?? 0);
   }
 
-  async insert(m: EntityManager, row: EventRow): Promise<void> {
+  /** Writes an event in the caller's transaction, with the id of the request that caused it (null outside one). */
+  async insert(m: EntityManager, row: EventRow, requestId: string | null): Promise<void> {
     assertTenant(row);
     await m.query(
-      `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body],
+      `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body, requestId],
     );
   }
 
@@ -126,6 +130,7 @@ export class EventsRepository implements VisitorDataHolder, SandboxDataHolder {
     if (f.createdAfter) add((n) => `created_at > $${n}`, f.createdAfter);
     if (f.createdBefore) add((n) => `created_at < $${n}`, f.createdBefore);
     if (f.objectId) add((n) => `(body::jsonb #>> '{data,object,id}') = $${n}`, f.objectId);
+    if (f.requestId) add((n) => `request_id = $${n}`, f.requestId);
     if (before) add((n) => `(created_at, id) < ($${n}, $${n + 1})`, new Date(before.createdAt), before.id);
     values.push(limit);
     return rows<EventRow>(

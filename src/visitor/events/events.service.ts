@@ -10,9 +10,10 @@ import type { Tenant } from '../platform/tenant';
 import { EventResponse, toEventResponse } from './dto/event.response';
 import type { EventsQuery } from './dto/events.query';
 import { EventObject, EventType, readableEventTypes } from './event-types';
-import { type EventRow, EventsRepository } from './events.repository';
+import { type EventFilter, type EventRow, EventsRepository } from './events.repository';
 import { EVENT_RETENTION_DAYS } from './events.jobs';
 import { queryRange } from '../../common/validation/timestamp';
+import { currentRequestId } from './request-scope';
 
 export interface EventEnvelope {
   id: string;
@@ -94,14 +95,18 @@ export class EventsService {
       livemode: tenant.livemode,
       data: { object },
     };
-    await this.repo.insert(uow.manager, {
-      id: envelope.id,
-      organisationId: tenant.organisationId,
-      livemode: tenant.livemode,
-      type,
-      createdAt: now,
-      body: storedJson(envelope),
-    });
+    await this.repo.insert(
+      uow.manager,
+      {
+        id: envelope.id,
+        organisationId: tenant.organisationId,
+        livemode: tenant.livemode,
+        type,
+        createdAt: now,
+        body: storedJson(envelope),
+      },
+      currentRequestId(),
+    );
     for (const s of this.subscribers) await s.onRecorded(uow, { envelope, tenant, dueAt });
     return envelope;
   }
@@ -149,13 +154,25 @@ export class EventsService {
    * The events about one object (`data.object.id`, e.g. a visit) of the retention window that `scopes` may read,
    * oldest first (at most `limit`): the console's visit timeline.
    */
-  async about(
+  about(tenant: Tenant, scopes: ReadonlySet<Scope>, objectId: string, limit = 100): Promise<EventResponse[]> {
+    return this.oldestFirst(tenant, { readable: readableEventTypes(scopes), objectId }, limit);
+  }
+
+  /**
+   * The events a request recorded (`request_id`, kept internal) of the retention window that `scopes` may read,
+   * oldest first (at most `limit`): the console's request log.
+   */
+  ofRequest(
     tenant: Tenant,
     scopes: ReadonlySet<Scope>,
-    objectId: string,
+    requestId: string,
     limit = 100,
   ): Promise<EventResponse[]> {
-    const filter = { readable: readableEventTypes(scopes), objectId };
+    return this.oldestFirst(tenant, { readable: readableEventTypes(scopes), requestId }, limit);
+  }
+
+  /** The last `limit` events of the retention window that match `filter`, oldest first. */
+  private async oldestFirst(tenant: Tenant, filter: EventFilter, limit: number): Promise<EventResponse[]> {
     const rows = await this.repo.list(tenant, this.retainedSince(), filter, limit);
     return rows.reverse().map(toEventResponse);
   }

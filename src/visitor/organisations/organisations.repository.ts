@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Plan } from '../platform/plans';
 import { assertTenant, Tenant } from '../platform/tenant';
 import { change } from '../../database/sql';
+import { preparedQuery } from '../../database/prepared';
 
 export interface OrganisationRow {
   id: string;
@@ -87,8 +88,11 @@ export class OrganisationsRepository {
     }
   }
 
+  /** Prepared (planned once per connection): every console request reads its organisation. */
   async findOrganisation(id: string, m?: EntityManager): Promise<OrganisationRow | null> {
-    const rows: OrganisationRow[] = await this.m(m).query(
+    const rows = await preparedQuery<OrganisationRow>(
+      this.m(m),
+      'organisation_by_id',
       `SELECT ${ORG_COLUMNS} FROM visitor.organisation WHERE id = $1`,
       [id],
     );
@@ -188,7 +192,7 @@ export class OrganisationsRepository {
     return rows[0] ?? null;
   }
 
-  /** Keyset page in (created_at, id) order, `limit + 1` rows. */
+  /** Keyset page in (created_at, id) order, `limit + 1` rows; prepared (every console list page reads its sites). */
   listSites(tenant: Tenant, limit: number, after?: { createdAt: string; id: string }): Promise<SiteRow[]> {
     assertTenant(tenant);
     const params: unknown[] = [tenant.organisationId, tenant.livemode, limit + 1];
@@ -197,7 +201,9 @@ export class OrganisationsRepository {
       params.push(after.createdAt, after.id);
       where = `AND (s.created_at, s.id) > ($4::timestamptz, $5)`;
     }
-    return this.ds.query(
+    return preparedQuery<SiteRow>(
+      this.ds,
+      after ? 'sites_page_after' : 'sites_page',
       `${SITE_SELECT} WHERE s.organisation_id = $1 AND s.livemode = $2 ${where}
         ORDER BY s.created_at, s.id LIMIT $3`,
       params,

@@ -552,11 +552,28 @@ export class VisitsService {
   }
 
   /** `GET /v1/visits`; the console adds its visitor-name filter (`more`). */
-  page(
+  async page(
     caller: VisitCaller,
     q: VisitsQuery,
     more: Pick<VisitFilter, 'visitorName'> = {},
   ): Promise<Page<VisitResponse>> {
+    // The page and the form that decides which answers it shows are read at the same time.
+    const [rows, view] = await Promise.all([
+      this.rowsPage(caller, q, more),
+      this.viewer(caller.tenant, caller.seesWatchlist),
+    ]);
+    return { ...rows, data: rows.data.map(view) };
+  }
+
+  /**
+   * The page of `page` (filters, order, cursors) as stored rows, without the form that decides which answers a
+   * response shows: for lists that show no answers (the console's).
+   */
+  rowsPage(
+    caller: VisitCaller,
+    q: VisitsQuery,
+    more: Pick<VisitFilter, 'visitorName'> = {},
+  ): Promise<Page<VisitListRow>> {
     const expected = queryRange(q, 'expected_from', 'expected_to');
     const filter = {
       status: q.status,
@@ -567,21 +584,12 @@ export class VisitsService {
       updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
       ...more,
     };
-    // The page and the form that decides which answers it shows are read at the same time.
-    let view!: (r: VisitListRow) => VisitResponse;
     return this.cursors.codec.createdPage(
       'visits',
       caller.tenant,
       q,
-      async (limit, after) => {
-        const [rows, viewer] = await Promise.all([
-          this.list(caller, filter, limit + 1, after),
-          this.viewer(caller.tenant, caller.seesWatchlist),
-        ]);
-        view = viewer;
-        return rows;
-      },
-      (r) => view(r),
+      (limit, after) => this.list(caller, filter, limit + 1, after),
+      (r) => r,
     );
   }
 

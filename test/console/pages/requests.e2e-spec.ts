@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AccountsService } from '../../../src/visitor/accounts/accounts.service';
+import { DeliveryService } from '../../../src/visitor/webhooks/delivery/delivery.service';
 import { createOrg } from '../../support/platform-fixtures';
 import { PASSWORD } from '../../support/oauth-fixtures';
 import { bootConsole, ConsoleUnderTest, createDemoVisit, judgePage, signIn } from './console-browser';
@@ -80,6 +81,56 @@ describe('console request log pages in a real browser', () => {
     await expect(page.locator('.notice[role="alert"]').textContent()).resolves.toMatch(
       /YYYY-MM-DD[\s\S]*Request id req_/,
     );
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it('links the events a request recorded, and their deliveries, by its request id, not by time', async () => {
+    // The endpoint's host resolves to a public address (its deliveries stay pending: no worker runs here).
+    c.t.app.get(DeliveryService).resolver = async () => [{ address: '93.184.216.34', family: 4 }];
+    const endpoint = await v1(c.demo.key, '/v1/webhook-endpoints', {
+      method: 'POST',
+      body: JSON.stringify({ url: 'https://public.example/h', enabled_events: ['visit.created'] }),
+    });
+    expect(endpoint.status).toBe(201);
+    const whep = ((await endpoint.json()) as { id: string }).id;
+    // Two visits created at the same time: each request links its own event only.
+    const created = await Promise.all([
+      createDemoVisit(c, 'Kofi Together', '+233244123461'),
+      createDemoVisit(c, 'Abena Together', '+233244123462'),
+    ]);
+    expect(created.map((r) => r.status)).toEqual([201, 201]);
+    const requestIds = created.map((r) => r.headers.get('svc-request-id')!);
+    const visitIds = await Promise.all(created.map(async (r) => ((await r.json()) as { id: string }).id));
+    // The events as /v1 serves them: the request id stays internal, the payload is as before.
+    const listed = (await (await v1(c.demo.key, '/v1/events?type=visit.created&limit=100')).json()) as {
+      data: { id: string; data: { object: { id: string } } }[];
+    };
+    const eventIds = visitIds.map((v) => listed.data.find((e) => e.data.object.id === v)!.id);
+    for (const e of listed.data.filter((x) => eventIds.includes(x.id))) {
+      expect(Object.keys(e).sort()).toEqual([
+        'created_at',
+        'data',
+        'id',
+        'livemode',
+        'organisation_id',
+        'type',
+      ]);
+      expect(JSON.stringify(e)).not.toMatch(/req_/);
+    }
+
+    const { page, problems } = await signIn(c, c.demo.email, c.demo.password, '/console/requests?mode=test');
+    for (const [i, requestId] of requestIds.entries()) {
+      await page.goto(`${c.t.baseUrl}/console/requests/${requestId}?mode=test`);
+      const shown = await page
+        .locator('#request-events tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-event')));
+      expect(shown).toContain(eventIds[i]);
+      expect(shown).not.toContain(eventIds[1 - i]);
+      // Its delivery to the endpoint, through the event.
+      await page.locator(`tr[data-event="${eventIds[i]}"] a[href="/console/webhooks/${whep}"]`).waitFor();
+    }
+    await judgePage(page, 'request-events');
     expect(problems).toEqual([]);
     await page.context().close();
   }, 120_000);
