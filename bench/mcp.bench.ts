@@ -9,20 +9,20 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import autocannon from 'autocannon';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { platformServices } from '../src/visitor/visitor.command';
 import {
+  cpuMeter,
+  Measured,
+  seedVisits,
   benchContext,
   benchDatabase,
   benchProOrg,
   CONNECTIONS,
   DURATION,
-  load,
-  LoadResult,
   peakRssMb,
   runIfMain,
   startBenchServer,
@@ -32,20 +32,6 @@ import {
 const VISITS = Number(process.env.BENCH_VISITS ?? 10_000);
 const PORT = 40_400 + Math.floor(Math.random() * 500);
 const FILTERS = { status: 'expected', limit: 20 };
-
-/** CPU time (user + system) of a process in ms, from /proc/<pid>/stat; null when unreadable. */
-function cpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in clock ticks of 10 ms
-  } catch {
-    return null;
-  }
-}
-
-/** A load result with the CPU it cost per request: the app's process, and its PostgreSQL backends. */
-type Measured = LoadResult & { app_cpu_ms: number | null; pg_cpu_ms: number | null };
 
 /** The request the official client sends for one list_visits call with FILTERS (headers and body). */
 async function capturedCall(
@@ -87,25 +73,7 @@ export async function main(): Promise<void> {
   const ds = graph.get(DataSource);
   const s = platformServices(graph);
   const { id: orgId, site, host, key } = await benchProOrg(ds, s, 'Bench MCP', ['visits:read']);
-  // VISITS visits (a tenth of them visitors), every seventh one expected.
-  const visitors = Math.max(1, Math.floor(VISITS / 10));
-  await ds.query(
-    `INSERT INTO visitor.visitor (id, organisation_id, livemode, name, phone, last_visit_at, created_at, updated_at)
-     SELECT 'visitor_seed' || i, $1, false, 'Visitor ' || i, '+23320' || (1000000 + i), now(), now(), now()
-       FROM generate_series(1, $2) i`,
-    [orgId, visitors],
-  );
-  await ds.query(
-    `INSERT INTO visitor.visit (id, organisation_id, livemode, status, type, source, site_id, host_id, visitor_id,
-                                purpose, pass_channels, created_at, updated_at)
-     SELECT 'visit_seed' || lpad(i::text, 8, '0'), $1, false,
-            (ARRAY['checked_out','checked_out','checked_out','cancelled','no_show','expected','checked_in'])[1 + i % 7],
-            'meeting', 'invitation', $2, $3, 'visitor_seed' || (1 + i % $5), 'Bench visit', '{sms}',
-            now() - (($4 - i) * interval '60 seconds'), now() - (($4 - i) * interval '60 seconds')
-       FROM generate_series(1, $4) i`,
-    [orgId, site, host, VISITS, visitors],
-  );
-  await ds.query('ANALYZE visitor.visit; ANALYZE visitor.visitor');
+  await seedVisits(ds, { id: orgId, site, host }, VISITS);
   await graph.close();
 
   const app = await startBenchServer(db, PORT, { TEST_MODE_RATE_PER_MINUTE: '100000000' });
@@ -128,40 +96,7 @@ export async function main(): Promise<void> {
     };
     const v1: autocannon.Options = { url: v1Url, headers: auth };
 
-    // CPU per request: the app's, and that of the PostgreSQL backends connected to the bench database (on a
-    // local server; a backend the pool closed during the run is not counted).
-    const admin = new PgClient({ connectionString: db.url });
-    admin.on('error', () => undefined);
-    await admin.connect();
-    const backends = async () =>
-      new Map(
-        (
-          (
-            await admin.query(
-              `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
-              [db.name],
-            )
-          ).rows as { pid: number }[]
-        ).map((r) => [r.pid, cpuMs(r.pid)]),
-      );
-    const perRequest = (ms: number | null, r: LoadResult) =>
-      ms === null || r.requests === 0 ? null : Number((ms / r.requests).toFixed(2));
-    const measured = async (opts: autocannon.Options): Promise<Measured> => {
-      const app0 = cpuMs(app.pid as number);
-      const pg0 = await backends();
-      const r = await load(opts);
-      const app1 = cpuMs(app.pid as number);
-      let pg: number | null = 0;
-      for (const [pid, ms] of await backends()) {
-        if (ms === null || pg === null) pg = null;
-        else pg += ms - (pg0.get(pid) ?? 0);
-      }
-      return {
-        ...r,
-        app_cpu_ms: perRequest(app0 === null || app1 === null ? null : app1 - app0, r),
-        pg_cpu_ms: perRequest(pg, r),
-      };
-    };
+    const meter = await cpuMeter(db, app);
 
     // Warm both paths, then measure each in turn.
     const loadBefore = loadavg().map((v) => Number(v.toFixed(2)));
@@ -170,10 +105,10 @@ export async function main(): Promise<void> {
     let rest: Measured;
     let tool: Measured;
     try {
-      rest = await measured(v1);
-      tool = await measured(mcp);
+      rest = await meter.measured(v1);
+      tool = await meter.measured(mcp);
     } finally {
-      await admin.end();
+      await meter.close();
     }
 
     const result = {
