@@ -29,6 +29,9 @@ describe('console nav table', () => {
     expect(navFor('owner', '/console').map((n) => n.path)).toContain('/console/apps');
     expect(navFor('member', '/console').map((n) => n.path)).not.toContain('/console/apps');
     expect(navFor('owner', '/console/apps/new').find((n) => n.current)?.path).toBe('/console/apps');
+    expect(navFor('owner', '/console?mode=test').find((n) => n.current)?.path).toBe('/console');
+    // a page outside the table (the account page) marks no link, not the overview
+    expect(navFor('owner', '/console/account').find((n) => n.current)).toBeUndefined();
     expect(landingFor('member', '/console/apps')).toBe('/console');
     expect(landingFor('owner', '/console/apps?x=1')).toBe('/console/apps?x=1');
     expect(landingFor('support', null)).toBe('/console');

@@ -53,7 +53,10 @@ export function consoleRoles(path: string): Role[] {
 
 /** The links a role sees (built pages it may open), marking the current one. */
 export function navFor(role: Role, currentPath: string) {
-  const current = navEntryOf(currentPath)?.path;
+  // A console page outside the table (e.g. /console/account) belongs to the overview for access, but is not it.
+  const entry = navEntryOf(currentPath)?.path;
+  const current =
+    entry === '/console' && currentPath.split(/[?#]/)[0].replace(/\/$/, '') !== '/console' ? null : entry;
   return CONSOLE_NAV.filter((e) => e.built && e.roles.includes(role)).map((e) => ({
     path: e.path,
     title: e.title,
