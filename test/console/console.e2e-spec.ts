@@ -274,5 +274,6 @@ describe('operator CLI (org, sites, keys)', () => {
     expect(cli('keys', 'list', '--org', 'cli-org').data).toHaveLength(1);
     expect(cli('keys', 'revoke', '--org', 'cli-org', key.id).revoked_at).not.toBeNull();
     expect((await call(t.app, 'GET', '/v1/sites', { key: key.key })).statusCode).toBe(401);
-  });
+    // six CLI starts in series (each builds the CLI graph): more than 30 s on a busy 2-core machine; a wait, not a timing
+  }, 120_000);
 });
