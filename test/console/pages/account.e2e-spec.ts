@@ -15,7 +15,7 @@ describe('console account page in a real browser', () => {
   beforeAll(async () => {
     c = await bootConsole();
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   const changePassword = async (page: Page, current: string, password: string, again = password) => {
     await page.getByLabel('Current password').fill(current);

@@ -38,7 +38,7 @@ describe('console connected apps page in a real browser', () => {
     await apps.connect(owner, app, { grantId: 'grant_test_1', livemode: false, scopes: ['visits:read'] });
     await apps.connect(owner, app, { grantId: 'grant_test_2', livemode: true, scopes: ['events:read'] });
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   it('shows one row per person and app, the developer, and nothing connected after revoking', async () => {
     const { page, problems } = await signIn(c, c.demo.email, c.demo.password, '/console/apps');

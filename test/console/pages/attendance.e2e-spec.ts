@@ -28,7 +28,7 @@ describe('console attendance in a real browser', () => {
         { type: 'operator', id: 'test' },
       );
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   const v1 = async (path: string): Promise<Json> => {
     const res = await fetch(`${c.t.baseUrl}/v1${path}`, {

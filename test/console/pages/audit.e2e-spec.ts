@@ -22,7 +22,7 @@ describe('console audit trail page in a real browser', () => {
         data: { n: i },
       });
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   it('lists the key creation with its request id and IP, filters by actor, action and date, and pages', async () => {
     const { page, problems } = await signIn(c, c.demo.email, c.demo.password, '/console/keys');

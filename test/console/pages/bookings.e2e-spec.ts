@@ -40,7 +40,7 @@ describe('console bookings pages in a real browser', () => {
       operator,
     );
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   const v1 = async <T>(path: string, init: { method?: string; body?: unknown } = {}) => {
     const res = await fetch(`${c.t.baseUrl}/v1${path}`, {

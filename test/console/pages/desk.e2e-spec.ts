@@ -48,7 +48,7 @@ describe('console front desk in a real browser', () => {
         operator,
       );
   }, 180_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   it('records a delivery, marks it collected, records another and returns it to the sender', async () => {
     const { page, problems } = await signIn(c, c.demo.email, c.demo.password, '/console/desk?mode=test');

@@ -45,7 +45,7 @@ describe('console frame and overview in a real browser', () => {
         operator,
       );
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   const fetchManual = (path: string, init: RequestInit = {}) =>
     fetch(c.t.baseUrl + path, { redirect: 'manual', ...init });

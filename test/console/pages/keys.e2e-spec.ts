@@ -23,7 +23,7 @@ describe('console API keys page in a real browser', () => {
         { type: 'operator', id: 'test' },
       );
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   const v1 = (key: string) =>
     fetch(`${c.t.baseUrl}/v1/visits?limit=1`, { headers: { authorization: `Bearer ${key}` } });

@@ -36,7 +36,7 @@ describe('console test outbox in a real browser', () => {
       .query(`SELECT id FROM visitor.visit_pass WHERE visit_id = $1`, [visitId])) as { id: string }[];
     expect(await c.t.app.get(PassSender).send(pass.id)).toBeTruthy();
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   it('lists the pass message of a test visit and opens its pass link', async () => {
     const { page, problems } = await signIn(c, c.demo.email, c.demo.password, '/console/outbox');

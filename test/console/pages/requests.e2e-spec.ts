@@ -19,7 +19,7 @@ describe('console request log pages in a real browser', () => {
   beforeAll(async () => {
     c = await bootConsole();
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   const v1 = (key: string, path: string, init: RequestInit = {}) =>
     fetch(`${c.t.baseUrl}${path}`, {

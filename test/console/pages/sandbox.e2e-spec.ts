@@ -14,7 +14,7 @@ describe('console sandbox reset in a real browser', () => {
   beforeAll(async () => {
     c = await bootConsole();
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   it('deletes the test data after a confirmation; the key and the people stay', async () => {
     expect((await createDemoVisit(c, 'Ama Sandbox', '+233244555301')).status).toBe(201);

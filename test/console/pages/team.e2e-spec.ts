@@ -17,7 +17,7 @@ describe('console team page in a real browser', () => {
   beforeAll(async () => {
     c = await bootConsole();
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   it('invites a member who sets a password from the e-mailed link and signs in with a member’s pages only', async () => {
     const owner = await signIn(c, c.demo.email, c.demo.password, '/console/team');

@@ -22,7 +22,7 @@ describe('console visit types in a real browser', () => {
         operator,
       );
   }, 120_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   const v1 = (path: string, init: { method?: string; body?: unknown } = {}) =>
     fetch(`${c.t.baseUrl}/v1${path}`, {

@@ -61,7 +61,7 @@ describe('console visits pages in a real browser', () => {
         operator,
       );
   }, 180_000);
-  afterAll(() => c?.close());
+  afterAll(() => c?.close(), 120_000); // Chromium and the app stopping: slow on a busy machine (a wait)
 
   it('finds the /v1 visit in the test-mode list, shows its timeline and answers, and checks it in from its page', async () => {
     const { page, problems } = await signIn(c, c.demo.email, c.demo.password, '/console/visits?mode=test');
