@@ -100,7 +100,7 @@ export class TestHelpersController {
     return this.attendance.recordLateClockIn(caller.tenant, body.person_id);
   }
 
-  @Post('events/:event_id/age')
+  @Post('events/:evt_id/age')
   @HttpCode(200)
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
   @ApiOperation({
@@ -112,7 +112,7 @@ export class TestHelpersController {
   age(
     @CurrentCaller('visits') caller: Caller,
     @CurrentScopes() scopes: ReadonlySet<Scope>,
-    @Param('event_id') id: string,
+    @Param('evt_id') id: string,
   ): Promise<EventResponse> {
     testModeOnly(caller.tenant);
     return this.events.ageOut(caller.tenant, scopes, id);

@@ -65,6 +65,12 @@ const sites = (w: Others): [string, string][] => [
 
 /** `METHOD /path property` → how to probe it. */
 const PROBES: Record<string, Probe> = {
+  // the helper needs a person with a shift, which A's host has not: no `own` request (its refusals are the
+  // tenancy's: the person is looked up in A's test mode only)
+  'POST /test-helpers/attendance/late-clock-in person_id': {
+    foreign: people,
+    body: (_w, id) => ({ person_id: id }),
+  },
   'PATCH /visits/{visit_id} host_id': {
     foreign: people,
     own: (w) => w.aHost,

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { call, createOrg, TestOrg } from '../../support/platform-fixtures';
 import type { WebhookReceiver } from '../../support/webhook-receiver';
+import { AttendanceService } from '../../../src/visitor/attendance/attendance.service';
 import { FormsService } from '../../../src/visitor/forms/forms.service';
 import { VisitTypesService } from '../../../src/visitor/visit-types/visit-types.service';
 import {
@@ -209,6 +210,7 @@ export const OPERATIONS: Record<string, { variant?: string; body?: (w: World) =>
     body: () => ({ description: 'Changed by a stranger', enabled_events: ['visit.created'] }),
   },
   'POST /webhook-endpoints/{whep_id}/test': { body: () => ({ type: 'visit.created' }) },
+  'POST /test-helpers/bookings/{booking_id}/expire': { variant: 'pending' },
   ...BOOKING_OPERATIONS,
   ...DESK_OPERATIONS,
 };
@@ -333,6 +335,61 @@ export const SINGLETONS: Record<string, { reason: string; check: (w: World) => P
             `${who} ${sees ? 'does not see' : 'sees'} the field ${field} published in A's test mode`,
           );
       }
+      return problems;
+    },
+  },
+  'POST /test-helpers/sandbox/reset': {
+    reason: "deletes the test-mode activity of the credential's own organisation only",
+    check: async (w) => {
+      const problems: string[] = [];
+      const visitB = await expectStatus(w, w.bTest, 'POST', '/v1/visits', 201, {
+        site_id: w.bSite,
+        host_id: w.bHost,
+        type: 'meeting',
+        visitor: { name: 'Kojo Kept', phone: newPhone() },
+      });
+      const live = await call(w.app, 'POST', '/v1/test-helpers/sandbox/reset', { key: w.aLive, body: {} });
+      if (live.statusCode !== 403) problems.push(`A's live key: ${live.statusCode}, not 403 forbidden`);
+      await expectStatus(w, w.aTest, 'POST', '/v1/test-helpers/sandbox/reset', 200, {});
+      const kept = await call(w.app, 'GET', `/v1/visits/${visitB.id}`, { key: w.bTest });
+      if (kept.statusCode !== 200)
+        problems.push(`A's reset removed B's visit ${visitB.id}: ${kept.statusCode}`);
+      return problems;
+    },
+  },
+  'POST /test-helpers/attendance/late-clock-in': {
+    reason: "names a person in its body (no path id): the person is found in the caller's tenant only",
+    check: async (w) => {
+      const problems: string[] = [];
+      const tenant = { organisationId: w.a.id, livemode: false };
+      const person = await expectStatus(w, w.aTest, 'POST', '/v1/people', 201, {
+        name: 'Yaw Late',
+        email: `yaw.${next()}@a.test`,
+      });
+      await w.app.get(AttendanceService).saveShift(tenant, null, {
+        name: `Day ${next()}`,
+        site_id: w.aSite,
+        start_time: '00:00',
+        end_time: '23:59',
+        grace_minutes: 0,
+        days_of_week: [1, 2, 3, 4, 5, 6, 7],
+        person_ids: [person.id],
+      });
+      for (const [who, key, status] of [
+        ["B's test key", w.bTest, 422],
+        ["A's live key", w.aLive, 403],
+      ] as const) {
+        const res = await call(w.app, 'POST', '/v1/test-helpers/attendance/late-clock-in', {
+          key,
+          body: { person_id: person.id },
+        });
+        if (res.statusCode !== status) problems.push(`${who}: ${res.statusCode}, not ${status}`);
+      }
+      const events = await expectStatus(w, w.aTest, 'GET', '/v1/attendance/events?limit=100', 200);
+      if (JSON.stringify(events).includes(person.id)) problems.push('a stranger recorded a clock-in for A');
+      await expectStatus(w, w.aTest, 'POST', '/v1/test-helpers/attendance/late-clock-in', 200, {
+        person_id: person.id,
+      });
       return problems;
     },
   },

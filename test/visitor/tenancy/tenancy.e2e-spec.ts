@@ -177,9 +177,12 @@ describe('tenancy: every /v1 operation keeps to its organisation and mode', () =
       problems.push(`${op.name}: A's test key cannot read its fixture at ${f.read}`);
     for (const [who, key] of strangers()) {
       const res = await call(w.app, op.method, url, { key, body });
-      if (res.statusCode !== 404 || codeOf(res) !== 'not_found') {
+      // a test helper refuses every live-mode credential before it looks anything up (docs/decisions.md)
+      const [status, code] =
+        op.path.startsWith('/test-helpers/') && key === w.aLive ? [403, 'forbidden'] : [404, 'not_found'];
+      if (res.statusCode !== status || codeOf(res) !== code) {
         problems.push(
-          `${op.name} with ${who} on A's test-mode ${param} ${f.params[param]}: ${res.statusCode} ${codeOf(res) ?? ''} instead of 404 not_found`,
+          `${op.name} with ${who} on A's test-mode ${param} ${f.params[param]}: ${res.statusCode} ${codeOf(res) ?? ''} instead of ${status} ${code}`,
         );
         continue;
       }

@@ -350,6 +350,11 @@ const SEEDER =
 const IDEMPOTENCY =
   "filtered on the credential's tenant and the key (and the claim's request hash); proven over HTTP by tenancy.e2e-spec.ts (B reusing A's Idempotency-Key gets its own object), and bound to the credential since item 9";
 
+const TENANT_WHERE =
+  "a test helper's UPDATE filtered on the caller's tenant (organisation and mode) and the id; proven over HTTP by tenancy.e2e-spec.ts (POST /test-helpers/events/{evt_id}/age: B's key and A's live key change nothing)";
+const SANDBOX =
+  "the sandbox reset's DELETE of the tenant's rows, filtered on organisation and mode; assertSandbox refuses a live tenant before any statement; proven over HTTP by tenancy-fixtures.ts (SINGLETONS: A's reset leaves B's visit) and test/visitor/test-helpers.e2e-spec.ts (live rows unchanged)";
+
 /** Write methods this test does not call, each with the reason. */
 const EXEMPT: Record<string, string> = {
   'AccountsRepository.insert': ORGANISATION,
@@ -374,7 +379,7 @@ const EXEMPT: Record<string, string> = {
   'OrganisationsRepository.updateOrganisation': ORGANISATION,
   'OrganisationsRepository.insertSite': ORGANISATION,
   'OrganisationsRepository.setWatchlistHold': ORGANISATION,
-  'AuditRepository.insert': INSERT_VALUES,
+  'AuditRepository.insertMany': INSERT_VALUES,
   'AttendanceRepository.insertEvent': INSERT_VALUES,
   'AttendanceRepository.insertLeave': INSERT_VALUES,
   'AttendanceRepository.insertHoliday': INSERT_VALUES,
@@ -394,6 +399,23 @@ const EXEMPT: Record<string, string> = {
   'FormsRepository.save':
     'INSERT of a new form version in the tenant the caller names (versions are never updated)',
   'EventsRepository.purgeBefore': 'a retention sweep over every organisation (no tenant by design)',
+  'EventsRepository.backdate': TENANT_WHERE,
+  ...Object.fromEntries(
+    [
+      'AttendanceRepository',
+      'BookingTypesRepository',
+      'BookingsRepository',
+      'DeliveriesRepository',
+      'EventsRepository',
+      'FilesRepository',
+      'MessagesRepository',
+      'IdempotencyRepository',
+      'RollcallsRepository',
+      'VisitorsRepository',
+      'VisitsRepository',
+      'WatchlistRepository',
+    ].map((r) => [`${r}.clearSandbox`, SANDBOX]),
+  ),
   'IdempotencyRepository.claim': IDEMPOTENCY,
   'IdempotencyRepository.complete': IDEMPOTENCY,
   'IdempotencyRepository.renew': IDEMPOTENCY,

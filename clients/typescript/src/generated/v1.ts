@@ -1006,7 +1006,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/test-helpers/events/{event_id}/age': {
+  '/test-helpers/events/{evt_id}/age': {
     parameters: {
       query?: never;
       header?: never;
@@ -4871,7 +4871,7 @@ export interface operations {
         'Idempotency-Key': string;
       };
       path: {
-        event_id: string;
+        evt_id: string;
       };
       cookie?: never;
     };
