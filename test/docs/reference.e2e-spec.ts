@@ -160,6 +160,13 @@ describe('/v1 reference: errors, summaries, examples', () => {
     expect(example('post', '/visits/{visit_id}/check-in', '200')).toMatchObject({ status: 'checked_in' });
     expect(example('post', '/visits/{visit_id}/check-in', '200')?.checked_in_at).toMatch(/^2026-/);
     expect(example('post', '/visits/{visit_id}/check-out', '200')).toMatchObject({ status: 'checked_out' });
+    // whole ids of the right kind, not `visit_3kT9…` or "string"
+    expect(example('post', '/visits/{visit_id}/check-in', '200')).toMatchObject({
+      id: expect.stringMatching(/^visit_[0-9A-Za-z]{22}$/),
+      site_id: expect.stringMatching(/^site_[0-9A-Za-z]{22}$/),
+      host_id: expect.stringMatching(/^person_[0-9A-Za-z]{22}$/),
+      visitor: { id: expect.stringMatching(/^visitor_[0-9A-Za-z]{22}$/), name: 'Kofi Boateng' },
+    });
     expect(example('post', '/visits/{visit_id}/cancel', '200')).toMatchObject({ status: 'cancelled' });
     expect(example('post', '/bookings/{booking_id}/confirm', '200')).toMatchObject({ status: 'confirmed' });
     const keys = ops(doc)
