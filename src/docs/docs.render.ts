@@ -115,12 +115,12 @@ export RECEIVER=http://localhost:4242/webhooks   # where step 3's receiver liste
 uuid() { node -p 'crypto.randomUUID()'; }   # every POST carries a fresh Idempotency-Key`,
 )}
 <h2 id="visit">2. Invite a visitor and check them in</h2>
-<p>Every organisation has a test-mode copy of its sites. Take the first one, add a host (the e-mail must be unique, so it carries the time), invite a visitor to meet them, and check the visitor in:</p>
+<p>Every organisation has a test-mode copy of its sites. Take the first one, add a host (e-mails are unique, so this one carries a fresh UUID and the block can be run again), invite a visitor to meet them, and check the visitor in:</p>
 ${code(
   'sh',
   `SITE=$(curl -s "$GATEHOUSE/v1/sites" ${auth} | jq -r '.data[0].id')
 HOST=$(curl -s "$GATEHOUSE/v1/people" ${post} \\
-  -d "{\\"name\\": \\"Ama Mensah\\", \\"email\\": \\"ama+$(date +%s)@example.com\\"}" | jq -r .id)
+  -d "{\\"name\\": \\"Ama Mensah\\", \\"email\\": \\"ama+$(uuid)@example.com\\"}" | jq -r .id)
 VISIT=$(curl -s "$GATEHOUSE/v1/visits" ${post} \\
   -d "{\\"site_id\\": \\"$SITE\\", \\"host_id\\": \\"$HOST\\", \\"type\\": \\"meeting\\", \\"visitor\\": {\\"name\\": \\"Kofi Boateng\\", \\"phone\\": \\"+233244123456\\"}}" | jq -r .id)
 curl -s "$GATEHOUSE/v1/visits/$VISIT/check-in" ${post} -d '{}' | jq '{id, status, checked_in_at}'`,
