@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import apiReference from '@scalar/fastify-api-reference';
 import type { OpenApiDocument, OpenApiRegistry } from './openapi.registry';
@@ -98,10 +100,76 @@ function withReferenceCsp(
   payload: unknown,
   done: (err: null, payload: unknown) => void,
 ) {
-  if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html'))
+  if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')) {
     void reply.header('Content-Security-Policy', referenceCsp(payload));
+    return done(null, withLang(payload));
+  }
   done(null, payload);
 }
+
+/** Scalar's bundled script, the one `@scalar/fastify-api-reference` serves at `<prefix>/js/scalar.js`. */
+const SCALAR_SCRIPT = join(dirname(require.resolve('@scalar/fastify-api-reference')), 'js', 'standalone.js');
+
+interface Bundle {
+  /** `/docs/assets/scalar.<first 16 hex of its SHA-256>.js`: a new version of the script is a new URL. */
+  url: string;
+  identity: Buffer;
+  /** Compressed once, on the first request that accepts it (not at start-up: most processes never serve it). */
+  encoded: Partial<Record<'br' | 'gzip', Promise<Buffer>>>;
+}
+let bundle: Bundle | null = null;
+
+/** The script, its hashed URL and its compressed copies, shared by every app of the process. */
+function scalarBundle(): Bundle {
+  if (!bundle) {
+    const identity = readFileSync(SCALAR_SCRIPT);
+    const hash = createHash('sha256').update(identity).digest('hex').slice(0, 16);
+    bundle = { url: `/docs/assets/scalar.${hash}.js`, identity, encoded: {} };
+  }
+  return bundle;
+}
+
+/** The encoding to send for an `Accept-Encoding`: brotli, then gzip, when the client accepts them (q > 0). */
+export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
+  const accepted = new Map<string, number>();
+  for (const part of (acceptEncoding ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((x) => /^\s*q=([\d.]+)\s*$/.exec(x)).find(Boolean);
+    if (name) accepted.set(name, q ? Number(q[1]) : 1);
+  }
+  const ok = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  return ok('br') ? 'br' : ok('gzip') ? 'gzip' : null;
+}
+
+const compress = {
+  br: (b: Buffer) =>
+    promisify(brotliCompress)(b, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: b.length },
+    }),
+  gzip: (b: Buffer) => promisify(gzip)(b, { level: 6 }),
+};
+
+/**
+ * The reference pages' script at a URL naming its content hash: cached for a year as immutable, compressed with
+ * brotli or gzip when the client accepts it (`Vary: Accept-Encoding`).
+ */
+function registerScalarBundle(fastify: FastifyInstance): string {
+  const b = scalarBundle();
+  fastify.get(b.url, async (req, reply) => {
+    const encoding = pickEncoding(req.headers['accept-encoding']);
+    void reply
+      .header('Content-Type', 'text/javascript; charset=utf-8')
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .header('Vary', 'Accept-Encoding');
+    if (!encoding) return reply.send(b.identity);
+    const encoded = await (b.encoded[encoding] ??= compress[encoding](b.identity));
+    return reply.header('Content-Encoding', encoding).send(encoded);
+  });
+  return b.url;
+}
+
+/** Every reference page declares its language (Scalar's page has a bare `<html>`). */
+const withLang = (html: string) => html.replace(/<html(?![^>]*\blang=)/, '<html lang="en"');
 
 /**
  * Serves the two API references with Scalar (`@scalar/fastify-api-reference`): `/docs/visitor/` and
@@ -117,6 +185,7 @@ export async function registerApiReferences(
     const existing = route.onSend === undefined ? [] : [route.onSend].flat();
     route.onSend = [...existing, withReferenceCsp] as RouteOptions['onSend'];
   });
+  const script = registerScalarBundle(fastify);
   for (const which of ['visitor', 'public'] as const) {
     const title = which === 'visitor' ? 'Visitor-management API' : 'Public content API';
     let shown: { from: OpenApiDocument; doc: OpenApiDocument } | null = null;
@@ -136,6 +205,8 @@ export async function registerApiReferences(
         // Scalar's own developer toolbar is for Scalar's developers, not for readers of this reference.
         showDeveloperTools: 'never',
         defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+        // the hashed, compressed, long-cached copy of the script (registerScalarBundle)
+        cdn: script,
       },
     });
   }

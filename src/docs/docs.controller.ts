@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { OpenApiRegistry } from './openapi.registry';
-import { connectAppPage, errorsPage, indexPage } from './docs.render';
+import { connectAppPage, errorsPage, indexPage, quickstartPage } from './docs.render';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -27,6 +27,12 @@ export class DocsController {
   @Header('Content-Type', HTML)
   connectApp(): string {
     return connectAppPage(this.config);
+  }
+
+  @Get('quickstart')
+  @Header('Content-Type', HTML)
+  quickstart(): string {
+    return quickstartPage(this.config.baseUrl);
   }
 
   @Get('errors')

@@ -23,7 +23,7 @@ h2{border-bottom:1px solid #d0d7de;padding-bottom:.2rem;margin-top:2.5rem}h3{mar
 nav a{margin-right:1rem}ul.s{margin:.2rem 0;padding-left:1.2rem}`;
 
 export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><nav><a href="/docs">Docs home</a><a href="/docs/public/">Public content API</a><a href="/docs/visitor/">Visitor-management API</a><a href="/docs/errors">Errors</a><a href="/docs/connect-an-app">Connect an app</a></nav>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><nav aria-label="Documentation"><a href="/docs">Docs home</a><a href="/docs/quickstart">Quickstart</a><a href="/docs/public/">Public content API</a><a href="/docs/visitor/">Visitor-management API</a><a href="/docs/webhooks">Webhooks</a><a href="/docs/errors">Errors</a><a href="/docs/connect-an-app">Connect an app</a></nav><main>${body}</main></body></html>`;
 }
 
 export function indexPage(docsUrl: string): string {
@@ -31,6 +31,8 @@ export function indexPage(docsUrl: string): string {
     'Gatehouse API documentation',
     `<h1>Gatehouse API documentation</h1>
 <ul>
+<li><a href="/docs/quickstart">Quickstart</a>: a test key, a first visit with curl and a first verified webhook, in 10 minutes</li>
+<li><a href="/docs/webhooks">Webhooks</a>: retries, the disable rule, ordering and duplicates, and every event type with an example</li>
 <li><a href="/docs/public/">Public content API</a> (<code>/public/v1</code>, version 1.0.0) — <a href="/public/v1/openapi.json">openapi.json</a></li>
 <li><a href="/docs/visitor/">Visitor-management API</a> (<code>/v1</code>, version 1.0.0-preview) — <a href="/v1/openapi.json">openapi.json</a>, <a href="/docs/openapi.yaml">openapi.yaml</a></li>
 <li><a href="/docs/connect-an-app">Connect an app</a>: OAuth 2.1 for apps other organisations connect and AI assistants</li>
@@ -85,5 +87,83 @@ export function connectAppPage(urls: { authUrl: string; appUrl: string; baseUrl:
 <p><code>POST</code> ${u(`${urls.authUrl}/oauth/token`)} (form): <code>grant_type=authorization_code</code>, <code>code</code>, <code>redirect_uri</code>, <code>code_verifier</code>. Confidential apps authenticate with HTTP Basic; public apps send <code>client_id</code> in the form. The answer has <code>access_token</code> (Bearer, <code>expires_in</code> 3600), <code>refresh_token</code> and the granted <code>scope</code>, which may be narrower than asked. Codes work once and for 60 seconds.</p>
 <h2>5. Call the API, refresh, revoke</h2>
 <p>Send <code>Authorization: Bearer &lt;access_token&gt;</code>. Missing scope: <code>scope_missing</code> (403 with <code>WWW-Authenticate: Bearer error="insufficient_scope", scope="…"</code> naming every scope the call needs, to ask the person again); a call the person's role forbids: <code>forbidden</code>. Refresh with <code>grant_type=refresh_token</code>: every refresh returns a new refresh token (valid 30 days) and invalidates the old one; presenting an old one again revokes the whole connection. So does sending a code or refresh token from two requests at once: one gets tokens, the others <code>invalid_grant</code>, and the connection is revoked, so send each from one place, once. Revoke tokens at ${u(`${urls.authUrl}/oauth/revoke`)} (RFC 7009). Admins can revoke your app at any time; its tokens then answer <code>unauthorized</code>.</p>`,
+  );
+}
+
+/** A code block a reader copies (and test/docs/guides.e2e-spec.ts runs): `language` is `sh` or `js`. */
+const code = (language: string, text: string) =>
+  `<pre><code class="language-${language}">${esc(text.trim())}</code></pre>`;
+
+/**
+ * The quickstart: a test key from the console, a first visit with curl, a first verified webhook. Its shell
+ * blocks run in order (after the `export` lines, which the reader fills in) and its receiver is a whole program.
+ */
+export function quickstartPage(baseUrl: string): string {
+  const auth = '-H "Authorization: Bearer $KEY"';
+  const post = `${auth} -H "Content-Type: application/json" -H "Idempotency-Key: $(uuid)"`;
+  return page(
+    'Quickstart',
+    `<h1>Quickstart: a visit and a verified webhook in 10 minutes</h1>
+<p>You need <code>curl</code>, <code>jq</code> and Node.js 20 or later. Everything here runs in <strong>test mode</strong>: it works on every plan, sends no real passes (they land in the console's test outbox) and never touches live data.</p>
+<h2 id="key">1. Get a test key</h2>
+<p>Sign in to the console as an Owner or Admin and open <a href="/console/keys">API keys</a>. Create a <strong>secret</strong> key in <strong>test</strong> mode: it starts with <code>svc_sk_test_</code> and is shown once, so copy it now. Then, in a terminal:</p>
+${code(
+  'sh',
+  `export GATEHOUSE=${baseUrl}
+export KEY=svc_sk_test_…   # the key you just copied
+export RECEIVER=http://localhost:4242/webhooks   # where step 3's receiver listens; see the note there
+uuid() { node -p 'crypto.randomUUID()'; }   # every POST carries a fresh Idempotency-Key`,
+)}
+<h2 id="visit">2. Invite a visitor and check them in</h2>
+<p>Every organisation has a test-mode copy of its sites. Take the first one, add a host (e-mails are unique, so this one carries a fresh UUID and the block can be run again), invite a visitor to meet them, and check the visitor in:</p>
+${code(
+  'sh',
+  `SITE=$(curl -s "$GATEHOUSE/v1/sites" ${auth} | jq -r '.data[0].id')
+HOST=$(curl -s "$GATEHOUSE/v1/people" ${post} \\
+  -d "{\\"name\\": \\"Ama Mensah\\", \\"email\\": \\"ama+$(uuid)@example.com\\"}" | jq -r .id)
+VISIT=$(curl -s "$GATEHOUSE/v1/visits" ${post} \\
+  -d "{\\"site_id\\": \\"$SITE\\", \\"host_id\\": \\"$HOST\\", \\"type\\": \\"meeting\\", \\"visitor\\": {\\"name\\": \\"Kofi Boateng\\", \\"phone\\": \\"+233244123456\\"}}" | jq -r .id)
+curl -s "$GATEHOUSE/v1/visits/$VISIT/check-in" ${post} -d '{}' | jq '{id, status, checked_in_at}'`,
+)}
+<p>The last command prints the visit with <code>"status": "checked_in"</code>. A refusal is a problem document whose <code>code</code> says why (see <a href="/docs/errors">Errors</a>); every answer carries <code>Svc-Request-Id</code> to quote to support. Retrying a POST with the same <code>Idempotency-Key</code> replays its first answer instead of inviting twice.</p>
+<h2 id="webhook">3. Receive a verified webhook</h2>
+<p>Save this receiver as <code>receiver.js</code> and install its one dependency (<code>npm install standardwebhooks</code>). It verifies each delivery's signature on the raw body before trusting it:</p>
+${code(
+  'js',
+  `const http = require('node:http');
+const { Webhook } = require('standardwebhooks');
+
+const webhook = new Webhook(process.env.WEBHOOK_SECRET);
+http
+  .createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      try {
+        const event = webhook.verify(body, req.headers);
+        console.log('verified', event.type, event.id);
+        res.writeHead(204).end();
+      } catch (err) {
+        console.log('refused', err.message);
+        res.writeHead(400).end();
+      }
+    });
+  })
+  .listen(Number(process.env.PORT ?? 4242));`,
+)}
+<p>Gatehouse delivers only to public <code>https://</code> addresses. To reach <code>receiver.js</code> on your machine, put a tunnel of your choice in front of port 4242 and set <code>RECEIVER</code> to its HTTPS URL; on your own development server, started with <code>WEBHOOK_ALLOW_LOCAL_TARGETS=true</code>, <code>http://localhost:4242/webhooks</code> works as it is. Create the endpoint in the console (<a href="/console/webhooks">Webhooks</a>, subscribing it to <code>visit.checked_in</code>) or with the API; the signing secret is shown once:</p>
+${code(
+  'sh',
+  `curl -s "$GATEHOUSE/v1/webhook-endpoints" ${post} \\
+  -d "{\\"url\\": \\"$RECEIVER\\", \\"enabled_events\\": [\\"visit.checked_in\\"]}" > endpoint.json
+ENDPOINT=$(jq -r .id endpoint.json)
+jq -r .secret endpoint.json   # whsec_…`,
+)}
+<p>Start the receiver with that secret, <code>WEBHOOK_SECRET=whsec_… node receiver.js</code>, and ask Gatehouse to send it a signed sample event:</p>
+${code(
+  'sh',
+  `curl -s "$GATEHOUSE/v1/webhook-endpoints/$ENDPOINT/test" ${post} -d '{"type": "visit.checked_in"}' | jq '{outcome, status_code}'`,
+)}
+<p>The receiver prints <code>verified visit.checked_in evt_…</code> and the answer says <code>"outcome": "succeeded"</code>. Check in another visit (step 2) and the real <code>visit.checked_in</code> event arrives the same way. Next: the <a href="/docs/webhooks">webhooks guide</a> (retries, ordering, duplicates, every event with an example) and the <a href="/docs/visitor/">API reference</a>.</p>`,
   );
 }

@@ -4,6 +4,8 @@ import type { Config } from '../config/config';
 import { PREFIX } from '../common/http/surface';
 import { ERROR_CODES, PUBLIC_CODES, visitorCode } from '../common/errors/error-codes';
 import type { OpenApiDocument } from './openapi.registry';
+import { problemResponses } from './problem-responses';
+import { exampleOf, mergeExample } from './schema-example';
 
 type Json = Record<string, unknown>;
 
@@ -131,12 +133,23 @@ export function buildOpenApiDocuments(
       typeof op['x-required-scope'] === 'string'
         ? [{ bearer: [] }, { oauth2: [op['x-required-scope']] }]
         : undefined,
-    // IdempotencyInterceptor covers every POST that takes a credential (all but the document itself).
+    // IdempotencyInterceptor covers every POST that takes a credential (all but the document itself). The example
+    // is a real UUID, so the reference's request samples send one.
     operationParameters: (method, op) =>
-      method === 'post' && typeof op['x-required-scope'] === 'string' ? [visitor.idempotencyKey] : [],
+      method === 'post' && typeof op['x-required-scope'] === 'string'
+        ? [{ ...visitor.idempotencyKey, example: IDEMPOTENCY_KEY_EXAMPLE }]
+        : [],
     errorName: 'Problem',
     errorSchema: PROBLEM_SCHEMA,
     errorMediaType: 'application/problem+json',
+    // Each error status the operation can answer, its codes and an example of each; no `default`: an answer
+    // whose status or code is not listed breaks the contract (test/support/openapi-contract.ts).
+    errorResponses: (path, method, op, shared) =>
+      problemResponses(method, path, op, {
+        docsUrl: config.docsUrl,
+        problemRef: '#/components/schemas/Problem',
+        shared,
+      }),
   });
   return { public: withPublicHttpHeaders(publicDoc), visitor: visitorDoc };
 }
@@ -155,7 +168,20 @@ interface SplitOptions {
   operationParameters?: (method: string, op: Json) => Json[];
   /** Error statuses documented explicitly on an operation (beside `default`). */
   errorStatuses?: (path: string, op: Json) => string[];
+  /** Every error response of an operation, instead of `errorStatuses` and `default`. */
+  errorResponses?: (
+    path: string,
+    method: string,
+    op: Json,
+    shared: Record<string, Json>,
+  ) => Record<string, Json>;
 }
+
+/** The sample `Idempotency-Key` of the reference's request samples (any UUID v4 works). */
+export const IDEMPOTENCY_KEY_EXAMPLE = '7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47';
+
+/** Extensions the surfaces' decorators hand the builder, read here and left out of the documents. */
+const BUILDER_EXTENSIONS = ['x-error-codes', 'x-when-plan-lapsed', 'x-example', 'x-no-credential'];
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
   '400':
@@ -167,18 +193,31 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 function split(all: OpenApiDocument, prefix: string, o: SplitOptions): OpenApiDocument {
   const paths: Record<string, Record<string, Json>> = {};
+  const sharedResponses: Record<string, Json> = {};
   for (const [path, item] of Object.entries(all.paths)) {
     if (path !== prefix && !path.startsWith(`${prefix}/`)) continue;
     const ops: Record<string, Json> = {};
-    for (const [method, op] of Object.entries(item)) {
-      const responses = { ...((op.responses as Json) ?? {}) };
+    for (const [method, declared] of Object.entries(item)) {
+      const op = Object.fromEntries(
+        Object.entries(declared).filter(([k]) => !BUILDER_EXTENSIONS.includes(k)),
+      );
+      const responses = withExample(
+        { ...((op.responses as Json) ?? {}) },
+        declared['x-example'] as Json | undefined,
+        all.components?.schemas ?? {},
+      );
       const errorResponse = (description: string) => ({
         description,
         content: { [o.errorMediaType]: { schema: { $ref: `#/components/schemas/${o.errorName}` } } },
       });
-      for (const status of o.errorStatuses?.(path, op) ?? [])
-        responses[status] ??= errorResponse(ERROR_DESCRIPTIONS[status] ?? 'Error');
-      responses.default = errorResponse('Error');
+      const rel = path.slice(prefix.length) || '/';
+      if (o.errorResponses)
+        Object.assign(responses, o.errorResponses(rel, method, declared, sharedResponses));
+      else {
+        for (const status of o.errorStatuses?.(path, op) ?? [])
+          responses[status] ??= errorResponse(ERROR_DESCRIPTIONS[status] ?? 'Error');
+        responses.default = errorResponse('Error');
+      }
       const security = path === `${prefix}/openapi.json` ? [] : o.operationSecurity?.(op);
       const added = o.operationParameters?.(method, op) ?? [];
       const parameters = added.length ? { parameters: [...((op.parameters as Json[]) ?? []), ...added] } : {};
@@ -195,8 +234,27 @@ function split(all: OpenApiDocument, prefix: string, o: SplitOptions): OpenApiDo
     components: { schemas: {}, securitySchemes: o.securitySchemes },
     security: o.security,
   };
-  doc.components!.schemas = reachableSchemas(paths, schemas);
+  if (Object.keys(sharedResponses).length)
+    doc.components!.responses = Object.fromEntries(
+      Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b)),
+    );
+  doc.components!.schemas = reachableSchemas([paths, sharedResponses], schemas);
   return doc;
+}
+
+/** The 2xx JSON responses with the example their schema gives, changed where the operation says (`x-example`). */
+function withExample(responses: Json, shows: Json | undefined, schemas: Record<string, Json>): Json {
+  if (!shows) return responses;
+  for (const [status, r] of Object.entries(responses as Record<string, Json>)) {
+    const media = (r.content as Record<string, Json> | undefined)?.['application/json'];
+    if (!/^2\d\d$/.test(status) || !media?.schema) continue;
+    const example = mergeExample(exampleOf(media.schema, schemas), shows);
+    responses[status] = {
+      ...r,
+      content: { ...(r.content as Json), 'application/json': { ...media, example } },
+    };
+  }
+  return responses;
 }
 
 function reachableSchemas(root: unknown, schemas: Record<string, Json>): Record<string, Json> {

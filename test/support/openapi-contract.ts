@@ -14,6 +14,7 @@ interface DocHeader {
   schema?: Json;
 }
 interface DocResponse {
+  $ref?: string;
   content?: Record<string, { schema?: Json }>;
   headers?: Record<string, DocHeader>;
 }
@@ -83,8 +84,11 @@ export class Contract {
     const op = this.doc.paths[match.template][method.toLowerCase()];
     if (!op) throw new Error(`${method} ${match.template} is not documented`);
     const status = String(res.statusCode);
-    const response = op.responses?.[status] ?? op.responses?.[`${status[0]}XX`] ?? op.responses?.default;
-    if (!response) throw new Error(`${method} ${match.template} does not document status ${status}`);
+    // /v1 lists every error status an operation can answer, each limiting `code` to its codes, and has no
+    // `default`: an answer whose status (or code, by the schema) the operation does not list fails here.
+    const declared = op.responses?.[status] ?? op.responses?.[`${status[0]}XX`] ?? op.responses?.default;
+    if (!declared) throw new Error(`${method} ${match.template} does not document status ${status}`);
+    const response = declared.$ref ? this.resolve<DocResponse>(declared.$ref) : declared;
     this.expectHeaders(res, response, `${method} ${match.template} ${status}`);
     const mediaType = String(res.headers['content-type'] ?? '')
       .split(';')[0]

@@ -26,7 +26,8 @@ export class DurbarsController {
 
   @Get()
   @ApiOperation({
-    summary: 'Public rooms: live first, then soonest scheduled, then most recent',
+    summary: 'Public rooms',
+    description: 'Live first, then soonest scheduled, then most recent.',
     operationId: 'listDurbars',
   })
   @ApiOkResponse({ type: PublicPageOf(DurbarResponse) })
@@ -45,7 +46,8 @@ export class DurbarsController {
 
   @Get(':slug')
   @ApiOperation({
-    summary: 'A room (unlisted rooms too, by slug); cancelled rooms are 404',
+    summary: 'One room',
+    description: 'Unlisted rooms too, by slug; cancelled rooms are 404.',
     operationId: 'getDurbar',
   })
   @ApiOkResponse({ type: DurbarDetailResponse })
@@ -61,7 +63,8 @@ export class DurbarsController {
 
   @Get(':slug/transcript')
   @ApiOperation({
-    summary: 'The machine transcript of a recorded room; moderated segments withheld; 404 if none yet',
+    summary: "A recorded room's machine transcript",
+    description: 'Moderated segments are withheld; 404 if there is none yet.',
     operationId: 'getDurbarTranscript',
   })
   @ApiOkResponse({ type: DurbarTranscriptResponse })

@@ -54,7 +54,8 @@ export class EventsController {
 
   @Get(':slug')
   @ApiOperation({
-    summary: 'A published event with its blocks and ticket tiers; 404 otherwise',
+    summary: 'One published event',
+    description: 'With its blocks and ticket tiers; 404 otherwise.',
     operationId: 'getEvent',
   })
   @ApiOkResponse({ type: PublicEventDetailResponse })

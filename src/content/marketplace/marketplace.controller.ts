@@ -46,7 +46,8 @@ export class MarketplaceController {
 
   @Get('services/:id')
   @ApiOperation({
-    summary: 'An active listing with packages; no provider contact or identity',
+    summary: 'One marketplace listing with its packages',
+    description: 'An active listing with its packages; no provider contact or identity.',
     operationId: 'getMarketplaceListing',
   })
   @ApiOkResponse({ type: ListingDetailResponse })

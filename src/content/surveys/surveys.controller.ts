@@ -30,7 +30,8 @@ export class SurveysController {
 
   @Get(':slug')
   @ApiOperation({
-    summary: 'A survey with its questions; counts only when the disclosure rule allows',
+    summary: 'One survey with its questions',
+    description: 'Answer counts only when the disclosure rule allows.',
     operationId: 'getSurvey',
   })
   @ApiOkResponse({ type: SurveyDetailResponse })

@@ -18,6 +18,7 @@ import {
   EvidenceConsentResponse,
   ShiftResponse,
 } from './dto/attendance.response';
+import { ApiErrors } from '../openapi/doc-decorators';
 
 @ApiTags('Attendance')
 @Controller('v1')
@@ -27,7 +28,8 @@ export class AttendanceController {
   @Get('shifts')
   @Authorize({ scope: 'attendance:read' })
   @ApiOperation({
-    summary: 'Shift patterns (start, end, grace period, days), oldest first',
+    summary: 'Shift patterns, oldest first',
+    description: 'Each with its start, end, grace period and days.',
     operationId: 'listShifts',
   })
   @ApiOkResponse({ type: PageOf(ShiftResponse) })
@@ -37,9 +39,11 @@ export class AttendanceController {
 
   @Post('attendance/events')
   @Authorize({ scope: 'attendance:write' })
+  @ApiErrors('consent_required')
   @ApiOperation({
-    summary:
-      "Record a clock-in or clock-out from the organisation's own terminal; late minutes against the person's shift; consent_required for evidence without consent",
+    summary: 'Record a clock-in or clock-out',
+    description:
+      "From the organisation's own terminal; late minutes are counted against the person's shift; `consent_required` for evidence without consent.",
     operationId: 'recordAttendanceEvent',
   })
   @ApiCreatedResponse({ type: ClockEventResponse })
@@ -69,8 +73,9 @@ export class AttendanceController {
   @Get('attendance/summary')
   @Authorize({ scope: 'attendance:read' })
   @ApiOperation({
-    summary:
-      'Per local date: people present, late, on leave, absent, on a public holiday, on a rest day (at most 31 dates)',
+    summary: 'Attendance summary per local date',
+    description:
+      'Per local date: people present, late, on leave, absent, on a public holiday, on a rest day (at most 31 dates).',
     operationId: 'getAttendanceSummary',
   })
   @ApiOkResponse({ type: AttendanceSummaryResponse })
@@ -82,7 +87,8 @@ export class AttendanceController {
   @HttpCode(200)
   @Authorize({ scope: 'attendance:manage' })
   @ApiOperation({
-    summary: "Record or withdraw an employee's consent to face, selfie or location evidence",
+    summary: "Record an employee's evidence consent",
+    description: "Records or withdraws an employee's consent to face, selfie or location evidence.",
     operationId: 'recordAttendanceEvidenceConsent',
   })
   @ApiOkResponse({ type: EvidenceConsentResponse })

@@ -15,7 +15,8 @@ export class AuditController {
   @Get('audit-events')
   @Authorize({ scope: 'audit:read' })
   @ApiOperation({
-    summary: "The organisation's audit trail, newest first, within the plan's audit-trail period",
+    summary: 'Audit trail, newest first',
+    description: "The organisation's audit trail, newest first, within the plan's audit-trail period.",
     operationId: 'listAuditEvents',
   })
   @ApiOkResponse({ type: PageOf(AuditEventResponse) })

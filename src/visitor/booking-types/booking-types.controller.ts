@@ -37,8 +37,9 @@ export class BookingTypesController {
   @Get(':btype_id/availability')
   @Authorize({ scope: 'bookings:read', publishable: true })
   @ApiOperation({
-    summary:
-      "Free slots (start, end, places left) of a range of local dates in the site's time zone, at most 31 days",
+    summary: 'Free slots of a booking type',
+    description:
+      "Free slots (start, end, places left) of a range of local dates in the site's time zone, at most 31 days.",
     operationId: 'getBookingTypeAvailability',
   })
   @ApiOkResponse({ type: AvailabilityResponse })

@@ -13,6 +13,7 @@ import {
   RescheduleBookingBody,
 } from './dto/booking.request';
 import { BookingResponse } from './dto/booking.response';
+import { ApiErrors, ApiExampleShows } from '../openapi/doc-decorators';
 
 @ApiTags('Bookings')
 @Controller('v1/bookings')
@@ -21,9 +22,11 @@ export class BookingsController {
 
   @Post()
   @Authorize({ scope: 'bookings:write', publishable: true })
+  @ApiErrors('conflict')
   @ApiOperation({
-    summary:
-      'Book a free slot: confirmed with a visit at once, or pending until confirmed (confirm_by); conflict when the slot is full',
+    summary: 'Book a slot',
+    description:
+      'Books a free slot: confirmed with a visit at once, or pending until confirmed (confirm_by); `conflict` when the slot is full.',
     operationId: 'createBooking',
   })
   @ApiCreatedResponse({ type: BookingResponse })
@@ -50,6 +53,8 @@ export class BookingsController {
   @Post(':booking_id/confirm')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
+  @ApiErrors('invalid_state', 'conflict')
+  @ApiExampleShows({ status: 'confirmed' })
   @ApiOperation({
     summary: 'Confirm a pending booking (a visit is created and linked)',
     operationId: 'confirmBooking',
@@ -66,9 +71,11 @@ export class BookingsController {
   @Post(':booking_id/decline')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
+  @ApiErrors('invalid_state', 'conflict')
+  @ApiExampleShows({ status: 'declined' })
   @ApiOperation({
-    summary:
-      'Decline a pending booking; the reason reaches the attendee only with share_reason_with_attendee',
+    summary: 'Decline a pending booking',
+    description: 'The reason reaches the attendee only with share_reason_with_attendee.',
     operationId: 'declineBooking',
   })
   @ApiOkResponse({ type: BookingResponse })
@@ -86,6 +93,8 @@ export class BookingsController {
   @Post(':booking_id/cancel')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
+  @ApiErrors('invalid_state', 'conflict')
+  @ApiExampleShows({ status: 'cancelled' })
   @ApiOperation({
     summary: 'Cancel a confirmed booking (its visit is cancelled)',
     operationId: 'cancelBooking',
@@ -102,9 +111,11 @@ export class BookingsController {
   @Post(':booking_id/reschedule')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
+  @ApiErrors('invalid_state', 'conflict')
   @ApiOperation({
-    summary:
-      'Move a confirmed booking to another free slot of its type (its visit moves too); conflict when full',
+    summary: 'Reschedule a confirmed booking',
+    description:
+      'Moves a confirmed booking to another free slot of its type (its visit moves too); `conflict` when full.',
     operationId: 'rescheduleBooking',
   })
   @ApiOkResponse({ type: BookingResponse })

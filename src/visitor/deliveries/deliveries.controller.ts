@@ -12,6 +12,7 @@ import {
   ReturnDeliveryBody,
 } from './dto/delivery.request';
 import { DeliveryResponse } from './dto/delivery.response';
+import { ApiErrors, ApiExampleShows } from '../openapi/doc-decorators';
 
 @ApiTags('Deliveries')
 @Controller('v1/deliveries')
@@ -21,7 +22,8 @@ export class DeliveriesController {
   @Post()
   @Authorize({ scope: 'deliveries:write' })
   @ApiOperation({
-    summary: 'Record a delivery for a person (who is notified); event delivery.received',
+    summary: 'Record a delivery',
+    description: 'For a person, who is notified; event delivery.received.',
     operationId: 'createDelivery',
   })
   @ApiCreatedResponse({ type: DeliveryResponse })
@@ -48,8 +50,11 @@ export class DeliveriesController {
   @Post(':delivery_id/collect')
   @HttpCode(200)
   @Authorize({ scope: 'deliveries:write' })
+  @ApiErrors('invalid_state')
+  @ApiExampleShows({ status: 'collected' })
   @ApiOperation({
-    summary: 'Mark a received delivery collected (once; then invalid_state); event delivery.collected',
+    summary: 'Mark a delivery collected',
+    description: 'A received delivery, once (then `invalid_state`); event delivery.collected.',
     operationId: 'collectDelivery',
   })
   @ApiOkResponse({ type: DeliveryResponse })
@@ -64,8 +69,11 @@ export class DeliveriesController {
   @Post(':delivery_id/return')
   @HttpCode(200)
   @Authorize({ scope: 'deliveries:write' })
+  @ApiErrors('invalid_state')
+  @ApiExampleShows({ status: 'returned' })
   @ApiOperation({
-    summary: 'Return a received delivery to its sender; event delivery.returned',
+    summary: 'Return a delivery to its sender',
+    description: 'A received delivery; event delivery.returned.',
     operationId: 'returnDelivery',
   })
   @ApiOkResponse({ type: DeliveryResponse })

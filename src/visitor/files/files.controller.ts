@@ -15,8 +15,9 @@ export class FilesController {
   @Post()
   @Authorize({ scope: 'files:write' })
   @ApiOperation({
-    summary:
-      'Register an upload (purpose, content type, exact size); returns a short-lived signed upload link for the bytes',
+    summary: 'Register a file upload',
+    description:
+      'Registers an upload (purpose, content type, exact size) and returns a short-lived signed upload link for the bytes.',
     operationId: 'registerFile',
   })
   @ApiCreatedResponse({ type: FileResponse })
@@ -27,7 +28,8 @@ export class FilesController {
   @Get(':file_id')
   @Authorize({ scope: 'files:read' })
   @ApiOperation({
-    summary: 'One file, with a short-lived signed download link once it is ready',
+    summary: 'One file',
+    description: 'With a short-lived signed download link once it is ready.',
     operationId: 'getFile',
   })
   @ApiOkResponse({ type: FileResponse })

@@ -7,6 +7,7 @@ import type { Tenant } from '../platform/tenant';
 import { CreatePersonBody, PeopleQuery, UpdatePersonBody } from './dto/person.request';
 import { PersonResponse } from './dto/person.response';
 import { PeopleService } from './people.service';
+import { ApiErrors } from '../openapi/doc-decorators';
 
 @ApiTags('People')
 @Controller('v1/people')
@@ -31,6 +32,7 @@ export class PeopleController {
 
   @Post()
   @Authorize({ scope: 'people:write' })
+  @ApiErrors('conflict', 'plan_required')
   @ApiOperation({ summary: 'Create a person; e-mail unique (case-insensitive)', operationId: 'createPerson' })
   @ApiCreatedResponse({ type: PersonResponse })
   create(@CurrentTenant() tenant: Tenant, @Body() body: CreatePersonBody): Promise<PersonResponse> {
@@ -39,6 +41,7 @@ export class PeopleController {
 
   @Patch(':person_id')
   @Authorize({ scope: 'people:write' })
+  @ApiErrors('conflict', 'plan_required')
   @ApiOperation({ summary: 'Change a person', operationId: 'updatePerson' })
   @ApiOkResponse({ type: PersonResponse })
   update(
@@ -52,6 +55,7 @@ export class PeopleController {
   @Post(':person_id/deactivate')
   @HttpCode(200)
   @Authorize({ scope: 'people:write' })
+  @ApiErrors('invalid_state')
   @ApiOperation({
     summary: 'Deactivate a person (event person.deactivated)',
     operationId: 'deactivatePerson',
@@ -64,6 +68,7 @@ export class PeopleController {
   @Post(':person_id/reactivate')
   @HttpCode(200)
   @Authorize({ scope: 'people:write' })
+  @ApiErrors('invalid_state', 'plan_required')
   @ApiOperation({
     summary: 'Reactivate a person (event person.reactivated)',
     operationId: 'reactivatePerson',

@@ -45,8 +45,14 @@ export function Authorize(options: AuthorizeOptions): MethodDecorator & ClassDec
       PLANS.filter((p) => PLAN_RULES[p].live.includes(options.plan ?? 'rest')),
     ),
     ApiExtension('x-publishable-key', options.publishable === true),
+    // Read (and removed) by the document builder: such a route answers `plan_required` only where it says so.
+    ...(options.whenPlanLapsed ? [ApiExtension('x-when-plan-lapsed', true)] : []),
   );
 }
 
-/** Marks a /v1 route that needs no credential (the OpenAPI document). */
-export const NoCredential = () => SetMetadata(NO_CREDENTIAL, true);
+/**
+ * Marks a /v1 route that needs no credential (the OpenAPI document). `x-no-credential` tells the document builder,
+ * which removes it: a route with neither this nor @Authorize is documented as refused (`forbidden`).
+ */
+export const NoCredential = () =>
+  applyDecorators(SetMetadata(NO_CREDENTIAL, true), ApiExtension('x-no-credential', true));

@@ -12,6 +12,7 @@ import {
 } from './dto/rollcall.request';
 import { RollcallDetailResponse, RollcallResponse } from './dto/rollcall.response';
 import { RollcallsService } from './rollcalls.service';
+import { ApiErrors, ApiExampleShows } from '../openapi/doc-decorators';
 
 @ApiTags('Roll calls')
 @Controller('v1/rollcalls')
@@ -20,9 +21,11 @@ export class RollcallsController {
 
   @Post()
   @Authorize({ scope: 'rollcalls:write' })
+  @ApiErrors('conflict')
   @ApiOperation({
-    summary:
-      'Start a roll call at a site (conflict while one is active there): snapshots checked-in visitors and employees clocked in; event rollcall.started',
+    summary: 'Start a roll call',
+    description:
+      'At a site (`conflict` while one is active there): snapshots checked-in visitors and employees clocked in; event rollcall.started.',
     operationId: 'startRollcall',
   })
   @ApiCreatedResponse({ type: RollcallDetailResponse })
@@ -49,9 +52,11 @@ export class RollcallsController {
   @Post(':rollcall_id/marks')
   @HttpCode(200)
   @Authorize({ scope: 'rollcalls:write' })
+  @ApiErrors('invalid_state')
   @ApiOperation({
-    summary:
-      'Mark a person of an active roll call safe, missing or needing help; event rollcall.person_marked',
+    summary: 'Mark a person in a roll call',
+    description:
+      'Marks a person of an active roll call safe, missing or needing help; event rollcall.person_marked.',
     operationId: 'markRollcallPerson',
   })
   @ApiOkResponse({ type: RollcallDetailResponse })
@@ -66,8 +71,11 @@ export class RollcallsController {
   @Post(':rollcall_id/close')
   @HttpCode(200)
   @Authorize({ scope: 'rollcalls:write' })
+  @ApiErrors('invalid_state')
+  @ApiExampleShows({ status: 'closed' })
   @ApiOperation({
-    summary: 'Close an active roll call (invalid_state once closed); event rollcall.closed',
+    summary: 'Close a roll call',
+    description: 'Closes an active roll call (`invalid_state` once closed); event rollcall.closed.',
     operationId: 'closeRollcall',
   })
   @ApiOkResponse({ type: RollcallDetailResponse })

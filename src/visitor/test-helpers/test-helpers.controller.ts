@@ -18,6 +18,7 @@ import type { Tenant } from '../platform/tenant';
 import { VisitResponse } from '../visits/dto/visit.response';
 import { VisitsService } from '../visits/visits.service';
 import { SandboxReset, SandboxResetResponse } from './sandbox-reset.service';
+import { ApiErrors } from '../openapi/doc-decorators';
 
 export class LateClockInBody {
   @ApiProperty({ example: 'person_…', description: 'A person with a shift' })
@@ -58,6 +59,7 @@ export class TestHelpersController {
   @Post('visits/:visit_id/no-show')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
+  @ApiErrors('invalid_state')
   @ApiOperation({
     summary: 'Mark an expected visit as a no-show now',
     description: `${DESCRIPTION} The visit must be \`expected\` (else \`invalid_state\`); event \`visit.no_show\`.`,
@@ -72,6 +74,7 @@ export class TestHelpersController {
   @Post('bookings/:booking_id/expire')
   @HttpCode(200)
   @Authorize({ scope: 'bookings:write' })
+  @ApiErrors('invalid_state')
   @ApiOperation({
     summary: 'Expire a pending booking now',
     description: `${DESCRIPTION} The booking must be \`pending\` (else \`invalid_state\`); its slot is freed; event \`booking.expired\`.`,
@@ -86,6 +89,7 @@ export class TestHelpersController {
   @Post('attendance/late-clock-in')
   @HttpCode(200)
   @Authorize({ scope: 'attendance:write' })
+  @ApiErrors('invalid_state')
   @ApiOperation({
     summary: 'Record a late clock-in for a person with a shift',
     description: `${DESCRIPTION} On the person's latest shift day whose start plus grace has passed, one minute after the grace, at the shift's site; events \`attendance.clocked_in\` and \`attendance.late\`. Already clocked in that day: \`invalid_state\`.`,

@@ -27,8 +27,9 @@ export class VisitorsController {
   @HttpCode(204)
   @Authorize({ scope: 'visitors:delete' })
   @ApiOperation({
-    summary:
-      "Permanently erase the visitor's personal data everywhere (hidden records too); emits visitor.erased",
+    summary: 'Erase a visitor',
+    description:
+      "Permanently erases the visitor's personal data everywhere (hidden records too); emits visitor.erased.",
     operationId: 'eraseVisitor',
   })
   @ApiNoContentResponse()
@@ -47,7 +48,7 @@ export class AttendeeErasureController {
   @HttpCode(204)
   @Authorize({ scope: 'visitors:delete' })
   @ApiOperation({
-    summary: "Permanently erase a booking's attendee everywhere; nothing is created or sent",
+    summary: "Erase a booking's attendee",
     description:
       "Erases the attendee's name, phone, e-mail, company, answers and the decline and cancel reasons from this " +
       "booking and from every booking made with the same phone, and from every copy: the bookings' events, the " +

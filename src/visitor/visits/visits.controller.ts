@@ -21,6 +21,7 @@ import {
 import { VisitResponse } from './dto/visit.response';
 import { VisitAction } from './visit-state-machine';
 import { VisitsService } from './visits.service';
+import { ApiErrors, ApiExampleShows } from '../openapi/doc-decorators';
 
 @ApiTags('Visits')
 @Controller('v1/visits')
@@ -30,8 +31,9 @@ export class VisitsController {
   @Post()
   @Authorize({ scope: 'visits:write', publishable: true })
   @ApiOperation({
-    summary:
-      'Invite a visitor (or pre-register, with a publishable key); the visitor is matched by phone and a pass is sent after commit',
+    summary: 'Invite or pre-register a visitor',
+    description:
+      'Invites a visitor (or pre-registers one, with a publishable key); the visitor is matched by phone and a pass is sent after commit.',
     operationId: 'createVisit',
   })
   @ApiCreatedResponse({ type: VisitResponse })
@@ -57,8 +59,10 @@ export class VisitsController {
 
   @Patch(':visit_id')
   @Authorize({ scope: 'visits:write' })
+  @ApiErrors('invalid_state')
   @ApiOperation({
-    summary: 'Change a visit that has not ended (validated like create); event visit.updated',
+    summary: 'Change a visit',
+    description: 'Changes a visit that has not ended, validated like create; event visit.updated.',
     operationId: 'updateVisit',
   })
   @ApiOkResponse({ type: VisitResponse })
@@ -77,8 +81,12 @@ export class VisitsController {
   @Post(':visit_id/check-in')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
+  @ApiErrors('invalid_state')
+  @ApiExampleShows({ status: 'checked_in', checked_in_at: '2026-11-26T09:31:12.000Z' })
   @ApiOperation({
-    summary: 'Check in: checked_in, or awaiting_approval when the site requires host approval',
+    summary: 'Check in a visit',
+    description:
+      'The visit becomes `checked_in`, or `awaiting_approval` when the site requires host approval.',
     operationId: 'checkInVisit',
   })
   @ApiOkResponse({ type: VisitResponse })
@@ -93,6 +101,12 @@ export class VisitsController {
   @Post(':visit_id/approve')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
+  @ApiErrors('invalid_state')
+  @ApiExampleShows({
+    status: 'checked_in',
+    checked_in_at: '2026-11-26T09:33:40.000Z',
+    decision: { outcome: 'approved' },
+  })
   @ApiOperation({ summary: 'Approve a visit awaiting approval (→ checked_in)', operationId: 'approveVisit' })
   @ApiOkResponse({ type: VisitResponse })
   approve(
@@ -106,6 +120,8 @@ export class VisitsController {
   @Post(':visit_id/deny')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
+  @ApiErrors('invalid_state')
+  @ApiExampleShows({ status: 'denied', decision: { outcome: 'denied' } })
   @ApiOperation({ summary: 'Deny a visit awaiting approval (→ denied)', operationId: 'denyVisit' })
   @ApiOkResponse({ type: VisitResponse })
   deny(
@@ -119,6 +135,12 @@ export class VisitsController {
   @Post(':visit_id/check-out')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
+  @ApiErrors('invalid_state')
+  @ApiExampleShows({
+    status: 'checked_out',
+    checked_in_at: '2026-11-26T09:31:12.000Z',
+    checked_out_at: '2026-11-26T11:02:05.000Z',
+  })
   @ApiOperation({ summary: 'Check out a checked-in visit', operationId: 'checkOutVisit' })
   @ApiOkResponse({ type: VisitResponse })
   checkOut(@CurrentCaller('visits') caller: Caller, @Param('visit_id') id: string): Promise<VisitResponse> {
@@ -128,9 +150,16 @@ export class VisitsController {
   @Post(':visit_id/cancel')
   @HttpCode(200)
   @Authorize({ scope: 'visits:write' })
+  @ApiErrors('invalid_state')
+  @ApiExampleShows({
+    status: 'cancelled',
+    cancelled_at: '2026-11-26T08:15:00.000Z',
+    cancel_reason: 'Meeting moved online',
+  })
   @ApiOperation({
-    summary:
-      "Cancel an expected visit, with an optional reason (a booking's visit: cancel its booking instead, invalid_state)",
+    summary: 'Cancel an expected visit',
+    description:
+      "With an optional reason. A booking's visit is cancelled with its booking: cancel the booking instead (`invalid_state`).",
     operationId: 'cancelVisit',
   })
   @ApiOkResponse({ type: VisitResponse })
@@ -145,8 +174,10 @@ export class VisitsController {
   @Post(':visit_id/resend-pass')
   @HttpCode(202)
   @Authorize({ scope: 'visits:write' })
+  @ApiErrors('invalid_state')
   @ApiOperation({
-    summary: 'Send a new pass (earlier passes stop working); pass.sent follows once it went out',
+    summary: 'Send a visit a new pass',
+    description: 'Earlier passes stop working; pass.sent follows once it went out.',
     operationId: 'resendVisitPass',
   })
   @ApiAcceptedResponse({ type: VisitResponse })

@@ -23,7 +23,8 @@ export class WatchlistController {
   @Post()
   @Authorize({ scope: 'watchlist:write' })
   @ApiOperation({
-    summary: 'Add a watchlist entry; visits are screened against it from now on (create, change, check-in)',
+    summary: 'Add a watchlist entry',
+    description: 'Visits are screened against it from now on (create, change, check-in).',
     operationId: 'createWatchlistEntry',
   })
   @ApiCreatedResponse({ type: WatchlistEntryResponse })
@@ -55,7 +56,8 @@ export class WatchlistController {
   @HttpCode(204)
   @Authorize({ scope: 'watchlist:write' })
   @ApiOperation({
-    summary: 'Remove a watchlist entry (matches already recorded keep its id)',
+    summary: 'Remove a watchlist entry',
+    description: 'Matches already recorded keep its id.',
     operationId: 'deleteWatchlistEntry',
   })
   @ApiNoContentResponse()

@@ -7,6 +7,7 @@ import type { Tenant } from '../platform/tenant';
 import { RedeliverBody } from './dto/redeliver.request';
 import { RedeliverResponse } from './dto/redeliver.response';
 import { WebhookFanOut } from './webhook-fan-out';
+import { ApiErrors } from '../openapi/doc-decorators';
 
 /** POST /v1/events/{id}/redeliver: a webhook action on a stored event, so it lives with webhooks. */
 @ApiTags('Events')
@@ -17,10 +18,11 @@ export class EventRedeliveryController {
   @Post(':evt_id/redeliver')
   @HttpCode(202)
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
+  @ApiErrors('invalid_state')
   @ApiOperation({
-    summary:
-      'Replay a stored event (same webhook-id and body) to every enabled endpoint subscribed to its type, or to one endpoint',
+    summary: 'Redeliver an event',
     description:
+      'Replays a stored event (same webhook-id and body) to every enabled endpoint subscribed to its type, or to one endpoint. ' +
       'A named endpoint must be subscribed to the event\'s type as for the first delivery (`["*"]` does not cover `watchlist.matched`): otherwise `validation_failed` at `body.endpoint_id`. An event whose type needs a read scope the credential lacks (see listEvents) is `not_found`.',
     operationId: 'redeliverEvent',
   })

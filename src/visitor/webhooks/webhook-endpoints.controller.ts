@@ -25,6 +25,7 @@ import {
   WebhookTestResultResponse,
 } from './dto/webhook-endpoint.response';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { ApiErrors } from '../openapi/doc-decorators';
 
 /**
  * Webhook endpoints. Creating, changing, enabling, rotating and test sends need a plan with live webhooks;
@@ -38,7 +39,8 @@ export class WebhookEndpointsController {
   @Post()
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
   @ApiOperation({
-    summary: 'Create an endpoint; the signing secret is in this response only',
+    summary: 'Create a webhook endpoint',
+    description: 'The signing secret (`whsec_…`) is in this response only.',
     operationId: 'createWebhookEndpoint',
   })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
@@ -68,9 +70,11 @@ export class WebhookEndpointsController {
 
   @Patch(':whep_id')
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks', whenPlanLapsed: true })
+  @ApiErrors('plan_required')
   @ApiOperation({
-    summary:
-      'Change url, description, enabled_events or status (`enabled` re-enables and clears the failing state); without a webhooks plan only `{status: disabled}`',
+    summary: 'Change a webhook endpoint',
+    description:
+      'Change url, description, enabled_events or status (`enabled` re-enables and clears the failing state); without a webhooks plan only `{status: disabled}`.',
     operationId: 'updateWebhookEndpoint',
   })
   @ApiOkResponse({ type: WebhookEndpointResponse })
@@ -100,8 +104,9 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
   @ApiOperation({
-    summary:
-      'New signing secret (returned once); the old one keeps signing alongside it for WEBHOOK_SECRET_OVERLAP_HOURS',
+    summary: "Rotate an endpoint's signing secret",
+    description:
+      'A new signing secret, returned once; the old one keeps signing alongside it for WEBHOOK_SECRET_OVERLAP_HOURS.',
     operationId: 'rotateWebhookSecret',
   })
   @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
@@ -116,7 +121,8 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @Authorize({ scope: 'webhooks:manage', plan: 'webhooks' })
   @ApiOperation({
-    summary: 'Send a signed sample event of a type now and report what the receiver answered',
+    summary: 'Send a sample event to an endpoint',
+    description: 'Sends a signed sample event of a type now and reports what the receiver answered.',
     operationId: 'testWebhookEndpoint',
   })
   @ApiOkResponse({ type: WebhookTestResultResponse })

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { ClockEventRow, ShiftRow } from '../attendance.repository';
 
 export class ShiftResponse {
-  @ApiProperty({ example: 'shift_3kT9…' }) id: string;
+  @ApiProperty({ example: 'shift_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty() site_id: string;
   @ApiProperty({ example: '09:00', description: "Local time in the site's time zone" }) start_time: string;
@@ -37,7 +37,7 @@ export class EvidenceResponse {
 }
 
 export class ClockEventResponse {
-  @ApiProperty({ example: 'attendance_3kT9…' }) id: string;
+  @ApiProperty({ example: 'attendance_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() person_id: string;
   @ApiProperty() site_id: string;
   @ApiProperty({ enum: ['in', 'out'] }) direction: string;

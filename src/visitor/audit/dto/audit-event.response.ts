@@ -12,7 +12,7 @@ export class AuditTargetResponse {
 }
 
 export class AuditEventResponse {
-  @ApiProperty({ example: 'audit_3kT9…' }) id: string;
+  @ApiProperty({ example: 'audit_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty({ example: 'api_key.created' }) action: string;
   @ApiProperty({ type: AuditActorResponse }) actor: AuditActorResponse;
   @ApiProperty({ type: AuditTargetResponse, nullable: true }) target: AuditTargetResponse | null;

@@ -26,7 +26,7 @@ export class BookingAvailabilityRulesResponse {
 }
 
 export class BookingTypeResponse {
-  @ApiProperty({ example: 'btype_3kT9…' }) id: string;
+  @ApiProperty({ example: 'btype_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty({ example: 'Site tour' }) name: string;
   @ApiProperty({ example: 'meeting', description: 'Visit type of the visit a confirmed booking creates' })
   visit_type: string;

@@ -12,7 +12,7 @@ export class BookingAttendeeResponse {
 }
 
 export class BookingResponse {
-  @ApiProperty({ example: 'booking_3kT9…' }) id: string;
+  @ApiProperty({ example: 'booking_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() booking_type_id: string;
   @ApiProperty({ enum: BOOKING_STATUSES }) status: string;
   @ApiProperty({ format: 'date-time' }) start: string;

@@ -4,7 +4,7 @@ import { DELIVERY_STATUSES } from './delivery.request';
 import { iso, isoOrNull } from '../../../common/iso';
 
 export class DeliveryResponse {
-  @ApiProperty({ example: 'delivery_3kT9…' }) id: string;
+  @ApiProperty({ example: 'delivery_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() site_id: string;
   @ApiProperty({ description: 'person_… the delivery is for' }) recipient_id: string;
   @ApiProperty({ enum: DELIVERY_STATUSES }) status: string;

@@ -13,7 +13,7 @@ export class EventDataResponse {
 
 /** The event envelope: exactly the JSON body webhook receivers got. */
 export class EventResponse {
-  @ApiProperty({ example: 'evt_3kT9…' }) id: string;
+  @ApiProperty({ example: 'evt_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty({ enum: EVENT_TYPES }) type: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty() organisation_id: string;

@@ -16,7 +16,7 @@ export class TransferLinkResponse {
 }
 
 export class FileResponse {
-  @ApiProperty({ example: 'file_3kT9…' }) id: string;
+  @ApiProperty({ example: 'file_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty({ enum: FILE_PURPOSES }) purpose: string;
   @ApiProperty({ example: 'image/jpeg' }) content_type: string;
   @ApiProperty({ description: 'Size in bytes' }) size: number;

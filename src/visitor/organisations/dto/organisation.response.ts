@@ -8,7 +8,7 @@ export class MoneyResponse {
 }
 
 export class OrganisationResponse {
-  @ApiProperty({ example: 'org_3kT9…' }) id: string;
+  @ApiProperty({ example: 'org_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty() slug: string;
   @ApiProperty({ enum: PLANS }) plan: string;
@@ -34,12 +34,12 @@ export function toOrganisationResponse(o: OrganisationRow, livemode: boolean): O
 }
 
 export class GateResponse {
-  @ApiProperty({ example: 'gate_3kT9…' }) id: string;
+  @ApiProperty({ example: 'gate_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() name: string;
 }
 
 export class SiteResponse {
-  @ApiProperty({ example: 'site_3kT9…' }) id: string;
+  @ApiProperty({ example: 'site_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ description: 'IANA time zone', example: 'Africa/Accra' }) time_zone: string;
   @ApiProperty({ description: 'Check-in waits for the host to approve' }) requires_host_approval: boolean;

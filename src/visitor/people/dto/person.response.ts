@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { PersonRow } from '../people.repository';
 
 export class PersonResponse {
-  @ApiProperty({ example: 'person_3kT9…' }) id: string;
+  @ApiProperty({ example: 'person_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ format: 'email' }) email: string;
   @ApiProperty({ type: String, nullable: true, example: '+233244123456' }) phone: string | null;

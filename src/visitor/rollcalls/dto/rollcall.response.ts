@@ -12,7 +12,7 @@ export class RollcallProgressResponse {
 }
 
 export class RollcallResponse {
-  @ApiProperty({ example: 'rollcall_3kT9…' }) id: string;
+  @ApiProperty({ example: 'rollcall_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() site_id: string;
   @ApiProperty({ enum: ROLLCALL_STATUSES }) status: string;
   @ApiProperty({ format: 'date-time' }) started_at: string;

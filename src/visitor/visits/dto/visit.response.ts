@@ -9,12 +9,17 @@ const iso = (d: Date | string | null) =>
   d === null ? null : typeof d === 'string' && ISO_UTC_MS.test(d) ? d : new Date(d).toISOString();
 
 export class VisitVisitorResponse {
-  @ApiProperty({ example: 'visitor_3kT9…' }) id: string;
-  @ApiProperty({ type: String, nullable: true, description: 'null once the visitor was erased' })
+  @ApiProperty({ example: 'visitor_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'null once the visitor was erased',
+    example: 'Kofi Boateng',
+  })
   name: string | null;
   @ApiProperty({ type: String, nullable: true, example: '+233244123456' }) phone: string | null;
-  @ApiProperty({ type: String, nullable: true }) email: string | null;
-  @ApiProperty({ type: String, nullable: true }) company: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'kofi@example.com' }) email: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Boateng Logistics' }) company: string | null;
 }
 
 export class VisitDecisionResponse {
@@ -32,7 +37,7 @@ export class VisitPassResponse {
 }
 
 export class VisitResponse {
-  @ApiProperty({ example: 'visit_3kT9…' }) id: string;
+  @ApiProperty({ example: 'visit_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty({ enum: VISIT_STATUSES }) status: string;
   @ApiProperty({ example: 'meeting', description: 'Visit type key' }) type: string;
   @ApiProperty({
@@ -40,11 +45,13 @@ export class VisitResponse {
     description: 'booking: created when a booking was confirmed (booking_id names it)',
   })
   source: string;
-  @ApiProperty() site_id: string;
-  @ApiProperty({ type: String, nullable: true }) gate_id: string | null;
-  @ApiProperty() host_id: string;
+  @ApiProperty({ example: 'site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6' }) site_id: string;
+  @ApiProperty({ type: String, nullable: true, example: 'gate_5Hd9Qw2Lx8Vr3Tk7Nm1Cb4' }) gate_id:
+    string | null;
+  @ApiProperty({ example: 'person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7', description: 'The person_… the visitor meets' })
+  host_id: string;
   @ApiProperty({ type: VisitVisitorResponse }) visitor: VisitVisitorResponse;
-  @ApiProperty() purpose: string;
+  @ApiProperty({ example: 'Quarterly supplier review' }) purpose: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) expected_at: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) expected_until: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) checked_in_at: string | null;
@@ -120,7 +127,7 @@ export function toVisitResponse(
 }
 
 export class VisitorResponse {
-  @ApiProperty({ example: 'visitor_3kT9…' }) id: string;
+  @ApiProperty({ example: 'visitor_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ example: '+233244123456' }) phone: string;
   @ApiProperty({ type: String, nullable: true }) email: string | null;

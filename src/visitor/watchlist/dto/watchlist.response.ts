@@ -4,7 +4,7 @@ import type { WatchlistEntryRow, WatchlistMatchRow } from '../watchlist.reposito
 import { iso, isoOrNull } from '../../../common/iso';
 
 export class WatchlistEntryResponse {
-  @ApiProperty({ example: 'watch_3kT9…' }) id: string;
+  @ApiProperty({ example: 'watch_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ type: [String] }) aliases: string[];
   @ApiProperty({ type: String, nullable: true, example: '+233244123456', description: 'E.164' })
@@ -42,8 +42,8 @@ export function toWatchlistEntryResponse(e: WatchlistEntryRow, now: Date): Watch
 
 /** One match, as the visit's flag lists it. */
 export class WatchlistMatchSummary {
-  @ApiProperty({ example: 'wlm_3kT9…' }) id: string;
-  @ApiProperty({ example: 'watch_3kT9…' }) entry_id: string;
+  @ApiProperty({ example: 'wlm_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
+  @ApiProperty({ example: 'watch_3kT9qLm4Rx7Vd2Wn8YsBc1' }) entry_id: string;
   @ApiProperty({ enum: SEVERITIES }) severity: string;
   @ApiProperty({ enum: ['phone', 'email', 'name'], description: 'Which field of the visitor matched' })
   field: string;

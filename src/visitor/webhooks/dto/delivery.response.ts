@@ -15,7 +15,7 @@ export class WebhookAttemptResponse {
 }
 
 export class WebhookDeliveryResponse {
-  @ApiProperty({ example: 'dlv_3kT9…' }) id: string;
+  @ApiProperty({ example: 'dlv_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() event_id: string;
   @ApiProperty() endpoint_id: string;
   @ApiProperty() livemode: boolean;

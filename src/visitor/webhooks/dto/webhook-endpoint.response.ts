@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { WebhookEndpointRow } from '../webhooks.repository';
 
 export class WebhookEndpointResponse {
-  @ApiProperty({ example: 'whep_3kT9…' }) id: string;
+  @ApiProperty({ example: 'whep_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty({ example: 'https://hooks.example.com/gatehouse' }) url: string;
   @ApiProperty() description: string;
   @ApiProperty({

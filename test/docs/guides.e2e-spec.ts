@@ -1,0 +1,203 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { bootTestApp, TestApp } from '../harness';
+import { call, createOrg } from '../support/platform-fixtures';
+import { until } from '../support/until';
+import { EVENT_TYPES, EXPLICIT_ONLY_EVENT_TYPES } from '../../src/visitor/events/event-types';
+import { DISABLE_AFTER_MS, RETRY_WAITS_MS } from '../../src/visitor/webhooks/delivery/retry-schedule';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '../..');
+
+/** The code blocks of a served guide, as a reader copies them (HTML entities decoded). */
+const blocks = (html: string, language: string) =>
+  [
+    ...html.matchAll(new RegExp(`<pre><code class="language-${language}">([\\s\\S]*?)</code></pre>`, 'g')),
+  ].map((m) =>
+    m[1]
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&'),
+  );
+
+/** /docs/quickstart and /docs/webhooks: the quickstart's commands run as written, the webhooks guide tells the truth. */
+describe('/docs guides', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await bootTestApp({ env: { WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+  afterAll(() => t?.close());
+  const get = (url: string) => t.app.inject({ method: 'GET', url });
+
+  it('the quickstart runs as written: a visit checked in, an endpoint, a test event its receiver verifies', async () => {
+    const html = (await get('/docs/quickstart')).body;
+    expect(html).toContain('href="/console/keys"');
+    const sh = blocks(html, 'sh');
+    const [receiverJs] = blocks(html, 'js');
+    expect(sh).toHaveLength(4);
+    const org = await createOrg(t.app);
+    const key = await org.key(); // a secret test-mode key, as the console's API keys page creates
+    expect(key).toMatch(/^svc_sk_test_/);
+    const dir = mkdtempSync(join(tmpdir(), 'gh-quickstart-'));
+    let receiver: ChildProcess | null = null;
+    try {
+      // The reader's own values replace the `export` lines; the rest of the first block (uuid) runs as written.
+      const receiverPort = 40000 + Math.floor(Math.random() * 20000);
+      const env = {
+        ...process.env,
+        GATEHOUSE: base,
+        KEY: key,
+        RECEIVER: `http://127.0.0.1:${receiverPort}/webhooks`,
+      };
+      const setup = sh[0]
+        .split('\n')
+        .filter((l) => !l.startsWith('export '))
+        .join('\n');
+      const script = (...parts: string[]) =>
+        run('bash', ['-euo', 'pipefail', '-c', [setup, ...parts].join('\n')], { cwd: dir, env });
+      // Step 2 and the endpoint of step 3, then the ids they left behind.
+      const step2 = await script(sh[1], sh[2], 'echo "VISIT=$VISIT ENDPOINT=$ENDPOINT"');
+      const checkedIn = JSON.parse(step2.stdout.slice(0, step2.stdout.indexOf('\n}') + 2));
+      expect(checkedIn.status).toBe('checked_in');
+      const secret = /whsec_\S+/.exec(step2.stdout)![0];
+      const endpoint = /ENDPOINT=(\S+)/.exec(step2.stdout)![1];
+      // The receiver, as a reader saves it, with its secret.
+      const file = join(dir, 'receiver.js');
+      writeFileSync(file, receiverJs);
+      const lines: string[] = [];
+      receiver = spawn(process.execPath, [file], {
+        env: {
+          ...process.env,
+          WEBHOOK_SECRET: secret,
+          PORT: String(receiverPort),
+          NODE_PATH: join(ROOT, 'node_modules'),
+        },
+      });
+      receiver.stdout!.on('data', (b: Buffer) => lines.push(...b.toString().trim().split('\n')));
+      await until(async () =>
+        fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: '{}' }).then(
+          () => true,
+          () => false,
+        ),
+      );
+      expect(lines.shift()).toMatch(/^refused /); // an unsigned POST is refused
+      const sent = await script(`ENDPOINT=${endpoint}`, sh[3]);
+      expect(JSON.parse(sent.stdout)).toEqual({ outcome: 'succeeded', status_code: 204 });
+      await until(async () => lines.length > 0);
+      expect(lines[0]).toMatch(/^verified visit\.checked_in evt_/);
+      // a real check-in reaches it too
+      const again = await script(sh[1]);
+      expect(JSON.parse(again.stdout).status).toBe('checked_in');
+      await until(async () => lines.length > 1, 20_000);
+      expect(lines[1]).toMatch(/^verified visit\.checked_in evt_/);
+    } finally {
+      receiver?.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('the webhooks guide states the retry schedule and disable rule of the delivery code', async () => {
+    const res = await get('/docs/webhooks');
+    expect(res.statusCode).toBe(200);
+    const html = res.body;
+    const rows = [...html.matchAll(/<tr><td>(\d+)<\/td><td>([^<]+)<\/td>/g)].map((m) => [Number(m[1]), m[2]]);
+    expect(rows).toEqual([
+      [1, 'at once'],
+      [2, '5 seconds after attempt 1'],
+      [3, '5 minutes after attempt 2'],
+      [4, '30 minutes after attempt 3'],
+      [5, '2 hours after attempt 4'],
+      [6, '5 hours after attempt 5'],
+      [7, '10 hours after attempt 6'],
+      [8, '10 hours after attempt 7'],
+    ]);
+    expect(rows).toHaveLength(RETRY_WAITS_MS.length);
+    expect(DISABLE_AFTER_MS).toBe(5 * 86_400_000);
+    expect(html).toContain('has failed for 5 days is disabled');
+    expect(html).toContain('within 15 seconds'); // WEBHOOK_TIMEOUT_MS's default
+    expect(html).toMatch(/Ordering is not guaranteed/);
+    expect(html).toMatch(/keep the ids you handled for at least 30 days/);
+    expect(EXPLICIT_ONLY_EVENT_TYPES).toEqual(['watchlist.matched']);
+    expect(html).toContain('go only to endpoints that list <code>watchlist.matched</code> by name');
+  });
+
+  it('the event catalogue shows every type with the payload a test send delivers', async () => {
+    const html = (await get('/docs/webhooks')).body;
+    const examples = new Map(
+      blocks(html, 'json').map((b) => {
+        const event = JSON.parse(b) as { type: string };
+        return [event.type, event];
+      }),
+    );
+    expect([...examples.keys()]).toEqual([...EVENT_TYPES]);
+    // Compare with what POST /v1/webhook-endpoints/{id}/test really sends, received by a local endpoint.
+    const received: Record<string, unknown>[] = [];
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push(JSON.parse(body) as Record<string, unknown>);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const org = await createOrg(t.app);
+      const key = await org.key();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const endpoint = (
+        await call(t.app, 'POST', '/v1/webhook-endpoints', { key, body: { url, enabled_events: ['*'] } })
+      ).json();
+      const shape = (v: unknown): unknown =>
+        Array.isArray(v)
+          ? v.slice(0, 1).map(shape)
+          : v !== null && typeof v === 'object'
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)]))
+            : typeof v;
+      for (const type of ['visit.checked_in', 'booking.confirmed', 'watchlist.matched', 'rollcall.closed']) {
+        const res = await call(t.app, 'POST', `/v1/webhook-endpoints/${endpoint.id}/test`, {
+          key,
+          body: { type },
+        });
+        expect(res.json().outcome).toBe('succeeded');
+        const sent = received.at(-1)!;
+        expect({ type, shape: shape(sent) }).toEqual({ type, shape: shape(examples.get(type)) });
+        expect(
+          (examples.get(type) as unknown as { data: { object: { status?: string } } }).data.object.status,
+        ).toBe((sent as { data: { object: { status?: string } } }).data.object.status);
+      }
+    } finally {
+      server.close();
+    }
+  });
+
+  it('the docs home and every docs page link the guides and declare their language', async () => {
+    const home = (await get('/docs')).body;
+    expect(home).toContain('href="/docs/quickstart"');
+    expect(home).toContain('href="/docs/webhooks"');
+    for (const url of [
+      '/docs',
+      '/docs/quickstart',
+      '/docs/webhooks',
+      '/docs/errors',
+      '/docs/connect-an-app',
+      '/docs/connect-an-ai-assistant',
+      '/docs/visitor/',
+      '/docs/public/',
+    ]) {
+      const res = await get(url);
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
+      expect({ url, lang: /<html[^>]*\slang="en"/.test(res.body) }).toEqual({ url, lang: true });
+    }
+  });
+});
