@@ -60,7 +60,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The organisation's audit trail, newest first, within the plan's audit-trail period */
+    /**
+     * Audit trail, newest first
+     * @description The organisation's audit trail, newest first, within the plan's audit-trail period.
+     */
     get: operations['listAuditEvents'];
     put?: never;
     post?: never;
@@ -241,7 +244,10 @@ export interface paths {
     /** Endpoints of this mode, oldest first */
     get: operations['listWebhookEndpoints'];
     put?: never;
-    /** Create an endpoint; the signing secret is in this response only */
+    /**
+     * Create a webhook endpoint
+     * @description The signing secret (`whsec_…`) is in this response only.
+     */
     post: operations['createWebhookEndpoint'];
     delete?: never;
     options?: never;
@@ -264,7 +270,10 @@ export interface paths {
     delete: operations['deleteWebhookEndpoint'];
     options?: never;
     head?: never;
-    /** Change url, description, enabled_events or status (`enabled` re-enables and clears the failing state); without a webhooks plan only `{status: disabled}` */
+    /**
+     * Change a webhook endpoint
+     * @description Change url, description, enabled_events or status (`enabled` re-enables and clears the failing state); without a webhooks plan only `{status: disabled}`.
+     */
     patch: operations['updateWebhookEndpoint'];
     trace?: never;
   };
@@ -277,7 +286,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** New signing secret (returned once); the old one keeps signing alongside it for WEBHOOK_SECRET_OVERLAP_HOURS */
+    /**
+     * Rotate an endpoint's signing secret
+     * @description A new signing secret, returned once; the old one keeps signing alongside it for WEBHOOK_SECRET_OVERLAP_HOURS.
+     */
     post: operations['rotateWebhookSecret'];
     delete?: never;
     options?: never;
@@ -294,7 +306,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a signed sample event of a type now and report what the receiver answered */
+    /**
+     * Send a sample event to an endpoint
+     * @description Sends a signed sample event of a type now and reports what the receiver answered.
+     */
     post: operations['testWebhookEndpoint'];
     delete?: never;
     options?: never;
@@ -312,8 +327,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Replay a stored event (same webhook-id and body) to every enabled endpoint subscribed to its type, or to one endpoint
-     * @description A named endpoint must be subscribed to the event's type as for the first delivery (`["*"]` does not cover `watchlist.matched`): otherwise `validation_failed` at `body.endpoint_id`. An event whose type needs a read scope the credential lacks (see listEvents) is `not_found`.
+     * Redeliver an event
+     * @description Replays a stored event (same webhook-id and body) to every enabled endpoint subscribed to its type, or to one endpoint. A named endpoint must be subscribed to the event's type as for the first delivery (`["*"]` does not cover `watchlist.matched`): otherwise `validation_failed` at `body.endpoint_id`. An event whose type needs a read scope the credential lacks (see listEvents) is `not_found`.
      */
     post: operations['redeliverEvent'];
     delete?: never;
@@ -332,7 +347,10 @@ export interface paths {
     /** Visits, oldest first */
     get: operations['listVisits'];
     put?: never;
-    /** Invite a visitor (or pre-register, with a publishable key); the visitor is matched by phone and a pass is sent after commit */
+    /**
+     * Invite or pre-register a visitor
+     * @description Invites a visitor (or pre-registers one, with a publishable key); the visitor is matched by phone and a pass is sent after commit.
+     */
     post: operations['createVisit'];
     delete?: never;
     options?: never;
@@ -354,7 +372,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Change a visit that has not ended (validated like create); event visit.updated */
+    /**
+     * Change a visit
+     * @description Changes a visit that has not ended, validated like create; event visit.updated.
+     */
     patch: operations['updateVisit'];
     trace?: never;
   };
@@ -367,7 +388,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Check in: checked_in, or awaiting_approval when the site requires host approval */
+    /**
+     * Check in a visit
+     * @description The visit becomes `checked_in`, or `awaiting_approval` when the site requires host approval.
+     */
     post: operations['checkInVisit'];
     delete?: never;
     options?: never;
@@ -435,7 +459,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel an expected visit, with an optional reason (a booking's visit: cancel its booking instead, invalid_state) */
+    /**
+     * Cancel an expected visit
+     * @description With an optional reason. A booking's visit is cancelled with its booking: cancel the booking instead (`invalid_state`).
+     */
     post: operations['cancelVisit'];
     delete?: never;
     options?: never;
@@ -452,7 +479,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a new pass (earlier passes stop working); pass.sent follows once it went out */
+    /**
+     * Send a visit a new pass
+     * @description Earlier passes stop working; pass.sent follows once it went out.
+     */
     post: operations['resendVisitPass'];
     delete?: never;
     options?: never;
@@ -469,7 +499,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Register an upload (purpose, content type, exact size); returns a short-lived signed upload link for the bytes */
+    /**
+     * Register a file upload
+     * @description Registers an upload (purpose, content type, exact size) and returns a short-lived signed upload link for the bytes.
+     */
     post: operations['registerFile'];
     delete?: never;
     options?: never;
@@ -484,7 +517,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One file, with a short-lived signed download link once it is ready */
+    /**
+     * One file
+     * @description With a short-lived signed download link once it is ready.
+     */
     get: operations['getFile'];
     put?: never;
     post?: never;
@@ -504,7 +540,10 @@ export interface paths {
     /** Watchlist entries, oldest first */
     get: operations['listWatchlistEntries'];
     put?: never;
-    /** Add a watchlist entry; visits are screened against it from now on (create, change, check-in) */
+    /**
+     * Add a watchlist entry
+     * @description Visits are screened against it from now on (create, change, check-in).
+     */
     post: operations['createWatchlistEntry'];
     delete?: never;
     options?: never;
@@ -523,7 +562,10 @@ export interface paths {
     get: operations['getWatchlistEntry'];
     put?: never;
     post?: never;
-    /** Remove a watchlist entry (matches already recorded keep its id) */
+    /**
+     * Remove a watchlist entry
+     * @description Matches already recorded keep its id.
+     */
     delete: operations['deleteWatchlistEntry'];
     options?: never;
     head?: never;
@@ -541,7 +583,10 @@ export interface paths {
     get: operations['getVisitor'];
     put?: never;
     post?: never;
-    /** Permanently erase the visitor's personal data everywhere (hidden records too); emits visitor.erased */
+    /**
+     * Erase a visitor
+     * @description Permanently erases the visitor's personal data everywhere (hidden records too); emits visitor.erased.
+     */
     delete: operations['eraseVisitor'];
     options?: never;
     head?: never;
@@ -559,7 +604,7 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Permanently erase a booking's attendee everywhere; nothing is created or sent
+     * Erase a booking's attendee
      * @description Erases the attendee's name, phone, e-mail, company, answers and the decline and cancel reasons from this booking and from every booking made with the same phone, and from every copy: the bookings' events, the messages about them, stored idempotent responses (a retry replays the booking redacted) and webhook receivers' stored answers. No visit, message or event is created. An attendee whose phone belongs to a visitor record is that visitor: they are erased as `DELETE /visitors/{visitor_id}` does, with `visitor.erased`. Repeating the request answers 204 again.
      */
     delete: operations['eraseBookingAttendee'];
@@ -578,7 +623,10 @@ export interface paths {
     /** Bookings, oldest first */
     get: operations['listBookings'];
     put?: never;
-    /** Book a free slot: confirmed with a visit at once, or pending until confirmed (confirm_by); conflict when the slot is full */
+    /**
+     * Book a slot
+     * @description Books a free slot: confirmed with a visit at once, or pending until confirmed (confirm_by); `conflict` when the slot is full.
+     */
     post: operations['createBooking'];
     delete?: never;
     options?: never;
@@ -629,7 +677,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Decline a pending booking; the reason reaches the attendee only with share_reason_with_attendee */
+    /**
+     * Decline a pending booking
+     * @description The reason reaches the attendee only with share_reason_with_attendee.
+     */
     post: operations['declineBooking'];
     delete?: never;
     options?: never;
@@ -663,7 +714,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Move a confirmed booking to another free slot of its type (its visit moves too); conflict when full */
+    /**
+     * Reschedule a confirmed booking
+     * @description Moves a confirmed booking to another free slot of its type (its visit moves too); `conflict` when full.
+     */
     post: operations['rescheduleBooking'];
     delete?: never;
     options?: never;
@@ -712,7 +766,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Free slots (start, end, places left) of a range of local dates in the site's time zone, at most 31 days */
+    /**
+     * Free slots of a booking type
+     * @description Free slots (start, end, places left) of a range of local dates in the site's time zone, at most 31 days.
+     */
     get: operations['getBookingTypeAvailability'];
     put?: never;
     post?: never;
@@ -729,7 +786,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Shift patterns (start, end, grace period, days), oldest first */
+    /**
+     * Shift patterns, oldest first
+     * @description Each with its start, end, grace period and days.
+     */
     get: operations['listShifts'];
     put?: never;
     post?: never;
@@ -749,7 +809,10 @@ export interface paths {
     /** Clock events, in the order they were recorded */
     get: operations['listAttendanceEvents'];
     put?: never;
-    /** Record a clock-in or clock-out from the organisation's own terminal; late minutes against the person's shift; consent_required for evidence without consent */
+    /**
+     * Record a clock-in or clock-out
+     * @description From the organisation's own terminal; late minutes are counted against the person's shift; `consent_required` for evidence without consent.
+     */
     post: operations['recordAttendanceEvent'];
     delete?: never;
     options?: never;
@@ -781,7 +844,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Per local date: people present, late, on leave, absent, on a public holiday, on a rest day (at most 31 dates) */
+    /**
+     * Attendance summary per local date
+     * @description Per local date: people present, late, on leave, absent, on a public holiday, on a rest day (at most 31 dates).
+     */
     get: operations['getAttendanceSummary'];
     put?: never;
     post?: never;
@@ -800,7 +866,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Record or withdraw an employee's consent to face, selfie or location evidence */
+    /**
+     * Record an employee's evidence consent
+     * @description Records or withdraws an employee's consent to face, selfie or location evidence.
+     */
     post: operations['recordAttendanceEvidenceConsent'];
     delete?: never;
     options?: never;
@@ -818,7 +887,10 @@ export interface paths {
     /** Deliveries, oldest first */
     get: operations['listDeliveries'];
     put?: never;
-    /** Record a delivery for a person (who is notified); event delivery.received */
+    /**
+     * Record a delivery
+     * @description For a person, who is notified; event delivery.received.
+     */
     post: operations['createDelivery'];
     delete?: never;
     options?: never;
@@ -852,7 +924,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Mark a received delivery collected (once; then invalid_state); event delivery.collected */
+    /**
+     * Mark a delivery collected
+     * @description A received delivery, once (then `invalid_state`); event delivery.collected.
+     */
     post: operations['collectDelivery'];
     delete?: never;
     options?: never;
@@ -869,7 +944,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Return a received delivery to its sender; event delivery.returned */
+    /**
+     * Return a delivery to its sender
+     * @description A received delivery; event delivery.returned.
+     */
     post: operations['returnDelivery'];
     delete?: never;
     options?: never;
@@ -887,7 +965,10 @@ export interface paths {
     /** Roll calls with their progress, oldest first */
     get: operations['listRollcalls'];
     put?: never;
-    /** Start a roll call at a site (conflict while one is active there): snapshots checked-in visitors and employees clocked in; event rollcall.started */
+    /**
+     * Start a roll call
+     * @description At a site (`conflict` while one is active there): snapshots checked-in visitors and employees clocked in; event rollcall.started.
+     */
     post: operations['startRollcall'];
     delete?: never;
     options?: never;
@@ -921,7 +1002,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Mark a person of an active roll call safe, missing or needing help; event rollcall.person_marked */
+    /**
+     * Mark a person in a roll call
+     * @description Marks a person of an active roll call safe, missing or needing help; event rollcall.person_marked.
+     */
     post: operations['markRollcallPerson'];
     delete?: never;
     options?: never;
@@ -938,7 +1022,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Close an active roll call (invalid_state once closed); event rollcall.closed */
+    /**
+     * Close a roll call
+     * @description Closes an active roll call (`invalid_state` once closed); event rollcall.closed.
+     */
     post: operations['closeRollcall'];
     delete?: never;
     options?: never;
@@ -1069,7 +1156,7 @@ export interface components {
       has_more: boolean;
     };
     AuditEventResponse: {
-      /** @example audit_3kT9… */
+      /** @example audit_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       /** @example api_key.created */
       action: string;
@@ -1135,7 +1222,7 @@ export interface components {
       has_more: boolean;
     };
     BookingResponse: {
-      /** @example booking_3kT9… */
+      /** @example booking_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       booking_type_id: string;
       /** @enum {string} */
@@ -1189,7 +1276,7 @@ export interface components {
       has_more: boolean;
     };
     BookingTypeResponse: {
-      /** @example btype_3kT9… */
+      /** @example btype_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       /** @example Site tour */
       name: string;
@@ -1255,7 +1342,7 @@ export interface components {
       has_more: boolean;
     };
     ClockEventResponse: {
-      /** @example attendance_3kT9… */
+      /** @example attendance_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       person_id: string;
       site_id: string;
@@ -1478,7 +1565,7 @@ export interface components {
       has_more: boolean;
     };
     DeliveryResponse: {
-      /** @example delivery_3kT9… */
+      /** @example delivery_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       site_id: string;
       /** @description person_… the delivery is for */
@@ -1524,7 +1611,7 @@ export interface components {
       has_more: boolean;
     };
     EventResponse: {
-      /** @example evt_3kT9… */
+      /** @example evt_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       /** @enum {string} */
       type:
@@ -1596,7 +1683,7 @@ export interface components {
       reference: string;
     };
     FileResponse: {
-      /** @example file_3kT9… */
+      /** @example file_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       /** @enum {string} */
       purpose: 'delivery_photo' | 'visitor_photo' | 'signature' | 'document';
@@ -1629,7 +1716,7 @@ export interface components {
       person: components['schemas']['PublicFormResponse'];
     };
     GateResponse: {
-      /** @example gate_3kT9… */
+      /** @example gate_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       name: string;
     };
@@ -1675,7 +1762,7 @@ export interface components {
       end: string;
     };
     OrganisationResponse: {
-      /** @example org_3kT9… */
+      /** @example org_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       name: string;
       slug: string;
@@ -1704,7 +1791,7 @@ export interface components {
       has_more: boolean;
     };
     PersonResponse: {
-      /** @example person_3kT9… */
+      /** @example person_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       name: string;
       /** Format: email */
@@ -1856,7 +1943,7 @@ export interface components {
       reason?: string | null;
     };
     RollcallDetailResponse: {
-      /** @example rollcall_3kT9… */
+      /** @example rollcall_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       site_id: string;
       /** @enum {string} */
@@ -1906,7 +1993,7 @@ export interface components {
       needs_help: number;
     };
     RollcallResponse: {
-      /** @example rollcall_3kT9… */
+      /** @example rollcall_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       site_id: string;
       /** @enum {string} */
@@ -1952,7 +2039,7 @@ export interface components {
       has_more: boolean;
     };
     ShiftResponse: {
-      /** @example shift_3kT9… */
+      /** @example shift_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       name: string;
       site_id: string;
@@ -1991,7 +2078,7 @@ export interface components {
       has_more: boolean;
     };
     SiteResponse: {
-      /** @example site_3kT9… */
+      /** @example site_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       name: string;
       /**
@@ -2148,7 +2235,7 @@ export interface components {
       company?: string | null;
     };
     VisitorResponse: {
-      /** @example visitor_3kT9… */
+      /** @example visitor_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       name: string;
       /** @example +233244123456 */
@@ -2184,7 +2271,7 @@ export interface components {
       last_sent_at: string | null;
     };
     VisitResponse: {
-      /** @example visit_3kT9… */
+      /** @example visit_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       /** @enum {string} */
       status:
@@ -2199,10 +2286,17 @@ export interface components {
        * @enum {string}
        */
       source: 'invitation' | 'pre_registration' | 'booking';
+      /** @example site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6 */
       site_id: string;
+      /** @example gate_5Hd9Qw2Lx8Vr3Tk7Nm1Cb4 */
       gate_id: string | null;
+      /**
+       * @description The person_… the visitor meets
+       * @example person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7
+       */
       host_id: string;
       visitor: components['schemas']['VisitVisitorResponse'];
+      /** @example Quarterly supplier review */
       purpose: string;
       /** Format: date-time */
       expected_at: string | null;
@@ -2254,13 +2348,18 @@ export interface components {
       public_form: components['schemas']['PublicFormResponse'] | null;
     };
     VisitVisitorResponse: {
-      /** @example visitor_3kT9… */
+      /** @example visitor_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
-      /** @description null once the visitor was erased */
+      /**
+       * @description null once the visitor was erased
+       * @example Kofi Boateng
+       */
       name: string | null;
       /** @example +233244123456 */
       phone: string | null;
+      /** @example kofi@example.com */
       email: string | null;
+      /** @example Boateng Logistics */
       company: string | null;
     };
     VisitWatchlistResponse: {
@@ -2280,7 +2379,7 @@ export interface components {
       has_more: boolean;
     };
     WatchlistEntryResponse: {
-      /** @example watch_3kT9… */
+      /** @example watch_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       name: string;
       aliases: string[];
@@ -2306,9 +2405,9 @@ export interface components {
       updated_at: string;
     };
     WatchlistMatchSummary: {
-      /** @example wlm_3kT9… */
+      /** @example wlm_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
-      /** @example watch_3kT9… */
+      /** @example watch_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       entry_id: string;
       /** @enum {string} */
       severity: 'low' | 'medium' | 'high';
@@ -2334,7 +2433,7 @@ export interface components {
       has_more: boolean;
     };
     WebhookEndpointResponse: {
-      /** @example whep_3kT9… */
+      /** @example whep_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       /** @example https://hooks.example.com/gatehouse */
       url: string;
@@ -2360,7 +2459,7 @@ export interface components {
       updated_at: string;
     };
     WebhookEndpointWithSecretResponse: {
-      /** @example whep_3kT9… */
+      /** @example whep_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       id: string;
       /** @example https://hooks.example.com/gatehouse */
       url: string;
@@ -2413,7 +2512,230 @@ export interface components {
       sun: components['schemas']['OpeningWindowResponse'][];
     };
   };
-  responses: never;
+  responses: {
+    /** @description `bad_request`: The body is not valid JSON or not UTF-8, nests arrays and objects deeper than the limit (64 levels by default), or is larger than the limit, `Content-Type` is not `application/json`, or the query string is malformed. */
+    BadRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 400;
+          /** @enum {unknown} */
+          code?: 'bad_request';
+        };
+      };
+    };
+    /** @description `conflict`: Slot taken, e-mail already used, roll call already active at the site, or the same idempotency key is still in flight. */
+    Conflict: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 409;
+          /** @enum {unknown} */
+          code?: 'conflict';
+        };
+      };
+    };
+    /**
+     * @description `conflict`: Slot taken, e-mail already used, roll call already active at the site, or the same idempotency key is still in flight.
+     *
+     *     `invalid_state`: The object's status does not allow the action.
+     */
+    ConflictOrInvalidState: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 409;
+          /** @enum {unknown} */
+          code?: 'conflict' | 'invalid_state';
+        };
+      };
+    };
+    /** @description `internal_error`: Something failed on our side. The body never holds internal details; quote `request_id` to support. */
+    InternalError: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 500;
+          /** @enum {unknown} */
+          code?: 'internal_error';
+        };
+      };
+    };
+    /** @description `invalid_state`: The object's status does not allow the action. */
+    InvalidState: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 409;
+          /** @enum {unknown} */
+          code?: 'invalid_state';
+        };
+      };
+    };
+    /** @description `not_found`: No such object (or route) in this organisation and mode. Objects of other organisations and of the other mode are also not found. */
+    NotFound: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 404;
+          /** @enum {unknown} */
+          code?: 'not_found';
+        };
+      };
+    };
+    /** @description `rate_limited`: The minute allowance of the organisation and mode is used. */
+    RateLimited: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 429;
+          /** @enum {unknown} */
+          code?: 'rate_limited';
+        };
+      };
+    };
+    /**
+     * @description `scope_missing`: The credential lacks the scope the endpoint needs; `detail` names it.
+     *
+     *     `forbidden`: A publishable key on an endpoint it may not call, a role that does not allow the action, or an address outside the IP allow-list.
+     */
+    ScopeMissingOrForbidden: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 403;
+          /** @enum {unknown} */
+          code?: 'scope_missing' | 'forbidden';
+        };
+      };
+    };
+    /**
+     * @description `scope_missing`: The credential lacks the scope the endpoint needs; `detail` names it.
+     *
+     *     `forbidden`: A publishable key on an endpoint it may not call, a role that does not allow the action, or an address outside the IP allow-list.
+     *
+     *     `plan_required`: The plan lacks this in live mode, the action would exceed a plan limit, or the record is hidden by plan history.
+     */
+    ScopeMissingOrForbiddenOrPlanRequired: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 403;
+          /** @enum {unknown} */
+          code?: 'scope_missing' | 'forbidden' | 'plan_required';
+        };
+      };
+    };
+    /**
+     * @description `scope_missing`: The credential lacks the scope the endpoint needs; `detail` names it.
+     *
+     *     `forbidden`: A publishable key on an endpoint it may not call, a role that does not allow the action, or an address outside the IP allow-list.
+     *
+     *     `plan_required`: The plan lacks this in live mode, the action would exceed a plan limit, or the record is hidden by plan history.
+     *
+     *     `consent_required`: Attendance evidence that needs employee consent was not given or was withdrawn.
+     */
+    ScopeMissingOrForbiddenOrPlanRequiredOrConsentRequired: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 403;
+          /** @enum {unknown} */
+          code?: 'scope_missing' | 'forbidden' | 'plan_required' | 'consent_required';
+        };
+      };
+    };
+    /** @description `unauthorized`: The `Authorization` header is missing, sent more than once or not `Bearer`, or the key or token is unknown, revoked or expired. */
+    Unauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 401;
+          /** @enum {unknown} */
+          code?: 'unauthorized';
+        };
+      };
+    };
+    /** @description `unavailable`: Brief unavailability. */
+    Unavailable: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 503;
+          /** @enum {unknown} */
+          code?: 'unavailable';
+        };
+      };
+    };
+    /** @description `validation_failed`: A required field is missing, has the wrong type or format, a custom field does not match its form, an ID is unusable here, `Idempotency-Key` is missing on a POST, or a pre-registration names a type not open for it. */
+    ValidationFailed: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 422;
+          /** @enum {unknown} */
+          code?: 'validation_failed';
+        };
+      };
+    };
+    /**
+     * @description `validation_failed`: A required field is missing, has the wrong type or format, a custom field does not match its form, an ID is unusable here, `Idempotency-Key` is missing on a POST, or a pre-registration names a type not open for it.
+     *
+     *     `idempotency_key_reused`: The key was used within 24 hours with a different method, path or body, or by another credential.
+     */
+    ValidationFailedOrIdempotencyKeyReused: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'] & {
+          /** @constant */
+          status?: 422;
+          /** @enum {unknown} */
+          code?: 'validation_failed' | 'idempotency_key_reused';
+        };
+      };
+    };
+  };
   parameters: never;
   requestBodies: never;
   headers: never;
@@ -2439,15 +2761,10 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      422: components['responses']['ValidationFailed'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getOrganisation: {
@@ -2467,15 +2784,13 @@ export interface operations {
           'application/json': components['schemas']['OrganisationResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listSites: {
@@ -2500,15 +2815,13 @@ export interface operations {
           'application/json': components['schemas']['SitePage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listAuditEvents: {
@@ -2535,15 +2848,13 @@ export interface operations {
           'application/json': components['schemas']['AuditEventPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getForms: {
@@ -2563,15 +2874,13 @@ export interface operations {
           'application/json': components['schemas']['FormsResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listPeople: {
@@ -2602,22 +2911,23 @@ export interface operations {
           'application/json': components['schemas']['PersonPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   createPerson: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -2637,15 +2947,14 @@ export interface operations {
           'application/json': components['schemas']['PersonResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getPerson: {
@@ -2667,15 +2976,14 @@ export interface operations {
           'application/json': components['schemas']['PersonResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   updatePerson: {
@@ -2701,22 +3009,25 @@ export interface operations {
           'application/json': components['schemas']['PersonResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   deactivatePerson: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -2734,22 +3045,25 @@ export interface operations {
           'application/json': components['schemas']['PersonResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   reactivatePerson: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -2767,15 +3081,15 @@ export interface operations {
           'application/json': components['schemas']['PersonResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listEvents: {
@@ -2837,15 +3151,13 @@ export interface operations {
           'application/json': components['schemas']['EventPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getEvent: {
@@ -2867,15 +3179,14 @@ export interface operations {
           'application/json': components['schemas']['EventResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listVisitTypes: {
@@ -2900,15 +3211,13 @@ export interface operations {
           'application/json': components['schemas']['VisitTypePage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getVisitType: {
@@ -2930,15 +3239,14 @@ export interface operations {
           'application/json': components['schemas']['VisitTypeResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listWebhookEndpoints: {
@@ -2963,22 +3271,23 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbidden'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   createWebhookEndpoint: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -2998,15 +3307,14 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointWithSecretResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getWebhookEndpoint: {
@@ -3028,15 +3336,14 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbidden'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   deleteWebhookEndpoint: {
@@ -3056,15 +3363,14 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbidden'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateWebhookEndpoint: {
@@ -3090,22 +3396,24 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   rotateWebhookSecret: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3123,22 +3431,25 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointWithSecretResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   testWebhookEndpoint: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3160,22 +3471,25 @@ export interface operations {
           'application/json': components['schemas']['WebhookTestResultResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   redeliverEvent: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3197,15 +3511,15 @@ export interface operations {
           'application/json': components['schemas']['RedeliverResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listVisits: {
@@ -3246,22 +3560,23 @@ export interface operations {
           'application/json': components['schemas']['VisitPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   createVisit: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -3281,15 +3596,14 @@ export interface operations {
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getVisit: {
@@ -3311,15 +3625,14 @@ export interface operations {
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateVisit: {
@@ -3345,22 +3658,25 @@ export interface operations {
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['InvalidState'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   checkInVisit: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3379,25 +3695,85 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "visit_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "status": "checked_in",
+           *       "type": "meeting",
+           *       "source": "invitation",
+           *       "site_id": "site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6",
+           *       "gate_id": "gate_5Hd9Qw2Lx8Vr3Tk7Nm1Cb4",
+           *       "host_id": "person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7",
+           *       "visitor": {
+           *         "id": "visitor_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *         "name": "Kofi Boateng",
+           *         "phone": "+233244123456",
+           *         "email": "kofi@example.com",
+           *         "company": "Boateng Logistics"
+           *       },
+           *       "purpose": "Quarterly supplier review",
+           *       "expected_at": "2026-11-26T09:30:00.000Z",
+           *       "expected_until": "2026-11-26T09:30:00.000Z",
+           *       "checked_in_at": "2026-11-26T09:31:12.000Z",
+           *       "checked_out_at": "2026-11-26T09:30:00.000Z",
+           *       "cancelled_at": "2026-11-26T09:30:00.000Z",
+           *       "cancel_reason": "string",
+           *       "decision": {
+           *         "outcome": "approved",
+           *         "decided_at": "2026-11-26T09:30:00.000Z",
+           *         "decided_by": "string",
+           *         "reason": "string"
+           *       },
+           *       "booking_id": "string",
+           *       "pass": {
+           *         "channels": [
+           *           "whatsapp",
+           *           "sms"
+           *         ],
+           *         "last_sent_at": "2026-11-26T09:30:00.000Z"
+           *       },
+           *       "custom_fields": {},
+           *       "watchlist": {
+           *         "flagged": true,
+           *         "severity": "low",
+           *         "matches": [
+           *           {
+           *             "id": "wlm_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "entry_id": "watch_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "severity": "low",
+           *             "field": "phone",
+           *             "score": 0,
+           *             "explanation": "name matches alias 'Kwame Mensah': Kwame initial; Mensah exact",
+           *             "matched_at": "2026-11-26T09:30:00.000Z"
+           *           }
+           *         ]
+           *       },
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   approveVisit: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3416,25 +3792,85 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "visit_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "status": "checked_in",
+           *       "type": "meeting",
+           *       "source": "invitation",
+           *       "site_id": "site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6",
+           *       "gate_id": "gate_5Hd9Qw2Lx8Vr3Tk7Nm1Cb4",
+           *       "host_id": "person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7",
+           *       "visitor": {
+           *         "id": "visitor_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *         "name": "Kofi Boateng",
+           *         "phone": "+233244123456",
+           *         "email": "kofi@example.com",
+           *         "company": "Boateng Logistics"
+           *       },
+           *       "purpose": "Quarterly supplier review",
+           *       "expected_at": "2026-11-26T09:30:00.000Z",
+           *       "expected_until": "2026-11-26T09:30:00.000Z",
+           *       "checked_in_at": "2026-11-26T09:33:40.000Z",
+           *       "checked_out_at": "2026-11-26T09:30:00.000Z",
+           *       "cancelled_at": "2026-11-26T09:30:00.000Z",
+           *       "cancel_reason": "string",
+           *       "decision": {
+           *         "outcome": "approved",
+           *         "decided_at": "2026-11-26T09:30:00.000Z",
+           *         "decided_by": "string",
+           *         "reason": "string"
+           *       },
+           *       "booking_id": "string",
+           *       "pass": {
+           *         "channels": [
+           *           "whatsapp",
+           *           "sms"
+           *         ],
+           *         "last_sent_at": "2026-11-26T09:30:00.000Z"
+           *       },
+           *       "custom_fields": {},
+           *       "watchlist": {
+           *         "flagged": true,
+           *         "severity": "low",
+           *         "matches": [
+           *           {
+           *             "id": "wlm_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "entry_id": "watch_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "severity": "low",
+           *             "field": "phone",
+           *             "score": 0,
+           *             "explanation": "name matches alias 'Kwame Mensah': Kwame initial; Mensah exact",
+           *             "matched_at": "2026-11-26T09:30:00.000Z"
+           *           }
+           *         ]
+           *       },
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   denyVisit: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3453,25 +3889,85 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "visit_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "status": "denied",
+           *       "type": "meeting",
+           *       "source": "invitation",
+           *       "site_id": "site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6",
+           *       "gate_id": "gate_5Hd9Qw2Lx8Vr3Tk7Nm1Cb4",
+           *       "host_id": "person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7",
+           *       "visitor": {
+           *         "id": "visitor_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *         "name": "Kofi Boateng",
+           *         "phone": "+233244123456",
+           *         "email": "kofi@example.com",
+           *         "company": "Boateng Logistics"
+           *       },
+           *       "purpose": "Quarterly supplier review",
+           *       "expected_at": "2026-11-26T09:30:00.000Z",
+           *       "expected_until": "2026-11-26T09:30:00.000Z",
+           *       "checked_in_at": "2026-11-26T09:30:00.000Z",
+           *       "checked_out_at": "2026-11-26T09:30:00.000Z",
+           *       "cancelled_at": "2026-11-26T09:30:00.000Z",
+           *       "cancel_reason": "string",
+           *       "decision": {
+           *         "outcome": "denied",
+           *         "decided_at": "2026-11-26T09:30:00.000Z",
+           *         "decided_by": "string",
+           *         "reason": "string"
+           *       },
+           *       "booking_id": "string",
+           *       "pass": {
+           *         "channels": [
+           *           "whatsapp",
+           *           "sms"
+           *         ],
+           *         "last_sent_at": "2026-11-26T09:30:00.000Z"
+           *       },
+           *       "custom_fields": {},
+           *       "watchlist": {
+           *         "flagged": true,
+           *         "severity": "low",
+           *         "matches": [
+           *           {
+           *             "id": "wlm_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "entry_id": "watch_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "severity": "low",
+           *             "field": "phone",
+           *             "score": 0,
+           *             "explanation": "name matches alias 'Kwame Mensah': Kwame initial; Mensah exact",
+           *             "matched_at": "2026-11-26T09:30:00.000Z"
+           *           }
+           *         ]
+           *       },
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   checkOutVisit: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3486,25 +3982,85 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "visit_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "status": "checked_out",
+           *       "type": "meeting",
+           *       "source": "invitation",
+           *       "site_id": "site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6",
+           *       "gate_id": "gate_5Hd9Qw2Lx8Vr3Tk7Nm1Cb4",
+           *       "host_id": "person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7",
+           *       "visitor": {
+           *         "id": "visitor_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *         "name": "Kofi Boateng",
+           *         "phone": "+233244123456",
+           *         "email": "kofi@example.com",
+           *         "company": "Boateng Logistics"
+           *       },
+           *       "purpose": "Quarterly supplier review",
+           *       "expected_at": "2026-11-26T09:30:00.000Z",
+           *       "expected_until": "2026-11-26T09:30:00.000Z",
+           *       "checked_in_at": "2026-11-26T09:31:12.000Z",
+           *       "checked_out_at": "2026-11-26T11:02:05.000Z",
+           *       "cancelled_at": "2026-11-26T09:30:00.000Z",
+           *       "cancel_reason": "string",
+           *       "decision": {
+           *         "outcome": "approved",
+           *         "decided_at": "2026-11-26T09:30:00.000Z",
+           *         "decided_by": "string",
+           *         "reason": "string"
+           *       },
+           *       "booking_id": "string",
+           *       "pass": {
+           *         "channels": [
+           *           "whatsapp",
+           *           "sms"
+           *         ],
+           *         "last_sent_at": "2026-11-26T09:30:00.000Z"
+           *       },
+           *       "custom_fields": {},
+           *       "watchlist": {
+           *         "flagged": true,
+           *         "severity": "low",
+           *         "matches": [
+           *           {
+           *             "id": "wlm_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "entry_id": "watch_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "severity": "low",
+           *             "field": "phone",
+           *             "score": 0,
+           *             "explanation": "name matches alias 'Kwame Mensah': Kwame initial; Mensah exact",
+           *             "matched_at": "2026-11-26T09:30:00.000Z"
+           *           }
+           *         ]
+           *       },
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   cancelVisit: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3523,25 +4079,85 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "visit_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "status": "cancelled",
+           *       "type": "meeting",
+           *       "source": "invitation",
+           *       "site_id": "site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6",
+           *       "gate_id": "gate_5Hd9Qw2Lx8Vr3Tk7Nm1Cb4",
+           *       "host_id": "person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7",
+           *       "visitor": {
+           *         "id": "visitor_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *         "name": "Kofi Boateng",
+           *         "phone": "+233244123456",
+           *         "email": "kofi@example.com",
+           *         "company": "Boateng Logistics"
+           *       },
+           *       "purpose": "Quarterly supplier review",
+           *       "expected_at": "2026-11-26T09:30:00.000Z",
+           *       "expected_until": "2026-11-26T09:30:00.000Z",
+           *       "checked_in_at": "2026-11-26T09:30:00.000Z",
+           *       "checked_out_at": "2026-11-26T09:30:00.000Z",
+           *       "cancelled_at": "2026-11-26T08:15:00.000Z",
+           *       "cancel_reason": "Meeting moved online",
+           *       "decision": {
+           *         "outcome": "approved",
+           *         "decided_at": "2026-11-26T09:30:00.000Z",
+           *         "decided_by": "string",
+           *         "reason": "string"
+           *       },
+           *       "booking_id": "string",
+           *       "pass": {
+           *         "channels": [
+           *           "whatsapp",
+           *           "sms"
+           *         ],
+           *         "last_sent_at": "2026-11-26T09:30:00.000Z"
+           *       },
+           *       "custom_fields": {},
+           *       "watchlist": {
+           *         "flagged": true,
+           *         "severity": "low",
+           *         "matches": [
+           *           {
+           *             "id": "wlm_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "entry_id": "watch_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *             "severity": "low",
+           *             "field": "phone",
+           *             "score": 0,
+           *             "explanation": "name matches alias 'Kwame Mensah': Kwame initial; Mensah exact",
+           *             "matched_at": "2026-11-26T09:30:00.000Z"
+           *           }
+           *         ]
+           *       },
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   resendVisitPass: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3563,22 +4179,25 @@ export interface operations {
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   registerFile: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -3598,15 +4217,14 @@ export interface operations {
           'application/json': components['schemas']['FileResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getFile: {
@@ -3628,15 +4246,14 @@ export interface operations {
           'application/json': components['schemas']['FileResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listWatchlistEntries: {
@@ -3661,22 +4278,23 @@ export interface operations {
           'application/json': components['schemas']['WatchlistEntryPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   createWatchlistEntry: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -3696,15 +4314,14 @@ export interface operations {
           'application/json': components['schemas']['WatchlistEntryResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getWatchlistEntry: {
@@ -3726,15 +4343,14 @@ export interface operations {
           'application/json': components['schemas']['WatchlistEntryResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   deleteWatchlistEntry: {
@@ -3754,15 +4370,14 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getVisitor: {
@@ -3784,15 +4399,14 @@ export interface operations {
           'application/json': components['schemas']['VisitorResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   eraseVisitor: {
@@ -3812,15 +4426,14 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   eraseBookingAttendee: {
@@ -3840,15 +4453,14 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listBookings: {
@@ -3880,22 +4492,23 @@ export interface operations {
           'application/json': components['schemas']['BookingPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   createBooking: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -3915,15 +4528,14 @@ export interface operations {
           'application/json': components['schemas']['BookingResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getBooking: {
@@ -3945,22 +4557,24 @@ export interface operations {
           'application/json': components['schemas']['BookingResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   confirmBooking: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -3979,25 +4593,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "booking_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "booking_type_id": "string",
+           *       "status": "confirmed",
+           *       "start": "2026-11-26T09:30:00.000Z",
+           *       "end": "2026-11-26T09:30:00.000Z",
+           *       "site_id": "string",
+           *       "host_id": "string",
+           *       "attendee": {
+           *         "name": "string",
+           *         "phone": "+233244123456",
+           *         "email": "string",
+           *         "company": "string"
+           *       },
+           *       "custom_fields": {},
+           *       "source": "api",
+           *       "visit_id": "string",
+           *       "confirm_by": "2026-11-26T09:30:00.000Z",
+           *       "confirmed_at": "2026-11-26T09:30:00.000Z",
+           *       "declined_at": "2026-11-26T09:30:00.000Z",
+           *       "decline_reason": "string",
+           *       "share_reason_with_attendee": true,
+           *       "expired_at": "2026-11-26T09:30:00.000Z",
+           *       "cancelled_at": "2026-11-26T09:30:00.000Z",
+           *       "cancel_reason": "string",
+           *       "rescheduled_at": "2026-11-26T09:30:00.000Z",
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['BookingResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   declineBooking: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4016,25 +4664,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "booking_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "booking_type_id": "string",
+           *       "status": "declined",
+           *       "start": "2026-11-26T09:30:00.000Z",
+           *       "end": "2026-11-26T09:30:00.000Z",
+           *       "site_id": "string",
+           *       "host_id": "string",
+           *       "attendee": {
+           *         "name": "string",
+           *         "phone": "+233244123456",
+           *         "email": "string",
+           *         "company": "string"
+           *       },
+           *       "custom_fields": {},
+           *       "source": "api",
+           *       "visit_id": "string",
+           *       "confirm_by": "2026-11-26T09:30:00.000Z",
+           *       "confirmed_at": "2026-11-26T09:30:00.000Z",
+           *       "declined_at": "2026-11-26T09:30:00.000Z",
+           *       "decline_reason": "string",
+           *       "share_reason_with_attendee": true,
+           *       "expired_at": "2026-11-26T09:30:00.000Z",
+           *       "cancelled_at": "2026-11-26T09:30:00.000Z",
+           *       "cancel_reason": "string",
+           *       "rescheduled_at": "2026-11-26T09:30:00.000Z",
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['BookingResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   cancelBooking: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4053,25 +4735,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "booking_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "booking_type_id": "string",
+           *       "status": "cancelled",
+           *       "start": "2026-11-26T09:30:00.000Z",
+           *       "end": "2026-11-26T09:30:00.000Z",
+           *       "site_id": "string",
+           *       "host_id": "string",
+           *       "attendee": {
+           *         "name": "string",
+           *         "phone": "+233244123456",
+           *         "email": "string",
+           *         "company": "string"
+           *       },
+           *       "custom_fields": {},
+           *       "source": "api",
+           *       "visit_id": "string",
+           *       "confirm_by": "2026-11-26T09:30:00.000Z",
+           *       "confirmed_at": "2026-11-26T09:30:00.000Z",
+           *       "declined_at": "2026-11-26T09:30:00.000Z",
+           *       "decline_reason": "string",
+           *       "share_reason_with_attendee": true,
+           *       "expired_at": "2026-11-26T09:30:00.000Z",
+           *       "cancelled_at": "2026-11-26T09:30:00.000Z",
+           *       "cancel_reason": "string",
+           *       "rescheduled_at": "2026-11-26T09:30:00.000Z",
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['BookingResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   rescheduleBooking: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4093,15 +4809,15 @@ export interface operations {
           'application/json': components['schemas']['BookingResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listBookingTypes: {
@@ -4126,15 +4842,13 @@ export interface operations {
           'application/json': components['schemas']['BookingTypePage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getBookingType: {
@@ -4156,15 +4870,14 @@ export interface operations {
           'application/json': components['schemas']['BookingTypeResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getBookingTypeAvailability: {
@@ -4191,15 +4904,14 @@ export interface operations {
           'application/json': components['schemas']['AvailabilityResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listShifts: {
@@ -4224,15 +4936,13 @@ export interface operations {
           'application/json': components['schemas']['ShiftPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listAttendanceEvents: {
@@ -4263,22 +4973,23 @@ export interface operations {
           'application/json': components['schemas']['ClockEventPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   recordAttendanceEvent: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -4298,15 +5009,14 @@ export interface operations {
           'application/json': components['schemas']['ClockEventResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequiredOrConsentRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getAttendanceEvent: {
@@ -4328,15 +5038,14 @@ export interface operations {
           'application/json': components['schemas']['ClockEventResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getAttendanceSummary: {
@@ -4361,22 +5070,23 @@ export interface operations {
           'application/json': components['schemas']['AttendanceSummaryResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   recordAttendanceEvidenceConsent: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4398,15 +5108,15 @@ export interface operations {
           'application/json': components['schemas']['EvidenceConsentResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listDeliveries: {
@@ -4438,22 +5148,23 @@ export interface operations {
           'application/json': components['schemas']['DeliveryPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   createDelivery: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -4473,15 +5184,14 @@ export interface operations {
           'application/json': components['schemas']['DeliveryResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getDelivery: {
@@ -4503,22 +5213,24 @@ export interface operations {
           'application/json': components['schemas']['DeliveryResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   collectDelivery: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4537,25 +5249,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "delivery_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "site_id": "string",
+           *       "recipient_id": "string",
+           *       "status": "collected",
+           *       "carrier": "string",
+           *       "tracking_number": "string",
+           *       "description": "string",
+           *       "photo_file_id": "string",
+           *       "received_at": "2026-11-26T09:30:00.000Z",
+           *       "received_by": "string",
+           *       "notified_at": "2026-11-26T09:30:00.000Z",
+           *       "collected_at": "2026-11-26T09:30:00.000Z",
+           *       "collected_by": "string",
+           *       "collected_by_name": "string",
+           *       "signature_file_id": "string",
+           *       "collection_photo_file_id": "string",
+           *       "returned_at": "2026-11-26T09:30:00.000Z",
+           *       "return_reason": "string",
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['DeliveryResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   returnDelivery: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4574,18 +5313,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "delivery_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "site_id": "string",
+           *       "recipient_id": "string",
+           *       "status": "returned",
+           *       "carrier": "string",
+           *       "tracking_number": "string",
+           *       "description": "string",
+           *       "photo_file_id": "string",
+           *       "received_at": "2026-11-26T09:30:00.000Z",
+           *       "received_by": "string",
+           *       "notified_at": "2026-11-26T09:30:00.000Z",
+           *       "collected_at": "2026-11-26T09:30:00.000Z",
+           *       "collected_by": "string",
+           *       "collected_by_name": "string",
+           *       "signature_file_id": "string",
+           *       "collection_photo_file_id": "string",
+           *       "returned_at": "2026-11-26T09:30:00.000Z",
+           *       "return_reason": "string",
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['DeliveryResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   listRollcalls: {
@@ -4612,22 +5375,23 @@ export interface operations {
           'application/json': components['schemas']['RollcallPage'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   startRollcall: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -4647,15 +5411,14 @@ export interface operations {
           'application/json': components['schemas']['RollcallDetailResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getRollcall: {
@@ -4677,22 +5440,24 @@ export interface operations {
           'application/json': components['schemas']['RollcallDetailResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   markRollcallPerson: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4714,22 +5479,25 @@ export interface operations {
           'application/json': components['schemas']['RollcallDetailResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   closeRollcall: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4748,25 +5516,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "rollcall_3kT9qLm4Rx7Vd2Wn8YsBc1",
+           *       "site_id": "string",
+           *       "status": "closed",
+           *       "started_at": "2026-11-26T09:30:00.000Z",
+           *       "started_by": "string",
+           *       "closed_at": "2026-11-26T09:30:00.000Z",
+           *       "closed_by": "string",
+           *       "progress": {
+           *         "total": 0,
+           *         "unaccounted": 0,
+           *         "safe": 0,
+           *         "missing": 0,
+           *         "needs_help": 0
+           *       },
+           *       "created_at": "2026-11-26T09:30:00.000Z",
+           *       "updated_at": "2026-11-26T09:30:00.000Z",
+           *       "people": [
+           *         {
+           *           "subject_id": "string",
+           *           "kind": "visitor",
+           *           "name": "string",
+           *           "visit_id": "string",
+           *           "status": "unaccounted",
+           *           "note": "string",
+           *           "marked_by": "string",
+           *           "marked_at": "2026-11-26T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['RollcallDetailResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   testHelperVisitNoShow: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4784,22 +5587,25 @@ export interface operations {
           'application/json': components['schemas']['VisitResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   testHelperBookingExpire: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4817,22 +5623,25 @@ export interface operations {
           'application/json': components['schemas']['BookingResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   testHelperLateClockIn: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -4852,22 +5661,24 @@ export interface operations {
           'application/json': components['schemas']['ClockEventResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['ConflictOrInvalidState'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   testHelperAgeEvent: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path: {
@@ -4885,22 +5696,25 @@ export interface operations {
           'application/json': components['schemas']['EventResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   testHelperSandboxReset: {
     parameters: {
       query?: never;
       header: {
-        /** @description UUID; a retry with the same key within 24 hours replays the first response */
+        /**
+         * @description UUID; a retry with the same key within 24 hours replays the first response
+         * @example 7f4c2a9e-5b1d-4e8a-9c3f-2d6b8e0a1f47
+         */
         'Idempotency-Key': string;
       };
       path?: never;
@@ -4916,15 +5730,14 @@ export interface operations {
           'application/json': components['schemas']['SandboxResetResponse'];
         };
       };
-      /** @description Error */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
 }
