@@ -11,7 +11,7 @@ import { EventsModule } from './events/events.module';
 import { FilesModule } from './files/files.module';
 import { FormsModule } from './forms/forms.module';
 import { VisitorOpenApiController } from './openapi/visitor-openapi.controller';
-import { WebhooksGuideController } from './openapi/webhooks-guide.controller';
+import { WebhooksGuideController } from './webhooks/webhooks-guide.controller';
 import { OrganisationsModule } from './organisations/organisations.module';
 import { PeopleModule } from './people/people.module';
 import { PlatformModule } from './platform/platform.module';

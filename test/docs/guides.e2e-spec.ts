@@ -89,7 +89,9 @@ describe('/docs guides', () => {
           () => false,
         ),
       );
-      expect(lines.shift()).toMatch(/^refused /); // an unsigned POST is refused
+      // the receiver prints its line after answering: wait for it (an unsigned POST is refused)
+      await until(async () => lines.length > 0);
+      expect(lines.shift()).toMatch(/^refused /);
       const sent = await script(`ENDPOINT=${endpoint}`, sh[3]);
       expect(JSON.parse(sent.stdout)).toEqual({ outcome: 'succeeded', status_code: 204 });
       await until(async () => lines.length > 0);

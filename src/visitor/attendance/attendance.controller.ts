@@ -18,7 +18,7 @@ import {
   EvidenceConsentResponse,
   ShiftResponse,
 } from './dto/attendance.response';
-import { ApiErrors } from '../openapi/doc-decorators';
+import { ApiErrors } from '../platform/doc-decorators';
 
 @ApiTags('Attendance')
 @Controller('v1')

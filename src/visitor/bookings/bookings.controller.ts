@@ -13,7 +13,7 @@ import {
   RescheduleBookingBody,
 } from './dto/booking.request';
 import { BookingResponse } from './dto/booking.response';
-import { ApiErrors, ApiExampleShows } from '../openapi/doc-decorators';
+import { ApiErrors, ApiExampleShows } from '../platform/doc-decorators';
 
 @ApiTags('Bookings')
 @Controller('v1/bookings')

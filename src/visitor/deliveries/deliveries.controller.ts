@@ -12,7 +12,7 @@ import {
   ReturnDeliveryBody,
 } from './dto/delivery.request';
 import { DeliveryResponse } from './dto/delivery.response';
-import { ApiErrors, ApiExampleShows } from '../openapi/doc-decorators';
+import { ApiErrors, ApiExampleShows } from '../platform/doc-decorators';
 
 @ApiTags('Deliveries')
 @Controller('v1/deliveries')

@@ -7,7 +7,7 @@ import type { Tenant } from '../platform/tenant';
 import { CreatePersonBody, PeopleQuery, UpdatePersonBody } from './dto/person.request';
 import { PersonResponse } from './dto/person.response';
 import { PeopleService } from './people.service';
-import { ApiErrors } from '../openapi/doc-decorators';
+import { ApiErrors } from '../platform/doc-decorators';
 
 @ApiTags('People')
 @Controller('v1/people')

@@ -12,7 +12,7 @@ import {
 } from './dto/rollcall.request';
 import { RollcallDetailResponse, RollcallResponse } from './dto/rollcall.response';
 import { RollcallsService } from './rollcalls.service';
-import { ApiErrors, ApiExampleShows } from '../openapi/doc-decorators';
+import { ApiErrors, ApiExampleShows } from '../platform/doc-decorators';
 
 @ApiTags('Roll calls')
 @Controller('v1/rollcalls')

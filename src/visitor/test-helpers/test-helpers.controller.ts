@@ -18,7 +18,7 @@ import type { Tenant } from '../platform/tenant';
 import { VisitResponse } from '../visits/dto/visit.response';
 import { VisitsService } from '../visits/visits.service';
 import { SandboxReset, SandboxResetResponse } from './sandbox-reset.service';
-import { ApiErrors } from '../openapi/doc-decorators';
+import { ApiErrors } from '../platform/doc-decorators';
 
 export class LateClockInBody {
   @ApiProperty({ example: 'person_…', description: 'A person with a shift' })

@@ -21,7 +21,7 @@ import {
 import { VisitResponse } from './dto/visit.response';
 import { VisitAction } from './visit-state-machine';
 import { VisitsService } from './visits.service';
-import { ApiErrors, ApiExampleShows } from '../openapi/doc-decorators';
+import { ApiErrors, ApiExampleShows } from '../platform/doc-decorators';
 
 @ApiTags('Visits')
 @Controller('v1/visits')

@@ -7,7 +7,7 @@ import type { Tenant } from '../platform/tenant';
 import { RedeliverBody } from './dto/redeliver.request';
 import { RedeliverResponse } from './dto/redeliver.response';
 import { WebhookFanOut } from './webhook-fan-out';
-import { ApiErrors } from '../openapi/doc-decorators';
+import { ApiErrors } from '../platform/doc-decorators';
 
 /** POST /v1/events/{id}/redeliver: a webhook action on a stored event, so it lives with webhooks. */
 @ApiTags('Events')

@@ -25,7 +25,7 @@ import {
   WebhookTestResultResponse,
 } from './dto/webhook-endpoint.response';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { ApiErrors } from '../openapi/doc-decorators';
+import { ApiErrors } from '../platform/doc-decorators';
 
 /**
  * Webhook endpoints. Creating, changing, enabling, rotating and test sends need a plan with live webhooks;

@@ -5,8 +5,8 @@ import { InjectConfig } from '../../config/config.module';
 import { esc, page } from '../../docs/docs.render';
 import { EventSamples } from '../events/event-samples';
 import { EVENT_TYPES, EXPLICIT_ONLY_EVENT_TYPES, EventType, eventReadScope } from '../events/event-types';
-import { toWebhookEndpointResponse } from '../webhooks/dto/webhook-endpoint.response';
-import { DISABLE_AFTER_MS, JITTER, RETRY_WAITS_MS } from '../webhooks/delivery/retry-schedule';
+import { toWebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import { DISABLE_AFTER_MS, JITTER, RETRY_WAITS_MS } from './delivery/retry-schedule';
 
 const HTML = 'text/html; charset=utf-8';
 /** The moment the catalogue's samples are made at (the page shows fixed times; its ids are fresh, like /test's). */
