@@ -107,6 +107,12 @@ class Steps {
       attendee: { name: 'Sample Attendee', phone: '+233244000001', email: 'attendee@example.com' },
     });
   }
+
+  /** A confirmed booking: confirmed at once, or pending and then confirmed. */
+  async confirmedBooking(): Promise<Obj> {
+    const b = await this.booking();
+    return b.status === 'pending' ? this.call<Obj>('POST', `/v1/bookings/${b.id}/confirm`, {}) : b;
+  }
 }
 
 /** How each event type is made to happen: the test-mode objects created through /v1. */
@@ -124,14 +130,13 @@ const RECIPES: Record<string, (s: Steps) => Promise<Obj>> = {
   'delivery.collected': async (s) => s.call('POST', `/v1/deliveries/${(await s.delivery()).id}/collect`, {}),
   'delivery.returned': async (s) => s.call('POST', `/v1/deliveries/${(await s.delivery()).id}/return`, {}),
   'booking.created': (s) => s.booking(),
-  'booking.confirmed': async (s) => {
-    const b = await s.booking();
-    return b.status === 'pending' ? s.call('POST', `/v1/bookings/${b.id}/confirm`, {}) : b;
-  },
+  'booking.confirmed': (s) => s.confirmedBooking(),
   'booking.declined': async (s) =>
     s.call('POST', `/v1/bookings/${(await s.booking(true)).id}/decline`, { reason: 'Sample decline' }),
   'booking.cancelled': async (s) =>
-    s.call('POST', `/v1/bookings/${(await s.booking()).id}/cancel`, { reason: 'Sample cancellation' }),
+    s.call('POST', `/v1/bookings/${(await s.confirmedBooking()).id}/cancel`, {
+      reason: 'Sample cancellation',
+    }),
   'booking.expired': async (s) =>
     s.call('POST', `/v1/test-helpers/bookings/${(await s.booking(true)).id}/expire`, {}),
 };

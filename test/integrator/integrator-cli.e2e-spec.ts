@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook } from 'standardwebhooks';
-import { bootServiceContext, createTestDatabase, TestDatabase } from '../harness';
+import { bootServiceContext, createTestDatabase, ServiceContext, TestDatabase } from '../harness';
+import { saveBookingType } from '../support/booking-fixtures';
 import { AppProcess, startAppProcess } from '../support/app-process';
 import { createOrg } from '../support/platform-fixtures';
 import { until } from '../support/until';
@@ -76,6 +77,9 @@ async function receiver(): Promise<{ server: Server; url: string; received: Rece
 describe('integrator CLI (gatehouse-dev)', () => {
   let db: TestDatabase;
   let app: AppProcess;
+  let ctx: ServiceContext;
+  let orgId: string;
+  let site: string;
   let testKey: string;
   let liveKey: string;
   const env = () => ({ GATEHOUSE_API_KEY: testKey, GATEHOUSE_BASE_URL: app.url, NO_COLOR: '1' });
@@ -88,14 +92,13 @@ describe('integrator CLI (gatehouse-dev)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const ctx = await bootServiceContext({ db, env: { RUN_WORKER: 'false' } });
-    try {
-      const org = await createOrg(ctx.app as NestFastifyApplication, 'pro');
-      testKey = await org.key();
-      liveKey = await org.key({ mode: 'live' });
-    } finally {
-      await ctx.app.close();
-    }
+    // A second instance on the same database (no HTTP): it makes the organisation and, later, a booking type.
+    ctx = await bootServiceContext({ db, env: { RUN_WORKER: 'false' } });
+    const org = await createOrg(ctx.app as NestFastifyApplication, 'pro');
+    orgId = org.id;
+    site = org.sites.find((s) => !s.livemode)!.id;
+    testKey = await org.key();
+    liveKey = await org.key({ mode: 'live' });
     app = await startAppProcess(db.url, { TEST_MODE_RATE_PER_MINUTE: '100000' });
   }, 120_000);
 
@@ -108,6 +111,7 @@ describe('integrator CLI (gatehouse-dev)', () => {
       app.child.kill('SIGTERM');
       await app.exited;
     }
+    await ctx?.app.close();
     await db?.drop();
   });
 
@@ -227,6 +231,45 @@ describe('integrator CLI (gatehouse-dev)', () => {
     const failed = await logs.line((l) => l.type === 'request' && l.path === '/v1/visits/visit_doesnotexist');
     expect(failed).toMatchObject({ status: 404, error_code: 'not_found' });
   }, 30_000);
+
+  it('trigger makes each event type it names happen, as events list shows', async () => {
+    const people = (await (
+      await fetch(`${app.url}/v1/people?limit=1`, { headers: { authorization: `Bearer ${testKey}` } })
+    ).json()) as { data: { id: string }[] };
+    await saveBookingType(
+      ctx.app as NestFastifyApplication,
+      { organisationId: orgId, livemode: false },
+      { site, host: people.data[0].id },
+      { requires_confirmation: true },
+    );
+    const types = [
+      'visit.updated',
+      'visit.checked_out',
+      'visit.cancelled',
+      'visit.no_show',
+      'person.created',
+      'delivery.collected',
+      'delivery.returned',
+      'booking.created',
+      'booking.confirmed',
+      'booking.declined',
+      'booking.cancelled',
+      'booking.expired',
+    ];
+    for (const type of types) {
+      const trig = cli(['trigger', type]);
+      const code = await trig.exited;
+      expect({ type, code, stderr: trig.stderr }).toEqual({ type, code: 0, stderr: '' });
+      const list = cli(['events', 'list', '--type', type, '--limit', '1']);
+      expect(await list.exited).toBe(0);
+      const [event] = list.lines();
+      expect(event).toMatchObject({ event_type: type, object_id: trig.lines()[0].object_id });
+    }
+
+    const unknown = cli(['trigger', 'watchlist.matched']);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.lines()[0]).toMatchObject({ error: { code: 'usage' } });
+  }, 120_000);
 
   it('shutdown ends open streams: the server exits promptly with listen connected', async () => {
     const listen = cli(['listen', '--forward-to', 'http://127.0.0.1:9/hooks']);

@@ -63,7 +63,8 @@ export class SseStreams implements BeforeApplicationShutdown {
 
   start(req: FastifyRequest, reply: FastifyReply): SseStream {
     const s = new SseStream(req, reply);
-    if (this.closing) s.end();
+    // A HEAD request gets the headers only; a stream asked for during shutdown ends at once.
+    if (this.closing || req.method === 'HEAD') s.end();
     else {
       this.open.add(s);
       s.onClose(() => this.open.delete(s));
