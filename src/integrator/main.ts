@@ -127,8 +127,10 @@ async function main(argv: string[]): Promise<number> {
       out.fail(e.code, e.message);
       return EXIT.failed;
     }
-    const cause = (e as { cause?: { code?: string } }).cause?.code;
-    out.fail('failed', cause ? `${(e as Error).message} (${cause})` : (e as Error).message);
+    // fetch's own message is only "fetch failed"; the reason is its cause (ECONNREFUSED, bad port, …).
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message;
+    out.fail('failed', why ? `${(e as Error).message} (${why})` : (e as Error).message);
     return EXIT.failed;
   }
 }
