@@ -1,6 +1,6 @@
-import { Controller, Get, Headers, Req, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Header, Req, StreamableFile } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Authorize } from '../platform/authorize.decorator';
 import { CurrentScopes, CurrentTenant } from '../platform/current';
 import type { Scope } from '../platform/scopes';
@@ -12,6 +12,10 @@ const SSE = {
   description: `A \`text/event-stream\` that stays open; a comment line every ${HEARTBEAT_MS / 1000} s keeps it alive.`,
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },
 };
+/** What a stream's answer says besides its body: never cached, never buffered by a proxy. */
+const StreamHeaders = () =>
+  applyDecorators(Header('Cache-Control', 'no-cache, no-transform'), Header('X-Accel-Buffering', 'no'));
+
 const TEST_ONLY =
   'Test mode only (a live-mode credential gets `forbidden`): a development tool, used by `gatehouse-dev listen` and `gatehouse-dev logs tail`.';
 
@@ -29,16 +33,21 @@ export class EventStreamController {
     operationId: 'streamEvents',
   })
   @ApiProduces('text/event-stream')
+  @StreamHeaders()
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event (`evt_…`)' })
   @ApiOkResponse(SSE)
   events(
     @CurrentTenant() tenant: Tenant,
     @CurrentScopes() scopes: ReadonlySet<Scope>,
-    @Headers('last-event-id') lastEventId: string | undefined,
     @Req() req: FastifyRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    return this.streams.streamEvents(tenant, scopes, lastEventId || undefined, req, reply);
+  ): Promise<StreamableFile> {
+    const lastEventId = req.headers['last-event-id'];
+    return this.streams.streamEvents(
+      tenant,
+      scopes,
+      typeof lastEventId === 'string' && lastEventId ? lastEventId : undefined,
+      req,
+    );
   }
 
   @Get('requests/stream')
@@ -49,12 +58,9 @@ export class EventStreamController {
     operationId: 'streamRequests',
   })
   @ApiProduces('text/event-stream')
+  @StreamHeaders()
   @ApiOkResponse(SSE)
-  requests(
-    @CurrentTenant() tenant: Tenant,
-    @Req() req: FastifyRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    return this.streams.streamRequests(tenant, req, reply);
+  requests(@CurrentTenant() tenant: Tenant, @Req() req: FastifyRequest): Promise<StreamableFile> {
+    return this.streams.streamRequests(tenant, req);
   }
 }

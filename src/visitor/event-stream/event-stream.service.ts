@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Injectable, StreamableFile } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
 import { toRequestLogResponse } from '../../ops/request-log/dto/request-log.response';
 import type { RequestLogEntry } from '../../ops/request-log/request-log.entry';
@@ -45,8 +45,7 @@ export class EventStreamService {
     scopes: ReadonlySet<Scope>,
     lastEventId: string | undefined,
     req: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<StreamableFile> {
     testModeOnly(tenant, 'The event stream');
     // Checked before the stream opens, so an unknown id is an ordinary error response.
     const resumeAfter = lastEventId ? await this.events.find(tenant, scopes, lastEventId) : null;
@@ -69,7 +68,7 @@ export class EventStreamService {
       if (stream) enqueue(id);
       else pending.push(id);
     });
-    stream = this.streams.start(req, reply);
+    const opened = (stream = this.streams.start(req));
     stream.onClose(stop);
     if (resumeAfter) {
       const missed = await this.events.list(
@@ -83,10 +82,11 @@ export class EventStreamService {
       for (const e of missed.data.reverse()) enqueue(e.id);
     }
     for (const id of pending) enqueue(id);
+    return opened.file;
   }
 
   /** GET /v1/requests/stream: the tenant's test-mode requests once the request log has written them. */
-  async streamRequests(tenant: Tenant, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async streamRequests(tenant: Tenant, req: FastifyRequest): Promise<StreamableFile> {
     testModeOnly(tenant, 'The request log');
     let stream: SseStream | null = null;
     const stop = await this.notifications.listen('gatehouse_request_log', (payload) => {
@@ -97,8 +97,9 @@ export class EventStreamService {
             stream.send(e.requestId, 'request', JSON.stringify(toRequestLogResponse(e)));
       });
     });
-    stream = this.streams.start(req, reply);
+    const opened = (stream = this.streams.start(req));
     stream.onClose(stop);
+    return opened.file;
   }
 
   /** One written batch, read once however many streams of this instance want it. */

@@ -1,29 +1,25 @@
-import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BeforeApplicationShutdown, Injectable, StreamableFile } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
 
 /** A comment line every this many milliseconds keeps proxies and clients from timing an idle stream out. */
 export const HEARTBEAT_MS = 15_000;
 
-/** One open `text/event-stream` response. */
+/** One open `text/event-stream` response: `file` is what the handler returns. */
 export class SseStream {
   private readonly body = new PassThrough();
+  readonly file: StreamableFile;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly onEnd: (() => void)[] = [];
   ended = false;
 
-  constructor(req: FastifyRequest, reply: FastifyReply) {
-    // The request ends when the client goes away: the stream stops there.
-    req.raw.once('close', () => this.end());
-    reply.raw.once('close', () => this.end());
+  constructor() {
+    // Nest destroys the body once the response has closed (the client went away): the stream stops there.
+    this.body.once('close', () => this.end());
     this.heartbeat = setInterval(() => this.write(': heartbeat\n\n'), HEARTBEAT_MS);
     this.heartbeat.unref();
-    void reply
-      .code(200)
-      .header('content-type', 'text/event-stream; charset=utf-8')
-      .header('cache-control', 'no-cache, no-transform')
-      .header('x-accel-buffering', 'no')
-      .send(this.body);
+    this.file = new StreamableFile(this.body, { type: 'text/event-stream; charset=utf-8' });
+    this.file.setErrorHandler(() => this.end());
     // The headers go now, so the client knows the stream is open before the first event.
     this.write(`: stream open\nretry: 2000\n\n`);
   }
@@ -61,8 +57,8 @@ export class SseStreams implements BeforeApplicationShutdown {
   private readonly open = new Set<SseStream>();
   private closing = false;
 
-  start(req: FastifyRequest, reply: FastifyReply): SseStream {
-    const s = new SseStream(req, reply);
+  start(req: FastifyRequest): SseStream {
+    const s = new SseStream();
     // A HEAD request gets the headers only; a stream asked for during shutdown ends at once.
     if (this.closing || req.method === 'HEAD') s.end();
     else {
