@@ -8,6 +8,7 @@ import { BookingTypesModule } from './booking-types/booking-types.module';
 import { BookingsModule } from './bookings/bookings.module';
 import { DeliveriesModule } from './deliveries/deliveries.module';
 import { EventsModule } from './events/events.module';
+import { EventStreamModule } from './event-stream/event-stream.module';
 import { FilesModule } from './files/files.module';
 import { FormsModule } from './forms/forms.module';
 import { VisitorOpenApiController } from './openapi/visitor-openapi.controller';
@@ -47,6 +48,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     WatchlistModule,
     RollcallsModule,
     TestHelpersModule,
+    EventStreamModule,
   ],
   controllers: [VisitorOpenApiController, WebhooksGuideController],
 })

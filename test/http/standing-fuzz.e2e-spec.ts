@@ -36,6 +36,8 @@ interface Operation {
   /** Property names of the JSON request body, when the operation takes one. */
   body: string[] | null;
   surface: 'public' | 'visitor';
+  /** The operation answers with a `text/event-stream` that stays open (GET /v1/events/stream). */
+  stream: boolean;
 }
 
 const LEAKS: [string, RegExp][] = [
@@ -75,6 +77,7 @@ function operations(doc: Json, surface: Operation['surface']): Operation[] {
         query: params.filter((p) => p.in === 'query').map((p) => p.name as string),
         body: op.requestBody ? [...props] : null,
         surface,
+        stream: !!op.responses?.['200']?.content?.['text/event-stream'],
       });
     }
   return out;
@@ -317,6 +320,26 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
     });
   }
 
+  /**
+   * One request; to a streaming operation its answer is read as a stream: an open event stream (200,
+   * `text/event-stream`) is taken as it is and closed at once (its body never ends), any other answer read whole.
+   */
+  async function injectOnce(
+    opts: { method: 'GET'; url: string; headers: Record<string, string>; payload?: string | Buffer },
+    stream: boolean,
+  ): Promise<{ statusCode: number; body: string }> {
+    if (!stream) return t.app.inject(opts);
+    const res = await t.app.inject({ ...opts, payloadAsStream: true });
+    const body = res.stream();
+    if (/^text\/event-stream/.test(String(res.headers['content-type']))) {
+      body.destroy();
+      return { statusCode: res.statusCode, body: '' };
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of body) chunks.push(Buffer.from(c as Buffer));
+    return { statusCode: res.statusCode, body: Buffer.concat(chunks).toString() };
+  }
+
   it('answers every generated request without a 5xx, a stack, SQL or a file path', async () => {
     const failures: string[] = [];
     for (const op of ops) {
@@ -332,12 +355,15 @@ describe('standing fuzz suite: both served OpenAPI documents', () => {
             if (r.contentType && r.payload !== null) headers['content-type'] = r.contentType;
             if (r.idempotencyKey) headers['idempotency-key'] = r.idempotencyKey;
             const withBody = r.payload !== null && !['GET', 'HEAD'].includes(r.method);
-            const res = await t.app.inject({
-              method: r.method as 'GET',
-              url,
-              headers,
-              ...(withBody ? { payload: r.payload as string | Buffer } : {}),
-            });
+            const res = await injectOnce(
+              {
+                method: r.method as 'GET',
+                url,
+                headers,
+                ...(withBody ? { payload: r.payload as string | Buffer } : {}),
+              },
+              op.stream,
+            );
             stats.requests++;
             stats.statuses[res.statusCode] = (stats.statuses[res.statusCode] ?? 0) + 1;
             const problems: string[] = [];

@@ -92,6 +92,7 @@ const LAYER: Record<string, number> = {
   'visitor/forms': 1.2,
   'visitor/messages': 1.2,
   'visitor/files': 1.2,
+  'visitor/event-stream': 1.1,
   'visitor/events': 1,
   'visitor/platform': 0,
 };

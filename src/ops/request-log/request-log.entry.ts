@@ -92,6 +92,8 @@ export class LogBatch {
   private firstMs = Infinity;
   private lastMs = -Infinity;
   readonly errorRefs: string[] = [];
+  /** Whether the batch holds a request of an organisation in test mode (the request stream is told of those). */
+  testMode = false;
 
   add(e: RequestLogEntry): void {
     const line = logLine(e);
@@ -108,6 +110,7 @@ export class LogBatch {
     if (ms < this.firstMs) this.firstMs = ms;
     if (ms > this.lastMs) this.lastMs = ms;
     if (e.errorRef !== null) this.errorRefs.push(e.errorRef);
+    if (e.livemode === false) this.testMode = true;
     this.count += 1;
   }
 

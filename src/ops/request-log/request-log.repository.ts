@@ -33,6 +33,24 @@ export class RequestLogRepository {
       // The lines go as bytes (pg sends a Buffer in binary format, which a text column takes as UTF-8 text).
       [b.firstId, b.lastId, b.firstAt, b.lastAt, b.errorRefs, b.count, b.lines()],
     );
+    // The test-mode request streams (src/visitor/event-stream) of every instance read the batch once written.
+    if (b.testMode)
+      await this.ds
+        .query(`SELECT pg_notify('gatehouse_request_log', $1)`, [`${b.firstId} ${b.lastId}`])
+        .catch(() => undefined);
+  }
+
+  /** The requests of the batch written with request ids `firstId` to `lastId` (as notified after its write). */
+  async batch(firstId: string, lastId: string): Promise<RequestLogEntry[]> {
+    const found = await rows<{ lines: string }>(
+      this.ds,
+      `SELECT lines FROM ops.request_log_batch WHERE request_ids = ops.request_id_range($1, $2, '[]') LIMIT 1`,
+      [firstId, lastId],
+    );
+    return (found[0]?.lines ?? '')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map(parseLine);
   }
 
   /** Newest first; a request id matches one request, a ref matches the failed request it was given to. */

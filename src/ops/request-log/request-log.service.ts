@@ -168,6 +168,11 @@ export class RequestLogService implements OnModuleInit, BeforeApplicationShutdow
     }
   }
 
+  /** The requests of one written batch (the test-mode request stream reads each batch it is told of). */
+  batch(firstId: string, lastId: string): Promise<RequestLogEntry[]> {
+    return this.repo.batch(firstId, lastId);
+  }
+
   find(idOrRef: string): Promise<RequestLogEntry[]> {
     return this.repo.findByIdOrRef(idOrRef);
   }

@@ -62,9 +62,13 @@ export class EventsRepository implements VisitorDataHolder, SandboxDataHolder {
   /** Writes an event in the caller's transaction, with the id of the request that caused it (null outside one). */
   async insert(m: EntityManager, row: EventRow, requestId: string | null): Promise<void> {
     assertTenant(row);
+    const insert = `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+    // A test-mode event also tells the event streams of every instance (src/visitor/event-stream), on commit.
     await m.query(
-      `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      row.livemode
+        ? insert
+        : `WITH e AS (${insert} RETURNING organisation_id || ' ' || id AS note) SELECT pg_notify('gatehouse_event', note) FROM e`,
       [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body, requestId],
     );
   }

@@ -12,6 +12,7 @@ import {
   BOOKING_OPERATIONS,
   BOOKING_SINGLETONS,
 } from './bookings.fixtures';
+import { STREAM_SINGLETONS } from './event-stream.fixtures';
 import { DESK_BUILDERS, DESK_CREATES, DESK_LIST_FILTERS, DESK_OPERATIONS } from './desk.fixtures';
 
 /**
@@ -394,4 +395,5 @@ export const SINGLETONS: Record<string, { reason: string; check: (w: World) => P
     },
   },
   ...BOOKING_SINGLETONS,
+  ...STREAM_SINGLETONS,
 };
