@@ -1133,6 +1133,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/events/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Stream new test-mode events (SSE)
+     * @description Test mode only (a live-mode credential gets `forbidden`): a development tool, used by `gatehouse-dev listen` and `gatehouse-dev logs tail`. Each event recorded from now on, by any instance, arrives as an SSE message whose `id` is the event id, `event` its type and `data` the envelope receivers get; only types the credential may read (see listEvents). Sending `Last-Event-ID` (an event id) first replays up to 100 events recorded after that one.
+     */
+    get: operations['streamEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/requests/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Stream the organisation's test-mode requests (SSE)
+     * @description Test mode only (a live-mode credential gets `forbidden`): a development tool, used by `gatehouse-dev listen` and `gatehouse-dev logs tail`. Each request made with one of the organisation's test-mode credentials arrives, once the request log has written it (within about a second), as an SSE message `request` whose `data` is the logged request (method, path with secret-looking query values redacted, status, error code, duration).
+     */
+    get: operations['streamRequests'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5735,6 +5775,63 @@ export interface operations {
       403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
       409: components['responses']['Conflict'];
       422: components['responses']['ValidationFailedOrIdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  streamEvents: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Resume after this event (`evt_…`) */
+        'Last-Event-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A `text/event-stream` that stays open; a comment line every 15 s keeps it alive. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  streamRequests: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A `text/event-stream` that stays open; a comment line every 15 s keeps it alive. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ScopeMissingOrForbiddenOrPlanRequired'];
+      422: components['responses']['ValidationFailed'];
       429: components['responses']['RateLimited'];
       500: components['responses']['InternalError'];
       503: components['responses']['Unavailable'];
