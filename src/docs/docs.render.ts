@@ -95,8 +95,9 @@ const code = (language: string, text: string) =>
   `<pre><code class="language-${language}">${esc(text.trim())}</code></pre>`;
 
 /**
- * The quickstart: a test key from the console, a first visit with curl, a first verified webhook. Its shell
- * blocks run in order (after the `export` lines, which the reader fills in) and its receiver is a whole program.
+ * The quickstart: a test key from the console, a first visit with curl, a first verified webhook forwarded by
+ * `gatehouse-dev listen`. Its shell blocks run as written (after the `export` lines that carry the reader's own
+ * values) and its receiver is a whole program.
  */
 export function quickstartPage(baseUrl: string): string {
   const auth = '-H "Authorization: Bearer $KEY"';
@@ -104,14 +105,15 @@ export function quickstartPage(baseUrl: string): string {
   return page(
     'Quickstart',
     `<h1>Quickstart: a visit and a verified webhook in 10 minutes</h1>
-<p>You need <code>curl</code>, <code>jq</code> and Node.js 20 or later. Everything here runs in <strong>test mode</strong>: it works on every plan, sends no real passes (they land in the console's test outbox) and never touches live data.</p>
+<p>You need <code>curl</code>, <code>jq</code>, Node.js 20 or later and the integrator CLI <code>gatehouse-dev</code>, which comes with the Gatehouse server (the <code>gatehouse-dev</code> bin of its package): in the server's directory, after <code>npm run build</code>, <code>npx --no gatehouse-dev</code> runs it (<code>--no</code> keeps npx from fetching a package of that name from the public registry). Everything here runs in <strong>test mode</strong>: it works on every plan, sends no real passes (they land in the console's test outbox) and never touches live data.</p>
 <h2 id="key">1. Get a test key</h2>
-<p>Sign in to the console as an Owner or Admin and open <a href="/console/keys">API keys</a>. Create a <strong>secret</strong> key in <strong>test</strong> mode: it starts with <code>svc_sk_test_</code> and is shown once, so copy it now. Then, in a terminal:</p>
+<p>Sign in to the console as an Owner or Admin and open <a href="/console/keys">API keys</a>. Create a <strong>secret</strong> key in <strong>test</strong> mode: it starts with <code>svc_sk_test_</code> and is shown once, so copy it now. Then, in a terminal (and again in each terminal step 3 opens):</p>
 ${code(
   'sh',
   `export GATEHOUSE=${baseUrl}
 export KEY=svc_sk_test_…   # the key you just copied
-export RECEIVER=http://localhost:4242/webhooks   # where step 3's receiver listens; see the note there
+export RECEIVER=http://localhost:4242/webhooks   # where step 3's receiver listens
+export GATEHOUSE_BASE_URL=$GATEHOUSE GATEHOUSE_API_KEY=$KEY   # read by gatehouse-dev
 uuid() { node -p 'crypto.randomUUID()'; }   # every POST carries a fresh Idempotency-Key`,
 )}
 <h2 id="visit">2. Invite a visitor and check them in</h2>
@@ -151,19 +153,11 @@ http
   })
   .listen(Number(process.env.PORT ?? 4242));`,
 )}
-<p>Gatehouse delivers only to public <code>https://</code> addresses. To reach <code>receiver.js</code> on your machine, put a tunnel of your choice in front of port 4242 and set <code>RECEIVER</code> to its HTTPS URL; on your own development server, started with <code>WEBHOOK_ALLOW_LOCAL_TARGETS=true</code>, <code>http://localhost:4242/webhooks</code> works as it is. Create the endpoint in the console (<a href="/console/webhooks">Webhooks</a>, subscribing it to <code>visit.checked_in</code>) or with the API; the signing secret is shown once:</p>
-${code(
-  'sh',
-  `curl -s "$GATEHOUSE/v1/webhook-endpoints" ${post} \\
-  -d "{\\"url\\": \\"$RECEIVER\\", \\"enabled_events\\": [\\"visit.checked_in\\"]}" > endpoint.json
-ENDPOINT=$(jq -r .id endpoint.json)
-jq -r .secret endpoint.json   # whsec_…`,
-)}
-<p>Start the receiver with that secret, <code>WEBHOOK_SECRET=whsec_… node receiver.js</code>, and ask Gatehouse to send it a signed sample event:</p>
-${code(
-  'sh',
-  `curl -s "$GATEHOUSE/v1/webhook-endpoints/$ENDPOINT/test" ${post} -d '{"type": "visit.checked_in"}' | jq '{outcome, status_code}'`,
-)}
-<p>The receiver prints <code>verified visit.checked_in evt_…</code> and the answer says <code>"outcome": "succeeded"</code>. Check in another visit (step 2) and the real <code>visit.checked_in</code> event arrives the same way. Next: the <a href="/docs/webhooks">webhooks guide</a> (retries, ordering, duplicates, every event with an example) and the <a href="/docs/visitor/">API reference</a>.</p>`,
+<p>In a second terminal, in the Gatehouse server's directory, start <code>listen</code>. It follows your organisation's test-mode events and POSTs each one to the receiver, signed exactly as Gatehouse signs webhook deliveries, with a signing secret made for this session, which it prints first:</p>
+${code('sh', `npx --no gatehouse-dev listen --forward-to "$RECEIVER"`)}
+<p>In a third terminal start the receiver with that secret, <code>WEBHOOK_SECRET=whsec_… node receiver.js</code>, and make Gatehouse emit a real event: <code>trigger</code> invites a sample visitor and checks them in (from the server's directory, like <code>listen</code>):</p>
+${code('sh', `npx --no gatehouse-dev trigger visit.checked_in`)}
+<p><code>listen</code> shows each event it forwards with the receiver's answer (<code>visit.checked_in evt_… → 204</code>) and the receiver prints <code>verified visit.checked_in evt_…</code> (and a line for each other event the visit caused, such as <code>visit.created</code>). Run step 2 again and its check-in arrives the same way. Stop <code>listen</code> with Ctrl-C; the next session prints a new secret.</p>
+<p><strong>In production</strong> Gatehouse delivers to a webhook endpoint at a public <code>https://</code> address: create it in the console (<a href="/console/webhooks">Webhooks</a>) or with <code>POST /v1/webhook-endpoints</code>, and give the receiver the endpoint's signing secret (shown once) instead of the session's; <code>POST /v1/webhook-endpoints/{id}/test</code> sends it a signed sample event. Next: the <a href="/docs/webhooks">webhooks guide</a> (retries, ordering, duplicates, every event with an example) and the <a href="/docs/visitor/">API reference</a>.</p>`,
   );
 }

@@ -38,19 +38,21 @@ describe('/docs guides', () => {
   afterAll(() => t?.close());
   const get = (url: string) => t.app.inject({ method: 'GET', url });
 
-  it('the quickstart runs as written: a visit checked in, an endpoint, a test event its receiver verifies', async () => {
+  it('the quickstart runs as written: a visit checked in, then `listen` forwards real events its receiver verifies', async () => {
     const html = (await get('/docs/quickstart')).body;
     expect(html).toContain('href="/console/keys"');
     const sh = blocks(html, 'sh');
     const [receiverJs] = blocks(html, 'js');
     expect(sh).toHaveLength(4);
+    expect(sh[2]).toMatch(/^npx --no gatehouse-dev listen /);
     const org = await createOrg(t.app);
     const key = await org.key(); // a secret test-mode key, as the console's API keys page creates
     expect(key).toMatch(/^svc_sk_test_/);
     const dir = mkdtempSync(join(tmpdir(), 'gh-quickstart-'));
     let receiver: ChildProcess | null = null;
+    let listener: ChildProcess | null = null;
     try {
-      // The reader's own values replace the `export` lines; the rest of the first block (uuid) runs as written.
+      // The reader's own values replace their `export` lines; the rest of the first block runs as written.
       const receiverPort = 40000 + Math.floor(Math.random() * 20000);
       const env = {
         ...process.env,
@@ -60,17 +62,24 @@ describe('/docs guides', () => {
       };
       const setup = sh[0]
         .split('\n')
-        .filter((l) => !l.startsWith('export '))
+        .filter((l) => !/^export (GATEHOUSE|KEY|RECEIVER)=/.test(l))
         .join('\n');
-      const script = (...parts: string[]) =>
-        run('bash', ['-euo', 'pipefail', '-c', [setup, ...parts].join('\n')], { cwd: dir, env });
-      // Step 2 and the endpoint of step 3, then the ids they left behind.
-      const step2 = await script(sh[1], sh[2], 'echo "VISIT=$VISIT ENDPOINT=$ENDPOINT"');
-      const checkedIn = JSON.parse(step2.stdout.slice(0, step2.stdout.indexOf('\n}') + 2));
-      expect(checkedIn.status).toBe('checked_in');
-      const secret = /whsec_\S+/.exec(step2.stdout)![0];
-      const endpoint = /ENDPOINT=(\S+)/.exec(step2.stdout)![1];
-      // The receiver, as a reader saves it, with its secret.
+      const bash = (...parts: string[]) => ['-euo', 'pipefail', '-c', [setup, ...parts].join('\n')];
+      // the curl blocks run anywhere; gatehouse-dev runs in the server's directory, as the guide says
+      const script = (...parts: string[]) => run('bash', bash(...parts), { cwd: dir, env });
+      const inServer = (...parts: string[]) => run('bash', bash(...parts), { cwd: ROOT, env });
+      const visit = async () => {
+        const out = (await script(sh[1])).stdout;
+        expect(JSON.parse(out).status).toBe('checked_in');
+      };
+      await visit();
+      // listen, in its own terminal: it prints the session's signing secret, then one line per forwarded event.
+      const forwarded: string[] = [];
+      listener = spawn('bash', bash(sh[2]), { cwd: ROOT, env, detached: true });
+      listener.stdout!.on('data', (b: Buffer) => forwarded.push(...b.toString().trim().split('\n')));
+      await until(async () => forwarded.some((l) => /whsec_\S+/.test(l)), 30_000);
+      const secret = /whsec_\S+/.exec(forwarded.join('\n'))![0];
+      // The receiver, as a reader saves it, started with the secret listen printed.
       const file = join(dir, 'receiver.js');
       writeFileSync(file, receiverJs);
       const lines: string[] = [];
@@ -92,20 +101,24 @@ describe('/docs guides', () => {
       // the receiver prints its line after answering: wait for it (an unsigned POST is refused)
       await until(async () => lines.length > 0);
       expect(lines.shift()).toMatch(/^refused /);
-      const sent = await script(`ENDPOINT=${endpoint}`, sh[3]);
-      expect(JSON.parse(sent.stdout)).toEqual({ outcome: 'succeeded', status_code: 204 });
-      await until(async () => lines.length > 0);
-      expect(lines[0]).toMatch(/^verified visit\.checked_in evt_/);
-      // a real check-in reaches it too
-      const again = await script(sh[1]);
-      expect(JSON.parse(again.stdout).status).toBe('checked_in');
-      await until(async () => lines.length > 1, 20_000);
-      expect(lines[1]).toMatch(/^verified visit\.checked_in evt_/);
+      const checkedIn = () => lines.filter((l) => /^verified visit\.checked_in evt_/.test(l)).length;
+      // trigger, twice (each run makes its own visit); then step 2 again, a check-in of the reader's own
+      await inServer(sh[3]);
+      await until(async () => checkedIn() === 1, 20_000);
+      await inServer(sh[3]);
+      await until(async () => checkedIn() === 2, 20_000);
+      await visit();
+      await until(async () => checkedIn() === 3, 20_000);
+      expect(lines.filter((l) => !l.startsWith('verified '))).toEqual([]);
+      // every forward was answered 204, and only events after listen started went (not the first check-in)
+      expect(forwarded.filter((l) => l.includes('→') && !/→ 204 /.test(l))).toEqual([]);
+      expect(forwarded.filter((l) => /visit\.checked_in\s+evt_\S+\s+→ 204 /.test(l))).toHaveLength(3);
     } finally {
+      if (listener?.pid) process.kill(-listener.pid, 'SIGTERM');
       receiver?.kill();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 90_000);
+  }, 120_000);
 
   it('the webhooks guide states the retry schedule and disable rule of the delivery code', async () => {
     const res = await get('/docs/webhooks');
