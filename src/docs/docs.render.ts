@@ -105,7 +105,7 @@ export function quickstartPage(baseUrl: string): string {
   return page(
     'Quickstart',
     `<h1>Quickstart: a visit and a verified webhook in 10 minutes</h1>
-<p>You need <code>curl</code>, <code>jq</code>, Node.js 20 or later and the integrator CLI <code>gatehouse-dev</code>, which comes with the Gatehouse server (the <code>gatehouse-dev</code> bin of its package): in the server's directory, after <code>npm run build</code>, <code>npx --no gatehouse-dev</code> runs it (<code>--no</code> keeps npx from fetching a package of that name from the public registry). Everything here runs in <strong>test mode</strong>: it works on every plan, sends no real passes (they land in the console's test outbox) and never touches live data.</p>
+<p>You need <code>curl</code>, <code>jq</code>, Node.js 20 or later and the integrator CLI <code>gatehouse-dev</code>, which comes with the Gatehouse server (the <code>gatehouse-dev</code> bin of its package): in the server's directory, after <code>npm run build</code>, <code>node dist/src/integrator/main.js</code> runs it. Everything here runs in <strong>test mode</strong>: it works on every plan, sends no real passes (they land in the console's test outbox) and never touches live data.</p>
 <h2 id="key">1. Get a test key</h2>
 <p>Sign in to the console as an Owner or Admin and open <a href="/console/keys">API keys</a>. Create a <strong>secret</strong> key in <strong>test</strong> mode: it starts with <code>svc_sk_test_</code> and is shown once, so copy it now. Then, in a terminal (and again in each terminal step 3 opens):</p>
 ${code(
@@ -154,9 +154,9 @@ http
   .listen(Number(process.env.PORT ?? 4242));`,
 )}
 <p>In a second terminal, in the Gatehouse server's directory, start <code>listen</code>. It follows your organisation's test-mode events and POSTs each one to the receiver, signed exactly as Gatehouse signs webhook deliveries, with a signing secret made for this session, which it prints first:</p>
-${code('sh', `npx --no gatehouse-dev listen --forward-to "$RECEIVER"`)}
+${code('sh', `node dist/src/integrator/main.js listen --forward-to "$RECEIVER"`)}
 <p>In a third terminal start the receiver with that secret, <code>WEBHOOK_SECRET=whsec_… node receiver.js</code>, and make Gatehouse emit a real event: <code>trigger</code> invites a sample visitor and checks them in (from the server's directory, like <code>listen</code>):</p>
-${code('sh', `npx --no gatehouse-dev trigger visit.checked_in`)}
+${code('sh', `node dist/src/integrator/main.js trigger visit.checked_in`)}
 <p><code>listen</code> shows each event it forwards with the receiver's answer (<code>visit.checked_in evt_… → 204</code>) and the receiver prints <code>verified visit.checked_in evt_…</code> (and a line for each other event the visit caused, such as <code>visit.created</code>). Run step 2 again and its check-in arrives the same way. Stop <code>listen</code> with Ctrl-C; the next session prints a new secret.</p>
 <p><strong>In production</strong> Gatehouse delivers to a webhook endpoint at a public <code>https://</code> address: create it in the console (<a href="/console/webhooks">Webhooks</a>) or with <code>POST /v1/webhook-endpoints</code>, and give the receiver the endpoint's signing secret (shown once) instead of the session's; <code>POST /v1/webhook-endpoints/{id}/test</code> sends it a signed sample event. Next: the <a href="/docs/webhooks">webhooks guide</a> (retries, ordering, duplicates, every event with an example) and the <a href="/docs/visitor/">API reference</a>.</p>`,
   );

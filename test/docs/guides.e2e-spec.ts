@@ -44,13 +44,16 @@ describe('/docs guides', () => {
     const sh = blocks(html, 'sh');
     const [receiverJs] = blocks(html, 'js');
     expect(sh).toHaveLength(4);
-    expect(sh[2]).toMatch(/^npx --no gatehouse-dev listen /);
+    expect(sh[2]).toMatch(/^node dist\/src\/integrator\/main\.js listen /);
     const org = await createOrg(t.app);
     const key = await org.key(); // a secret test-mode key, as the console's API keys page creates
     expect(key).toMatch(/^svc_sk_test_/);
     const dir = mkdtempSync(join(tmpdir(), 'gh-quickstart-'));
     let receiver: ChildProcess | null = null;
     let listener: ChildProcess | null = null;
+    let forwardedSeen: string[] = [];
+    let linesSeen: string[] = [];
+    let listenErr = '';
     try {
       // The reader's own values replace their `export` lines; the rest of the first block runs as written.
       const receiverPort = 40000 + Math.floor(Math.random() * 20000);
@@ -75,14 +78,17 @@ describe('/docs guides', () => {
       await visit();
       // listen, in its own terminal: it prints the session's signing secret, then one line per forwarded event.
       const forwarded: string[] = [];
+      forwardedSeen = forwarded;
       listener = spawn('bash', bash(sh[2]), { cwd: ROOT, env, detached: true });
       listener.stdout!.on('data', (b: Buffer) => forwarded.push(...b.toString().trim().split('\n')));
+      listener.stderr!.on('data', (b: Buffer) => (listenErr += b.toString()));
       await until(async () => forwarded.some((l) => /whsec_\S+/.test(l)), 30_000);
       const secret = /whsec_\S+/.exec(forwarded.join('\n'))![0];
       // The receiver, as a reader saves it, started with the secret listen printed.
       const file = join(dir, 'receiver.js');
       writeFileSync(file, receiverJs);
       const lines: string[] = [];
+      linesSeen = lines;
       receiver = spawn(process.execPath, [file], {
         env: {
           ...process.env,
@@ -113,8 +119,18 @@ describe('/docs guides', () => {
       // every forward was answered 204, and only events after listen started went (not the first check-in)
       expect(forwarded.filter((l) => l.includes('→') && !/→ 204 /.test(l))).toEqual([]);
       expect(forwarded.filter((l) => /visit\.checked_in\s+evt_\S+\s+→ 204 /.test(l))).toHaveLength(3);
+    } catch (e) {
+      throw new Error(
+        `${(e as Error).message}\nlisten printed: ${JSON.stringify(forwardedSeen)}\nreceiver printed: ${JSON.stringify(linesSeen)}\nlisten stderr: ${listenErr}`,
+      );
     } finally {
-      if (listener?.pid) process.kill(-listener.pid, 'SIGTERM');
+      // the listen process group, if it is still there (it may have ended already)
+      if (listener?.pid)
+        try {
+          process.kill(-listener.pid, 'SIGTERM');
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+        }
       receiver?.kill();
       rmSync(dir, { recursive: true, force: true });
     }
