@@ -122,14 +122,15 @@ describe('/docs guides', () => {
     } catch (e) {
       throw new Error(
         `${(e as Error).message}\nlisten printed: ${JSON.stringify(forwardedSeen)}\nreceiver printed: ${JSON.stringify(linesSeen)}\nlisten stderr: ${listenErr}`,
+        { cause: e },
       );
     } finally {
       // the listen process group, if it is still there (it may have ended already)
       if (listener?.pid)
         try {
           process.kill(-listener.pid, 'SIGTERM');
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+        } catch {
+          // ESRCH: it has ended already
         }
       receiver?.kill();
       rmSync(dir, { recursive: true, force: true });
