@@ -370,10 +370,15 @@ export class AttendanceRepository implements SandboxDataHolder {
   }
 
   /** Whether the person already clocked in on that local date (only the first clock-in of a day can be late). */
-  async clockedInOn(m: EntityManager, tenant: Tenant, personId: string, localDate: string): Promise<boolean> {
+  async clockedInOn(
+    m: EntityManager | null,
+    tenant: Tenant,
+    personId: string,
+    localDate: string,
+  ): Promise<boolean> {
     assertTenant(tenant);
     const found = await row<unknown>(
-      m,
+      m ?? this.ds.manager,
       `SELECT 1 FROM visitor.attendance_event
         WHERE organisation_id = $1 AND livemode = $2 AND person_id = $3 AND local_date = $4 AND direction = 'in' LIMIT 1`,
       [tenant.organisationId, tenant.livemode, personId, localDate],

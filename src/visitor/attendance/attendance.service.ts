@@ -414,7 +414,8 @@ export class AttendanceService {
         minutes: shift.graceMinutes + 1,
       });
       if (!shift.daysOfWeek.includes(day.weekday) || at > now) continue;
-      if (await this.tx.run((uow) => this.repo.clockedInOn(uow.manager, tenant, personId, date)))
+      // read outside a transaction: the helper's one transaction is record's (its answer is stored with it)
+      if (await this.repo.clockedInOn(null, tenant, personId, date))
         throw new ApiError(
           'invalid_state',
           `Person ${personId} already clocked in on ${date}, their latest shift day: only a first clock-in can be late.`,

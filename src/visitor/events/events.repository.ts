@@ -158,10 +158,10 @@ export class EventsRepository implements VisitorDataHolder, SandboxDataHolder {
 
   /** Deletes events created before `before` (their deliveries and attempts go with them); returns how many. */
   /** Test helper: the tenant's event `id` now reads as created at `at`. */
-  async backdate(tenant: Tenant, id: string, at: Date): Promise<void> {
+  async backdate(m: EntityManager, tenant: Tenant, id: string, at: Date): Promise<void> {
     assertTenant(tenant);
     await change(
-      this.ds,
+      m,
       `UPDATE visitor.event SET created_at = $4 WHERE organisation_id = $1 AND livemode = $2 AND id = $3`,
       [tenant.organisationId, tenant.livemode, id, at],
     );

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import type { UnitOfWork } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions, type UnitOfWork } from '../../database/unit-of-work';
 import { ApiError } from '../../common/errors/api-error';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { Page } from '../platform/pagination';
@@ -64,6 +64,7 @@ export class EventsService {
     private readonly repo: EventsRepository,
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
+    private readonly tx: Transactions,
   ) {}
 
   subscribe(subscriber: EventSubscriber): void {
@@ -202,8 +203,11 @@ export class EventsService {
    */
   async ageOut(tenant: Tenant, scopes: ReadonlySet<Scope>, id: string): Promise<EventResponse> {
     const row = await this.find(tenant, scopes, id);
-    await this.repo.backdate(tenant, id, new Date(this.retainedSince().getTime() - 1000));
-    return toEventResponse(row);
+    // in a transaction, so an idempotent request stores its answer with the change
+    return this.tx.run(async (uow) => {
+      await this.repo.backdate(uow.manager, tenant, id, new Date(this.retainedSince().getTime() - 1000));
+      return toEventResponse(row);
+    }, IS_RESPONSE);
   }
 
   /** The start of the retention window: older events are listed, fetched and redelivered by no one. */

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { ApiProperty } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { Transactions } from '../../database/unit-of-work';
+import { IS_RESPONSE, Transactions } from '../../database/unit-of-work';
 import { Actor, AuditService } from '../audit/audit.service';
 import { orderedProviders } from '../platform/ordered-providers';
 import { SANDBOX_DATA, SandboxDataHolder } from '../platform/sandbox-data';
@@ -57,22 +57,15 @@ export class SandboxReset implements OnModuleInit {
 
   async reset(organisationId: string, actor: Actor, request?: FastifyRequest): Promise<SandboxResetResponse> {
     const tenant = { organisationId, livemode: false };
-    const deleted = await this.tx.run(async (uow) => {
-      const counts: Record<string, number> = {};
-      for (const h of this.holders) counts[kindOf(h)] = await h.clearSandbox(uow, tenant);
+    // the answer is stored with the change when the request is idempotent (POST /v1/test-helpers/sandbox/reset)
+    return this.tx.run(async (uow): Promise<SandboxResetResponse> => {
+      const deleted: Record<string, number> = {};
+      for (const h of this.holders) deleted[kindOf(h)] = await h.clearSandbox(uow, tenant);
       await this.audit.record(
-        {
-          organisationId,
-          livemode: false,
-          action: 'sandbox.reset',
-          actor,
-          data: { deleted: counts },
-          request,
-        },
+        { organisationId, livemode: false, action: 'sandbox.reset', actor, data: { deleted }, request },
         uow.manager,
       );
-      return counts;
-    });
-    return { object: 'sandbox_reset', livemode: false, deleted };
+      return { object: 'sandbox_reset', livemode: false, deleted };
+    }, IS_RESPONSE);
   }
 }
