@@ -117,8 +117,11 @@ describe('/docs guides', () => {
       await until(async () => checkedIn() === 3, 20_000);
       expect(lines.filter((l) => !l.startsWith('verified '))).toEqual([]);
       // every forward was answered 204, and only events after listen started went (not the first check-in)
+      // listen prints a forward's line after the receiver has answered it: wait for the third
+      const checkedInForwards = () => forwarded.filter((l) => /visit\.checked_in\s+evt_\S+\s+→ 204 /.test(l));
+      await until(async () => checkedInForwards().length >= 3, 20_000);
+      expect(checkedInForwards()).toHaveLength(3);
       expect(forwarded.filter((l) => l.includes('→') && !/→ 204 /.test(l))).toEqual([]);
-      expect(forwarded.filter((l) => /visit\.checked_in\s+evt_\S+\s+→ 204 /.test(l))).toHaveLength(3);
     } catch (e) {
       throw new Error(
         `${(e as Error).message}\nlisten printed: ${JSON.stringify(forwardedSeen)}\nreceiver printed: ${JSON.stringify(linesSeen)}\nlisten stderr: ${listenErr}`,
