@@ -18,16 +18,22 @@ const REPLICA_QUERY_TIMEOUT_MS = 5000;
 export type ReplicaState = 'off' | 'up' | 'down';
 
 /**
- * Routes reads to a streaming replica while it answers, and to the primary while it does not. A statement the
+ * Routes reads to a streaming replica while it serves, and to the primary while it does not. A statement the
  * replica fails to run because it is unreachable, shutting down, or silent is run again on the primary (the
  * caller sees the primary's answer, never the failure) and the replica is marked down with one log line; from
- * then on reads go straight to the primary, and the replica is tried again every REPLICA_RECHECK_MS in the
- * background (no request waits on it) until it answers: one log line, and reads go back to it.
+ * then on reads go straight to the primary, and the replica is checked again every REPLICA_RECHECK_MS in the
+ * background (no request waits on it). It serves again, with one log line, once it answers and has replayed
+ * what the primary had written at the previous check: a replica that restarts or reconnects far behind is not
+ * read until it has caught up, while one that keeps up under writes passes within two checks. The same check
+ * admits it at start-up. While it serves, its reads lag the primary by its replay delay (not bounded here).
  */
 export class ReadReplica implements OnApplicationShutdown {
   private readonly logger = new Logger('ReadReplica');
+  /** The replica's pool: open while it serves, and while a check waits for it to catch up. */
   private replica: DataSource | null = null;
   private up = false;
+  /** The primary's WAL position at the previous check, which the replica must have replayed to serve. */
+  private mark: string | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   /** The DataSource to inject under READ_DATA_SOURCE. */
@@ -45,16 +51,21 @@ export class ReadReplica implements OnApplicationShutdown {
     return this.url === null ? 'off' : this.up ? 'up' : 'down';
   }
 
-  /** Connects once (bounded by the connection timeout); a replica that does not answer is tried again later. */
+  /** Checks the replica once (bounded by the connection timeout); one that does not serve yet is checked again later. */
   async start(): Promise<void> {
     if (this.url === null) return;
-    if (await this.connect()) this.logger.log('read replica connected: public reads go to it');
-    else this.markDown('it does not answer at start-up');
+    if (await this.check()) this.serve();
+    else {
+      this.logger.warn(
+        'read replica not serving at start-up: reads go to the primary until it answers and has caught up',
+      );
+      this.schedule();
+    }
   }
 
   /**
-   * Runs `work` on the replica while it is up, else on the primary. A statement the replica fails is run again on
-   * the primary: when the replica is unavailable (it is also marked down), and for any other error too, since
+   * Runs `work` on the replica while it serves, else on the primary. A statement the replica fails is run again
+   * on the primary: when the replica is unavailable (it is also marked down), and for any other error too, since
    * the replica may fail what the primary answers (a recovery conflict; a schema migration not yet replayed).
    */
   async run<T>(work: (ds: DataSource) => Promise<T>): Promise<T> {
@@ -63,7 +74,7 @@ export class ReadReplica implements OnApplicationShutdown {
     try {
       return await work(replica);
     } catch (e) {
-      if (isUnavailable(e) && this.replica === replica) this.markDown((e as Error).message);
+      if (isUnavailable(e) && this.up && this.replica === replica) this.markDown((e as Error).message);
       return work(this.primary);
     }
   }
@@ -74,7 +85,29 @@ export class ReadReplica implements OnApplicationShutdown {
     await this.drop();
   }
 
-  private async connect(): Promise<boolean> {
+  /** Whether the replica answers and has replayed up to the mark (the primary's position now, on a first check). */
+  private async check(): Promise<boolean> {
+    const now = await this.primary.query(`SELECT pg_current_wal_insert_lsn()::text AS lsn`).then(
+      (r: { lsn: string }[]) => r[0].lsn,
+      () => null,
+    );
+    const mark = this.mark ?? now;
+    this.mark = now;
+    const ds = this.replica ?? (await this.open());
+    if (!ds) return false;
+    try {
+      const [r] = (await ds.query(
+        `SELECT NOT pg_is_in_recovery() OR pg_last_wal_replay_lsn() >= $1::pg_lsn AS ok`,
+        [mark],
+      )) as { ok: boolean | null }[];
+      return r.ok === true && !this.closed;
+    } catch {
+      await this.drop();
+      return false;
+    }
+  }
+
+  private async open(): Promise<DataSource | null> {
     const ds = createDataSource({
       url: this.url!,
       poolSize: this.poolSize,
@@ -84,23 +117,29 @@ export class ReadReplica implements OnApplicationShutdown {
     });
     try {
       await ds.initialize();
-      await ds.query('SELECT 1');
     } catch {
       if (ds.isInitialized) await ds.destroy().catch(() => undefined);
-      return false;
+      return null;
     }
     if (this.closed) {
       await ds.destroy().catch(() => undefined);
-      return false;
+      return null;
     }
-    this.replica = ds;
+    return (this.replica = ds);
+  }
+
+  private serve(): void {
     this.up = true;
-    return true;
+    this.mark = null;
+    this.logger.log('read replica serves: public reads go to it');
   }
 
   private markDown(why: string): void {
     this.up = false;
-    this.logger.warn(`read replica unavailable (${why}): reads go to the primary until it answers again`);
+    this.mark = null;
+    this.logger.warn(
+      `read replica unavailable (${why}): reads go to the primary until it answers again and has caught up`,
+    );
     void this.drop();
     this.schedule();
   }
@@ -115,9 +154,9 @@ export class ReadReplica implements OnApplicationShutdown {
   private schedule(): void {
     if (this.closed || this.timer) return;
     this.timer = setTimeout(() => {
-      void this.connect().then((ok) => {
+      void this.check().then((ok) => {
         this.timer = null;
-        if (ok) this.logger.log('read replica answers again: public reads go back to it');
+        if (ok) this.serve();
         else this.schedule();
       });
     }, REPLICA_RECHECK_MS);
@@ -148,7 +187,14 @@ export function routerOf(ds: DataSource): ReadReplica | undefined {
 /** SQLSTATEs of a server that cannot serve: class 08 (connection exception), 57P01–57P03 (shutdown, starting). */
 const UNAVAILABLE_STATES = /^(08...|57P0[123])$/;
 /** Socket-level failures and the pg driver's own messages for a connection that is gone or never came. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+]);
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|connection is closed/i;
 
