@@ -146,7 +146,7 @@ describe('a read replica for the public API', () => {
     const slug = await campaign();
     await caughtUp();
     const statuses = new Map<number, number>();
-    let linesBefore = 0;
+    const linesBefore = logger.lines.length;
     let served = 0;
     let running = true;
     const loop = async () => {
@@ -160,7 +160,6 @@ describe('a read replica for the public API', () => {
     const load = Promise.all(Array.from({ length: 4 }, loop));
     try {
       await until(async () => served >= 40, 60_000);
-      linesBefore = logger.lines.length;
       await pg.stopReplica();
       await until(async () => (await replicaState()) === 'down', 30_000);
       const atStop = served;
