@@ -171,7 +171,9 @@ export class ReadReplica implements OnApplicationShutdown {
  * `preparedQuery` (prepared.ts) routes through `routerOf` too.
  */
 function routedSource(primary: DataSource, router: ReadReplica): DataSource {
-  const query: DataSource['query'] = (text, parameters) => router.run((ds) => ds.query(text, parameters));
+  // A statement given a query runner runs on that runner's connection (the primary's), as TypeORM would.
+  const query: DataSource['query'] = (text, parameters, runner) =>
+    runner ? primary.query(text, parameters, runner) : router.run((ds) => ds.query(text, parameters));
   return new Proxy(primary, {
     get: (target, prop, receiver) =>
       prop === 'query' ? query : prop === ROUTER ? router : Reflect.get(target, prop, receiver),
