@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 /** The public columns of an actor. */
@@ -20,7 +21,7 @@ const PUBLIC = 'a.is_public';
 /** Actors as the public API sees them: public ones only. */
 @Injectable()
 export class ActorsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { kind?: string; country?: string },

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 export interface BlogRow {
@@ -23,7 +24,7 @@ const PUBLIC = `b.status = 'published' AND b.published_at IS NOT NULL`;
 /** Published posts only; authors and editor notes stay inside. */
 @Injectable()
 export class BlogRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: { category?: string }, limit: number, offset: number) {
     return new PublicQuery(PUBLIC)

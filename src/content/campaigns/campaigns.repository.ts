@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a campaign; organizer, notes and donations are never selected. */
@@ -35,7 +36,7 @@ const PUBLIC = `c.status IN ('active', 'won')`;
 /** Campaigns as the public API sees them: only `active` and `won`, explicit public columns. */
 @Injectable()
 export class CampaignsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { category?: string; country?: string },

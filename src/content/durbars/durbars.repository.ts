@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 export interface DurbarRow {
@@ -68,7 +69,7 @@ const ORDER = `CASE d.status WHEN 'live' THEN 0 WHEN 'scheduled' THEN 1 ELSE 2 E
 
 @Injectable()
 export class DurbarsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { q?: string; status?: string; language?: string; isRecorded?: boolean },

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { likeEscape, PublicQuery } from '../common/public-query';
 
 /** Public columns of an event; organizer, joining link, promo codes, inventory and RSVPs stay inside. */
@@ -56,7 +57,7 @@ const PUBLIC = `e.status = 'published'`;
 
 @Injectable()
 export class EventsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: EventFilter, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }> {
     return new PublicQuery(PUBLIC)

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a community group (private and secret groups are never selected). */
@@ -18,7 +19,7 @@ const PUBLIC = `g.visibility = 'public'`;
 
 @Injectable()
 export class GroupsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { category?: string },

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { likeEscape, PublicQuery } from '../common/public-query';
 
 /** Public columns of an open job; salaries only when not hidden (decided in SQL). Applications never. */
@@ -50,7 +51,7 @@ const PUBLIC = `j.status = 'open'`;
 
 @Injectable()
 export class JobsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: {

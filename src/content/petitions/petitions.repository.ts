@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a petition; the creator and every signature stay inside. */
@@ -25,7 +26,7 @@ const PUBLIC = `p.status = 'active'`;
 /** Petitions as the public API sees them: only active ones; signatures only as counts. */
 @Injectable()
 export class PetitionsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { category?: string; country?: string },

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a post, its author's public columns and its attachments (JSON built in SQL). */
@@ -34,7 +35,7 @@ const PUBLIC = `p.status = 'published' AND a.is_public AND (p.group_slug IS NULL
 
 @Injectable()
 export class PostsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { author?: string; group?: string },

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a reviewed entity: aggregates only, never an individual review. */
@@ -23,7 +24,7 @@ const PUBLIC = `e.status = 'published'`;
 
 @Injectable()
 export class ReviewEntitiesRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { kind?: string; category?: string; country?: string },

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a safety hazard; the reporter is never selected. */
@@ -22,7 +23,7 @@ const PUBLIC = `h.status IN ('verified', 'resolved')`;
 
 @Injectable()
 export class HazardsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { hazardType?: string; severity?: string; status?: string; country?: string },

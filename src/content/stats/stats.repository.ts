@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The one row of platform totals. */
 export interface StatsRow {
@@ -13,7 +14,7 @@ export interface StatsRow {
 /** Platform-wide totals over public content only; no per-person data. */
 @Injectable()
 export class StatsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   async totals(): Promise<StatsRow> {
     const rows: StatsRow[] = await this.ds.query(

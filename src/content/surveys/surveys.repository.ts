@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 export interface SurveyRow {
@@ -47,7 +48,7 @@ const PUBLIC = `s.status IN ('open', 'closed') AND s.visibility = 'public' AND s
 
 @Injectable()
 export class SurveysRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: { category?: string; status?: string }, limit: number, offset: number) {
     return new PublicQuery(PUBLIC)
