@@ -310,9 +310,10 @@ export function median(xs: number[]): number {
 
 /** Each figure of `runs` as its median over the runs, with the runs beside it. */
 export function medianOf(runs: Measured[]): Measured & { rounds: Measured[] } {
+  // A CPU figure is null for a round in which a backend closed; the median is then of the other rounds.
   const of = (f: (r: Measured) => number | null) => {
-    const xs = runs.map(f);
-    return xs.some((x) => x === null) ? null : Number(median(xs as number[]).toFixed(2));
+    const xs = runs.map(f).filter((x): x is number => x !== null);
+    return xs.length === 0 ? null : Number(median(xs).toFixed(2));
   };
   return {
     rps: of((r) => r.rps)!,
