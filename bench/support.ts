@@ -381,5 +381,22 @@ export function rowsPerCreate(
   );
 }
 
+/**
+ * Whether two `rowsPerCreate` results name the same tables with the same counts (to a hundredth), `except` some
+ * (a slot counter row is per slot, not per booking).
+ */
+export function sameRows(
+  a: Record<string, number>,
+  b: Record<string, number>,
+  except: string[] = [],
+): boolean {
+  const keys = (r: Record<string, number>) =>
+    Object.keys(r)
+      .filter((t) => !except.includes(t))
+      .sort();
+  const [ka, kb] = [keys(a), keys(b)];
+  return ka.join() === kb.join() && ka.every((t) => Math.abs(a[t] - b[t]) < 0.01);
+}
+
 /** The machine's load average (1, 5, 15 min), two decimals: the machine is shared, results note it. */
 export const loadAverage = () => loadavg().map((v) => Number(v.toFixed(2)));
