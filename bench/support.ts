@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { Client } from 'pg';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
@@ -256,7 +257,11 @@ export type Measured = LoadResult & { app_cpu_ms: number | null; pg_cpu_ms: numb
 export async function cpuMeter(
   db: BenchDatabase,
   app: ChildProcess,
-): Promise<{ measured(opts: autocannon.Options): Promise<Measured>; close(): Promise<void> }> {
+): Promise<{
+  measured(opts: autocannon.Options): Promise<Measured>;
+  around<T extends LoadResult>(run: () => Promise<T>): Promise<T & Measured>;
+  close(): Promise<void>;
+}> {
   const admin = new Client({ connectionString: db.url });
   admin.on('error', () => undefined);
   await admin.connect();
@@ -273,23 +278,125 @@ export async function cpuMeter(
     );
   const perRequest = (ms: number | null, r: LoadResult) =>
     ms === null || r.requests === 0 ? null : Number((ms / r.requests).toFixed(2));
+  async function around<T extends LoadResult>(run: () => Promise<T>): Promise<T & Measured> {
+    const app0 = cpuMs(app.pid as number);
+    const pg0 = await backends();
+    const r = await run();
+    const app1 = cpuMs(app.pid as number);
+    let pg: number | null = 0;
+    for (const [pid, ms] of await backends()) {
+      if (ms === null || pg === null) pg = null;
+      else pg += ms - (pg0.get(pid) ?? 0);
+    }
+    return {
+      ...r,
+      app_cpu_ms: perRequest(app0 === null || app1 === null ? null : app1 - app0, r),
+      pg_cpu_ms: perRequest(pg, r),
+    };
+  }
   return {
-    async measured(opts) {
-      const app0 = cpuMs(app.pid as number);
-      const pg0 = await backends();
-      const r = await load(opts);
-      const app1 = cpuMs(app.pid as number);
-      let pg: number | null = 0;
-      for (const [pid, ms] of await backends()) {
-        if (ms === null || pg === null) pg = null;
-        else pg += ms - (pg0.get(pid) ?? 0);
-      }
-      return {
-        ...r,
-        app_cpu_ms: perRequest(app0 === null || app1 === null ? null : app1 - app0, r),
-        pg_cpu_ms: perRequest(pg, r),
-      };
-    },
+    around,
+    measured: (opts) => around(() => load(opts)),
     close: () => admin.end(),
   };
 }
+
+/** The median of `xs` (the mean of the middle two when their count is even). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Each figure of `runs` as its median over the runs, with the runs beside it. */
+export function medianOf(runs: Measured[]): Measured & { rounds: Measured[] } {
+  // A CPU figure is null for a round in which a backend closed; the median is then of the other rounds.
+  const of = (f: (r: Measured) => number | null) => {
+    const xs = runs.map(f).filter((x): x is number => x !== null);
+    return xs.length === 0 ? null : Number(median(xs).toFixed(2));
+  };
+  return {
+    rps: of((r) => r.rps)!,
+    mean: of((r) => r.mean)!,
+    p50: of((r) => r.p50)!,
+    p99: of((r) => r.p99)!,
+    requests: runs.reduce((a, r) => a + r.requests, 0),
+    app_cpu_ms: of((r) => r.app_cpu_ms),
+    pg_cpu_ms: of((r) => r.pg_cpu_ms),
+    rounds: runs,
+  };
+}
+
+/**
+ * `rounds` rounds of every run in `runs`, the order reversed every other round (so drift in the machine's speed
+ * during the bench falls on every side alike); each run's figures are the medians of its rounds.
+ */
+export async function alternating<K extends string>(
+  rounds: number,
+  runs: Record<K, () => Promise<Measured>>,
+): Promise<Record<K, Measured & { rounds: Measured[] }>> {
+  const names = Object.keys(runs) as K[];
+  const results = Object.fromEntries(names.map((n) => [n, [] as Measured[]])) as Record<K, Measured[]>;
+  for (let r = 0; r < rounds; r++)
+    for (const n of r % 2 === 0 ? names : [...names].reverse()) results[n].push(await runs[n]());
+  return Object.fromEntries(names.map((n) => [n, medianOf(results[n])])) as Record<
+    K,
+    Measured & { rounds: Measured[] }
+  >;
+}
+
+/** Rows of `organisation` in every table that has an organisation_id column, by table. */
+export async function rowsOf(c: Client, organisation: string): Promise<Record<string, number>> {
+  const tables = (
+    await c.query(
+      `SELECT table_schema || '.' || table_name AS t FROM information_schema.columns
+        WHERE column_name = 'organisation_id' AND table_schema NOT IN ('pg_catalog', 'information_schema')
+          AND (table_schema, table_name) IN (SELECT table_schema, table_name FROM information_schema.tables
+                                              WHERE table_type = 'BASE TABLE')
+        ORDER BY 1`,
+    )
+  ).rows as { t: string }[];
+  const out: Record<string, number> = {};
+  for (const { t } of tables)
+    out[t] = Number(
+      (await c.query(`SELECT count(*) AS n FROM ${t} WHERE organisation_id = $1`, [organisation])).rows[0].n,
+    );
+  return out;
+}
+
+/**
+ * Rows written per created resource, by table: (after − before) of each table that changed, over that of `unit`
+ * (the resource's own table). Exact whatever requests were still in flight when a run stopped.
+ */
+export function rowsPerCreate(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  unit: string,
+): Record<string, number> {
+  const created = Math.max(1, after[unit] - before[unit]);
+  return Object.fromEntries(
+    Object.keys(after)
+      .filter((t) => after[t] !== before[t])
+      .map((t) => [t, Number(((after[t] - before[t]) / created).toFixed(3))]),
+  );
+}
+
+/**
+ * Whether two `rowsPerCreate` results name the same tables with the same counts (to a hundredth), `except` some
+ * (a slot counter row is per slot, not per booking).
+ */
+export function sameRows(
+  a: Record<string, number>,
+  b: Record<string, number>,
+  except: string[] = [],
+): boolean {
+  const keys = (r: Record<string, number>) =>
+    Object.keys(r)
+      .filter((t) => !except.includes(t))
+      .sort();
+  const [ka, kb] = [keys(a), keys(b)];
+  return ka.join() === kb.join() && ka.every((t) => Math.abs(a[t] - b[t]) < 0.01);
+}
+
+/** The machine's load average (1, 5, 15 min), two decimals: the machine is shared, results note it. */
+export const loadAverage = () => loadavg().map((v) => Number(v.toFixed(2)));
