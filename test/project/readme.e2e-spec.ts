@@ -54,7 +54,7 @@ describe('README "Try it" block against a freshly started server', () => {
     await db?.drop();
   });
 
-  it('every curl answers the status the README gives', () => {
+  it('every curl answers the status the README gives, and again when the block is run a second time', () => {
     const exportLine = /^\s*export KEY=\S+ SITE=\S+ HOST=\S+$/m.exec(app.output());
     expect(exportLine).not.toBeNull();
     const { steps } = tryItBlock(readme);
@@ -70,11 +70,15 @@ describe('README "Try it" block against a freshly started server', () => {
           : `${s.command.replaceAll('localhost:3000', `127.0.0.1:${port}`)} -o /dev/null -w 'STATUS %{http_code}\\n'`,
       ),
     ].join('\n');
-    const out = execFileSync('bash', ['-c', script], { encoding: 'utf8', cwd: root, timeout: 60_000 });
-    const got = [...out.matchAll(/^STATUS (\d{3})$/gm)].map((m) => Number(m[1]));
     const want = steps.filter((s): s is Example => 'command' in s);
-    expect(want.map((w, i) => ({ curl: w.command, status: got[i] }))).toEqual(
-      want.map((w) => ({ curl: w.command, status: w.status })),
-    );
-  }, 90_000);
+    // A reader may paste the block twice (or run it after an earlier try): nothing in it may work only once.
+    for (const run of [1, 2]) {
+      const out = execFileSync('bash', ['-c', script], { encoding: 'utf8', cwd: root, timeout: 60_000 });
+      const got = [...out.matchAll(/^STATUS (\d{3})$/gm)].map((m) => Number(m[1]));
+      expect({ run, statuses: want.map((w, i) => ({ curl: w.command, status: got[i] })) }).toEqual({
+        run,
+        statuses: want.map((w) => ({ curl: w.command, status: w.status })),
+      });
+    }
+  }, 120_000);
 });
