@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase, TestDatabase } from '../harness';
 import { AppProcess, startAppProcess } from '../support/app-process';
@@ -81,4 +81,18 @@ describe('README "Try it" block against a freshly started server', () => {
       });
     }
   }, 120_000);
+});
+
+describe('README links', () => {
+  it('link nothing outside the repository: every link is a file of it, every URL is on localhost', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.filter((l) => /^[a-z]+:/i.test(l) || !existsSync(join(root, l.split('#')[0])))).toEqual([]);
+    const urls = [...readme.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/[^\s)`'"<>]*/gi)].map((m) => m[0]);
+    expect(urls.length).toBeGreaterThan(0);
+    // a local address of any scheme (http, postgres, redis), or a bare `http://` in prose
+    const local = /^[a-z][a-z0-9+.-]*:\/\/([^@/\s]*@)?(localhost|127\.0\.0\.1)([:/]|$)|^https?:\/\/$/i;
+    expect(urls.filter((u) => !local.test(u))).toEqual([]);
+  });
 });
