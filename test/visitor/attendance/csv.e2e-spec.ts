@@ -86,7 +86,7 @@ describe('staff CSV import and timesheet export', () => {
     expect(run.status).toBe(1);
     expect((JSON.parse(run.stdout) as Json).problems.map((p: Json) => p.line)).toEqual([3, 4, 5, 6]);
     expect(await people()).toEqual([]);
-  });
+  }, 120_000);
 
   it('the example file the README names (docs/examples/staff.csv) has the columns `people --help` lists and dry-runs clean', async () => {
     const example = join(__dirname, '../../../docs/examples/staff.csv');
@@ -107,7 +107,7 @@ describe('staff CSV import and timesheet export', () => {
       });
     }
     expect(await people()).toEqual([]);
-  });
+  }, 240_000);
 
   it('a real import with one bad row changes nothing; a good one creates, a second updates by e-mail', async () => {
     const bad = 'name,email,phone\nAma,ama@staff.test,+233244000001\nBroken,broken@staff.test,999\n';
