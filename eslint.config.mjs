@@ -69,4 +69,14 @@ export default tseslint.config(
     ],
     rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
+  {
+    // scripts the docs pages load in the browser (served as they are, not imported)
+    files: ['src/docs/assets/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['document', 'requestAnimationFrame', 'MutationObserver'].map((g) => [g, 'readonly']),
+      ),
+    },
+  },
 );

@@ -145,7 +145,8 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     await root.parseAsync(argv, { from: 'user' });
-    return EXIT.ok;
+    // A command that printed its result but did not succeed (a dry run with bad rows) sets process.exitCode.
+    return Number(process.exitCode ?? EXIT.ok);
   } catch (e) {
     if (e instanceof CommanderError)
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.help' ? EXIT.ok : EXIT.usage;

@@ -102,9 +102,48 @@ function withReferenceCsp(
 ) {
   if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')) {
     void reply.header('Content-Security-Policy', referenceCsp(payload));
-    return done(null, withLang(payload));
+    return done(null, withRepairScript(withLang(payload)));
   }
   done(null, payload);
+}
+
+const ASSETS = join(__dirname, 'assets');
+
+/**
+ * Colours that give Scalar's text 4.5:1 contrast (Scalar's `customCss`: an inline style, which these pages' CSP
+ * allows).
+ */
+const REFERENCE_THEME = readFileSync(join(ASSETS, 'reference-theme.css'), 'utf8');
+
+/** The script that repairs Scalar's ARIA faults after it renders (assets/reference-a11y.js), at a hashed URL. */
+let repairScript: { url: string; body: Buffer } | null = null;
+function repairAsset(): { url: string; body: Buffer } {
+  if (!repairScript) {
+    // the build's copy, without the source-map comment the build appends (no map is served)
+    const body = Buffer.from(
+      readFileSync(join(ASSETS, 'reference-a11y.js'), 'utf8').replace(
+        /\n\/\/# sourceMappingURL=\S*\s*$/,
+        '\n',
+      ),
+    );
+    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
+    repairScript = { url: `/docs/assets/reference-a11y.${hash}.js`, body };
+  }
+  return repairScript;
+}
+
+/** The repair script runs after Scalar's start-up script (the last elements of the body). */
+const withRepairScript = (html: string) =>
+  html.replace(/<\/body>/, `  <script src="${repairAsset().url}"></script>\n  </body>`);
+
+function registerRepairScript(fastify: FastifyInstance): void {
+  const { url, body } = repairAsset();
+  fastify.get(url, (_req, reply) =>
+    reply
+      .header('Content-Type', 'text/javascript; charset=utf-8')
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .send(body),
+  );
 }
 
 /** Scalar's bundled script, the one `@scalar/fastify-api-reference` serves at `<prefix>/js/scalar.js`. */
@@ -186,6 +225,7 @@ export async function registerApiReferences(
     route.onSend = [...existing, withReferenceCsp] as RouteOptions['onSend'];
   });
   const script = registerScalarBundle(fastify);
+  registerRepairScript(fastify);
   for (const which of ['visitor', 'public'] as const) {
     const title = which === 'visitor' ? 'Visitor-management API' : 'Public content API';
     let shown: { from: OpenApiDocument; doc: OpenApiDocument } | null = null;
@@ -201,6 +241,7 @@ export async function registerApiReferences(
           return shown.doc;
         },
         withDefaultFonts: false,
+        customCss: REFERENCE_THEME,
         hideDownloadButton: false,
         // Scalar's own developer toolbar is for Scalar's developers, not for readers of this reference.
         showDeveloperTools: 'never',

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
+import { parseKey } from '../visitor/api-keys/api-key-format';
 import { ApiFailure, ApiTarget } from './api';
 import { listEvents, resendEvent } from './events';
 import { listen } from './listen';
@@ -32,10 +33,18 @@ function program(): Command {
     .showHelpAfterError()
     .exitOverride();
 
-  const ctx = (cmd: Command): { target: ApiTarget; out: Output } => {
+  /**
+   * The target and output of a command. `testOnly` names a command that works on test-mode data only (listen,
+   * trigger, logs tail): a live key is refused before any call, so nothing is created in live mode.
+   */
+  const ctx = (cmd: Command, testOnly?: string): { target: ApiTarget; out: Output } => {
     const o = cmd.optsWithGlobals<{ apiKey?: string; baseUrl: string; json?: boolean }>();
     const apiKey = o.apiKey ?? process.env.GATEHOUSE_API_KEY;
     if (!apiKey) throw new UsageError('an API key is needed: set GATEHOUSE_API_KEY or pass --api-key');
+    if (testOnly && parseKey(apiKey)?.livemode)
+      throw new UsageError(
+        `${testOnly} works in test mode only and this API key is live; use a test-mode key (svc_sk_test_…)`,
+      );
     try {
       new URL(o.baseUrl);
     } catch {
@@ -56,7 +65,7 @@ function program(): Command {
     .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:4000/webhooks')
     .option('--events <types>', 'only these event types (comma-separated)')
     .action(async (o: { forwardTo: string; events?: string }, cmd: Command) => {
-      const { target, out } = ctx(cmd);
+      const { target, out } = ctx(cmd, 'listen');
       if (!/^https?:\/\//.test(o.forwardTo))
         throw new UsageError(`--forward-to is not an http(s) URL: ${o.forwardTo}`);
       await listen(
@@ -72,7 +81,7 @@ function program(): Command {
     .description('create the test-mode objects that emit an event')
     .argument('<event-type>', `one of: ${TRIGGERABLE.join(', ')}`)
     .action(async (type: string, _o: unknown, cmd: Command) => {
-      const { target, out } = ctx(cmd);
+      const { target, out } = ctx(cmd, 'trigger');
       if (!TRIGGERABLE.includes(type))
         throw new UsageError(`cannot trigger ${type}; triggerable event types: ${TRIGGERABLE.join(', ')}`);
       await trigger(target, type, out);
@@ -103,7 +112,7 @@ function program(): Command {
     .command('tail')
     .description("the organisation's test-mode requests as they happen")
     .action(async (_o: unknown, cmd: Command) => {
-      const { target, out } = ctx(cmd);
+      const { target, out } = ctx(cmd, 'logs tail');
       await tail(target, out, untilStopped());
     });
   for (const c of [p, ...p.commands, ...p.commands.flatMap((c) => c.commands)]) c.exitOverride();

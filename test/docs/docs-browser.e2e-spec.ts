@@ -78,32 +78,43 @@ describe('/docs in a browser', () => {
     }
   });
 
-  // Scalar's own interface (rendered in the browser by its script, not by this app) is not judged by axe-core: its
-  // sidebar and client picker have ARIA structure violations only Scalar can fix (docs/decisions.md). The page this
-  // app sends declares its language, loads the hashed script and renders without a script error.
+  // The reference pages are built in the browser by Scalar's script; axe-core judges the whole rendered page,
+  // Scalar's interface included (its colours come from assets/reference-theme.css, its ARIA repairs from
+  // assets/reference-a11y.js), in the light and the dark scheme.
   it.each([
-    ['/docs/visitor/', 'Verifying webhook signatures'],
-    ['/docs/public/', 'Keys and limits'],
-  ])(
-    'the %s reference renders from the hashed script and declares its language',
-    async (path, text) => {
-      const page = await browser.newPage();
+    ['/docs/visitor/', 'light', 'Verifying webhook signatures'],
+    ['/docs/public/', 'light', 'Keys and limits'],
+    ['/docs/visitor/', 'dark', 'Verifying webhook signatures'],
+  ] as const)(
+    'the %s reference (%s scheme) renders from hashed scripts, declares its language, has no serious or critical axe-core violation',
+    async (path, scheme, text) => {
+      const page = await browser.newPage({ colorScheme: scheme });
       const problems: string[] = [];
       const scripts: string[] = [];
       page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text());
+      });
       page.on('request', (r) => {
         if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
       });
       try {
         await page.goto(base + path);
         await page.getByText(text).first().waitFor({ state: 'attached', timeout: 20_000 });
+        // the sidebar is rendered: its search button, named for a screen reader
+        await page.getByRole('button', { name: 'Search' }).waitFor({ timeout: 20_000 });
         expect(await page.getAttribute('html', 'lang')).toBe('en');
-        expect(scripts).toEqual([expect.stringMatching(/^\/docs\/assets\/scalar\.[0-9a-f]{16}\.js$/)]);
+        expect(await page.getAttribute('body', 'class')).toContain(`${scheme}-mode`);
+        expect(scripts).toEqual([
+          expect.stringMatching(/^\/docs\/assets\/scalar\.[0-9a-f]{16}\.js$/),
+          expect.stringMatching(/^\/docs\/assets\/reference-a11y\.[0-9a-f]{16}\.js$/),
+        ]);
+        await judgePage(page, `reference-${path.split('/')[2]}-${scheme}`);
         expect(problems).toEqual([]);
       } finally {
         await page.close();
       }
     },
-    60_000,
+    90_000,
   );
 });

@@ -176,6 +176,29 @@ describe('/v1 reference: errors, summaries, examples', () => {
     for (const k of keys) expect(String(k.example)).toMatch(UUID);
   });
 
+  /** Every string inside an `example` or `examples` value of a document, with where it is. */
+  const exampleStrings = (d: unknown): { at: string; value: string }[] => {
+    const found: { at: string; value: string }[] = [];
+    const walk = (v: unknown, at: string, inExample: boolean): void => {
+      if (typeof v === 'string' && inExample) found.push({ at, value: v });
+      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}/${i}`, inExample));
+      else if (v && typeof v === 'object')
+        for (const [k, x] of Object.entries(v))
+          walk(x, `${at}/${k}`, inExample || k === 'example' || k === 'examples');
+    };
+    walk(d, '', false);
+    return found;
+  };
+
+  it.each([
+    ['/v1/openapi.json', () => doc],
+    ['/public/v1/openapi.json', () => pub],
+  ])('no example in %s is elided with …: every id, secret and path is whole', (_p, d) => {
+    const strings = exampleStrings(d());
+    expect(strings.length).toBeGreaterThan(20);
+    expect(strings.filter((s) => s.value.includes('…'))).toEqual([]);
+  });
+
   it('the reference page renders the error examples and summaries (Scalar gets the same document)', async () => {
     const shown = (await t.app.inject({ method: 'GET', url: '/docs/visitor/openapi.json' })).json() as Doc;
     const op = shown.paths['/visits/{visit_id}/check-in'].post;

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ import { saveBookingType } from '../support/booking-fixtures';
 import { AppProcess, startAppProcess } from '../support/app-process';
 import { createOrg } from '../support/platform-fixtures';
 import { until } from '../support/until';
+import { LOCAL_DELIVERY_ENV } from '../support/webhook-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const BIN = join(__dirname, '../../dist/src/integrator/main.js');
 
@@ -99,7 +102,12 @@ describe('integrator CLI (gatehouse-dev)', () => {
     site = org.sites.find((s) => !s.livemode)!.id;
     testKey = await org.key();
     liveKey = await org.key({ mode: 'live' });
-    app = await startAppProcess(db.url, { TEST_MODE_RATE_PER_MINUTE: '100000' });
+    // With its worker, delivering webhooks to a receiver on 127.0.0.1 (events resend).
+    app = await startAppProcess(db.url, {
+      ...LOCAL_DELIVERY_ENV,
+      RUN_WORKER: 'true',
+      TEST_MODE_RATE_PER_MINUTE: '100000',
+    });
   }, 120_000);
 
   afterEach(async () => {
@@ -118,7 +126,14 @@ describe('integrator CLI (gatehouse-dev)', () => {
   it('listen forwards triggered events, each signed with the secret it printed, and shows status and duration', async () => {
     const hooks = await receiver();
     try {
-      const listen = cli(['listen', '--forward-to', hooks.url]);
+      // Only these types (the worker also records pass.sent for the checked-in visit).
+      const listen = cli([
+        'listen',
+        '--forward-to',
+        hooks.url,
+        '--events',
+        'person.created,visit.created,visit.checked_in',
+      ]);
       const ready = await listen.line((l) => l.type === 'ready');
       const secret = ready.secret as string;
       expect(secret).toMatch(/^whsec_/);
@@ -194,7 +209,7 @@ describe('integrator CLI (gatehouse-dev)', () => {
     expect(text).toMatch(/id: evt_\S+\nevent: visit\.created\ndata: \{/);
   }, 60_000);
 
-  it('refuses a live key: the stream answers forbidden and listen exits non-zero saying so', async () => {
+  it('refuses a live key: the streams answer forbidden; listen, trigger and logs tail exit 2 with one line and create nothing', async () => {
     const res = await fetch(`${app.url}/v1/events/stream`, {
       headers: { authorization: `Bearer ${liveKey}` },
     });
@@ -202,18 +217,46 @@ describe('integrator CLI (gatehouse-dev)', () => {
     const problem = (await res.json()) as { code: string; detail: string };
     expect(problem.code).toBe('forbidden');
     expect(problem.detail).toMatch(/test-mode data only; this credential is live/);
-
-    const listen = cli(['listen', '--forward-to', 'http://127.0.0.1:9/hooks'], {
-      GATEHOUSE_API_KEY: liveKey,
-    });
-    expect(await listen.exited).toBe(1);
-    expect(listen.lines()).toEqual([{ error: expect.objectContaining({ code: 'forbidden' }) }]);
-
     const requests = await fetch(`${app.url}/v1/requests/stream`, {
       headers: { authorization: `Bearer ${liveKey}` },
     });
     expect(requests.status).toBe(403);
-  }, 30_000);
+
+    const live = { GATEHOUSE_API_KEY: liveKey };
+    for (const [name, args] of [
+      ['listen', ['listen', '--forward-to', 'http://127.0.0.1:9/hooks']],
+      ['trigger', ['trigger', 'visit.created']],
+      ['logs tail', ['logs', 'tail']],
+    ] as const) {
+      const json = cli([...args], live);
+      expect({ name, code: await json.exited }).toEqual({ name, code: 2 });
+      expect(json.lines()).toEqual([
+        {
+          error: {
+            code: 'usage',
+            message: `${name} works in test mode only and this API key is live; use a test-mode key (svc_sk_test_…)`,
+          },
+        },
+      ]);
+    }
+    // What a person sees: one line on stderr, nothing on stdout.
+    const human = new Cli(['trigger', 'booking.created'], { ...env(), ...live });
+    running.push(human);
+    expect(await human.exited).toBe(2);
+    expect({ stdout: human.stdout, stderr: human.stderr }).toEqual({
+      stdout: '',
+      stderr:
+        'error: trigger works in test mode only and this API key is live; use a test-mode key (svc_sk_test_…)\n',
+    });
+    // Nothing was made in live mode: the live key sees no event and no visit.
+    const listed = cli(['events', 'list'], live);
+    expect(await listed.exited).toBe(0);
+    expect(listed.lines()).toEqual([]);
+    const visits = (await (
+      await fetch(`${app.url}/v1/visits`, { headers: { authorization: `Bearer ${liveKey}` } })
+    ).json()) as { data: unknown[] };
+    expect(visits.data).toEqual([]);
+  }, 60_000);
 
   it('logs tail shows a request made after it started, with its status', async () => {
     const logs = cli(['logs', 'tail']);
@@ -270,6 +313,75 @@ describe('integrator CLI (gatehouse-dev)', () => {
     expect(await unknown.exited).toBe(2);
     expect(unknown.lines()[0]).toMatchObject({ error: { code: 'usage' } });
   }, 120_000);
+
+  it('events resend delivers a stored event to the endpoint again and says so; a bad id is one line and exit 1', async () => {
+    const endpoints = await new WebhookReceiver().start();
+    try {
+      const created = await fetch(`${app.url}/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${testKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+        body: JSON.stringify({ url: endpoints.url('/ok/resend'), enabled_events: ['delivery.collected'] }),
+      });
+      expect(created.status).toBe(201);
+      const endpoint = (await created.json()) as { id: string; secret: string };
+
+      const trig = cli(['trigger', 'delivery.collected']);
+      expect(await trig.exited).toBe(0);
+      const [first] = await endpoints.waitFor('/ok/resend', 1);
+      const wh = new Webhook(endpoint.secret);
+      const event = wh.verify(first.body, first.headers as Record<string, string>) as {
+        id: string;
+        type: string;
+        data: { object: { id: string } };
+      };
+      expect(event).toMatchObject({
+        type: 'delivery.collected',
+        data: { object: { id: trig.lines()[0].object_id } },
+      });
+
+      const resend = cli(['events', 'resend', event.id]);
+      expect(await resend.exited).toBe(0);
+      expect(resend.lines()).toEqual([
+        {
+          type: 'resent',
+          event_id: event.id,
+          deliveries: [{ id: expect.any(String), endpoint_id: endpoint.id, status: 'pending' }],
+        },
+      ]);
+      // The endpoint receives the same event again (same webhook-id and body), signed with its secret.
+      const [, again] = await endpoints.waitFor('/ok/resend', 2);
+      expect(again.headers['webhook-id']).toBe(event.id);
+      expect(again.body).toBe(first.body);
+      expect(wh.verify(again.body, again.headers as Record<string, string>)).toMatchObject({ id: event.id });
+
+      // What a person sees: one line naming the event and the endpoint.
+      const human = new Cli(['events', 'resend', event.id, '--endpoint', endpoint.id], env());
+      running.push(human);
+      expect(await human.exited).toBe(0);
+      expect({ stdout: human.stdout, stderr: human.stderr }).toEqual({
+        stdout: `Resent ${event.id} to ${endpoint.id}\n`,
+        stderr: '',
+      });
+      await endpoints.waitFor('/ok/resend', 3);
+
+      // An id that names no event: one line on stderr, exit 1, nothing sent.
+      const bad = new Cli(['events', 'resend', 'evt_doesnotexist'], env());
+      running.push(bad);
+      expect(await bad.exited).toBe(1);
+      expect(bad.stdout).toBe('');
+      expect(bad.stderr.split('\n')).toEqual([expect.stringMatching(/^error: 404 not_found: /), '']);
+      const badJson = cli(['events', 'resend', 'evt_doesnotexist']);
+      expect(await badJson.exited).toBe(1);
+      expect(badJson.lines()).toEqual([{ error: expect.objectContaining({ code: 'not_found' }) }]);
+      expect(endpoints.on('/ok/resend')).toHaveLength(3);
+    } finally {
+      await endpoints.stop();
+    }
+  }, 60_000);
 
   it('shutdown ends open streams: the server exits promptly with listen connected', async () => {
     const listen = cli(['listen', '--forward-to', 'http://127.0.0.1:9/hooks']);

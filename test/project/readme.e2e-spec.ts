@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase, TestDatabase } from '../harness';
 import { AppProcess, startAppProcess } from '../support/app-process';
@@ -54,7 +54,7 @@ describe('README "Try it" block against a freshly started server', () => {
     await db?.drop();
   });
 
-  it('every curl answers the status the README gives', () => {
+  it('every curl answers the status the README gives, and again when the block is run a second time', () => {
     const exportLine = /^\s*export KEY=\S+ SITE=\S+ HOST=\S+$/m.exec(app.output());
     expect(exportLine).not.toBeNull();
     const { steps } = tryItBlock(readme);
@@ -70,11 +70,29 @@ describe('README "Try it" block against a freshly started server', () => {
           : `${s.command.replaceAll('localhost:3000', `127.0.0.1:${port}`)} -o /dev/null -w 'STATUS %{http_code}\\n'`,
       ),
     ].join('\n');
-    const out = execFileSync('bash', ['-c', script], { encoding: 'utf8', cwd: root, timeout: 60_000 });
-    const got = [...out.matchAll(/^STATUS (\d{3})$/gm)].map((m) => Number(m[1]));
     const want = steps.filter((s): s is Example => 'command' in s);
-    expect(want.map((w, i) => ({ curl: w.command, status: got[i] }))).toEqual(
-      want.map((w) => ({ curl: w.command, status: w.status })),
-    );
-  }, 90_000);
+    // A reader may paste the block twice (or run it after an earlier try): nothing in it may work only once.
+    for (const run of [1, 2]) {
+      const out = execFileSync('bash', ['-c', script], { encoding: 'utf8', cwd: root, timeout: 60_000 });
+      const got = [...out.matchAll(/^STATUS (\d{3})$/gm)].map((m) => Number(m[1]));
+      expect({ run, statuses: want.map((w, i) => ({ curl: w.command, status: got[i] })) }).toEqual({
+        run,
+        statuses: want.map((w) => ({ curl: w.command, status: w.status })),
+      });
+    }
+  }, 120_000);
+});
+
+describe('README links', () => {
+  it('link nothing outside the repository: every link is a file of it, every URL is on localhost', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.filter((l) => /^[a-z]+:/i.test(l) || !existsSync(join(root, l.split('#')[0])))).toEqual([]);
+    const urls = [...readme.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/[^\s)`'"<>]*/gi)].map((m) => m[0]);
+    expect(urls.length).toBeGreaterThan(0);
+    // a local address of any scheme (http, postgres, redis), or a bare `http://` in prose
+    const local = /^[a-z][a-z0-9+.-]*:\/\/([^@/\s]*@)?(localhost|127\.0\.0\.1)([:/]|$)|^https?:\/\/$/i;
+    expect(urls.filter((u) => !local.test(u))).toEqual([]);
+  });
 });

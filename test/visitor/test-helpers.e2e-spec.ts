@@ -125,7 +125,7 @@ describe('test helpers', () => {
     expect([refused.statusCode, refused.json().code]).toEqual([403, 'forbidden']);
   });
 
-  it('ages an event past retention: it is no longer fetched or listed', async () => {
+  it('ages an event past retention: it is no longer fetched or listed; a live event is refused', async () => {
     const visit = (await o.visit({ visitor: { name: 'Ama Aged', phone: phone() } })).json();
     const events = (await get('/v1/events?limit=100')).json().data;
     const event = events.find((e: { data: { object: { id: string } } }) => e.data.object.id === visit.id);
@@ -138,6 +138,25 @@ describe('test helpers', () => {
       event.id,
     );
     expect((await post(`/v1/test-helpers/events/${event.id}/age`)).json().code).toBe('not_found');
+
+    // A live event is refused and stays fetchable and listed.
+    const livePerson = (
+      await call(o.t.app, 'POST', '/v1/people', {
+        key: live,
+        body: { name: 'Live Aged', email: 'live.aged@host.test' },
+      })
+    ).json();
+    const liveEvent = (await get('/v1/events?limit=100', live))
+      .json()
+      .data.find((e: { data: { object: { id: string } } }) => e.data.object.id === livePerson.id);
+    expect(liveEvent).toMatchObject({ type: 'person.created', livemode: true });
+    const refused = await post(`/v1/test-helpers/events/${liveEvent.id}/age`, live);
+    expect([refused.statusCode, refused.json().code]).toEqual([403, 'forbidden']);
+    expect(refused.json().detail).toContain('test mode only');
+    expect((await get(`/v1/events/${liveEvent.id}`, live)).statusCode).toBe(200);
+    expect((await get('/v1/events?limit=100', live)).json().data.map((e: { id: string }) => e.id)).toContain(
+      liveEvent.id,
+    );
   });
 
   /** Every visitor table with a mode: what a sandbox reset deletes, and what it keeps. */

@@ -15,7 +15,7 @@ import { PLAN_RULES } from '../platform/plans';
 import { CUSTOM_SCOPE_PATTERN, isScope, PUBLISHABLE_SCOPES, Scope } from '../platform/scopes';
 
 export class ApiKeyResponse {
-  @ApiProperty({ example: 'key_3kT9…' }) id: string;
+  @ApiProperty({ example: 'key_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['secret', 'publishable'] }) kind: string;
   @ApiProperty() livemode: boolean;

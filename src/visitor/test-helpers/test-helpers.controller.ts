@@ -21,7 +21,7 @@ import { SandboxReset, SandboxResetResponse } from './sandbox-reset.service';
 import { ApiErrors } from '../platform/doc-decorators';
 
 export class LateClockInBody {
-  @ApiProperty({ example: 'person_…', description: 'A person with a shift' })
+  @ApiProperty({ example: 'person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7', description: 'A person with a shift' })
   @IsString()
   @IsPrefixedId('person')
   person_id: string;

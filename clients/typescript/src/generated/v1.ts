@@ -1423,7 +1423,7 @@ export interface components {
     };
     ConfirmBookingBody: Record<string, never>;
     CreateBookingBody: {
-      /** @example btype_… */
+      /** @example btype_3kT9qLm4Rx7Vd2Wn8YsBc1 */
       booking_type_id: string;
       /**
        * Format: date-time
@@ -1440,11 +1440,11 @@ export interface components {
       };
     };
     CreateDeliveryBody: {
-      /** @example site_… */
+      /** @example site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6 */
       site_id: string;
       /**
        * @description The person the delivery is for (notified)
-       * @example person_…
+       * @example person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7
        */
       recipient_id: string;
       /** @example DHL */
@@ -1488,13 +1488,13 @@ export interface components {
       };
     };
     CreateVisitBody: {
-      /** @example site_… */
+      /** @example site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6 */
       site_id: string;
       /** @description A gate of the site */
       gate_id?: string | null;
       /**
        * @description An active person who can host
-       * @example person_…
+       * @example person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7
        */
       host_id: string;
       /**
@@ -1763,14 +1763,14 @@ export interface components {
     LateClockInBody: {
       /**
        * @description A person with a shift
-       * @example person_…
+       * @example person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7
        */
       person_id: string;
     };
     MarkRollcallBody: {
       /**
        * @description Who is marked: a `visitor_…` or `person_…` id from the roll call’s people
-       * @example visitor_…
+       * @example visitor_3kT9qLm4Rx7Vd2Wn8YsBc1
        */
       subject_id: string;
       /** @enum {string} */
@@ -1900,9 +1900,9 @@ export interface components {
       };
     };
     RecordClockEventBody: {
-      /** @example person_… */
+      /** @example person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7 */
       person_id: string;
-      /** @example site_… */
+      /** @example site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6 */
       site_id: string;
       /** @enum {string} */
       direction: 'in' | 'out';
@@ -2149,7 +2149,7 @@ export interface components {
       remaining: number;
     };
     StartRollcallBody: {
-      /** @example site_… */
+      /** @example site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6 */
       site_id: string;
       /** @description The person starting it (`person_…`) */
       started_by?: string | null;
@@ -2525,7 +2525,7 @@ export interface components {
       updated_at: string;
       /**
        * @description Signing secret; shown only in this response
-       * @example whsec_…
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwJ7yH1nE4tXc=
        */
       secret: string;
     };

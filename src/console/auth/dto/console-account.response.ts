@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { ConsoleCaller } from '../../../visitor/accounts/console-caller';
 
 export class ConsoleAccountResponse {
-  @ApiProperty({ example: 'acct_3kT9…' }) id: string;
+  @ApiProperty({ example: 'acct_3kT9qLm4Rx7Vd2Wn8YsBc1' }) id: string;
   @ApiProperty() organisation_id: string;
   @ApiProperty() email: string;
   @ApiProperty() name: string;

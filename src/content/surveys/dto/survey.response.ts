@@ -24,7 +24,7 @@ export class SurveyResponse {
   response_count: number | null;
   @ApiProperty({
     description: 'Path on the platform website where the survey is answered',
-    example: '/surveys/…',
+    example: '/surveys/accra-commuter-survey-2026',
   })
   url: string;
 }

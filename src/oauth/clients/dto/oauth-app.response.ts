@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { ClientRow } from '../clients.repository';
 
 export class OAuthAppResponse {
-  @ApiProperty({ example: 'app_3kT9…' }) client_id: string;
+  @ApiProperty({ example: 'app_3kT9qLm4Rx7Vd2Wn8YsBc1' }) client_id: string;
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['confidential', 'public'] }) type: string;
   @ApiProperty({ type: [String] }) redirect_uris: string[];

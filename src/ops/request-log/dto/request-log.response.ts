@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { RequestLogEntry } from '../request-log.entry';
 
 export class RequestLogResponse {
-  @ApiProperty({ example: 'req_3kT9x…' }) request_id: string;
+  @ApiProperty({ example: 'req_0Q7bJk2m8Yc4Ld1Vw6Rn9Xa3' }) request_id: string;
   @ApiProperty({ type: String, nullable: true, description: 'Public error reference, when one was given' })
   error_ref: string | null;
   @ApiProperty({ format: 'date-time' }) received_at: string;

@@ -39,8 +39,11 @@ export class EvidenceInput {
 }
 
 export class RecordClockEventBody {
-  @ApiProperty({ example: 'person_…' }) @IsString() @IsPrefixedId('person') person_id: string;
-  @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
+  @ApiProperty({ example: 'person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7' })
+  @IsString()
+  @IsPrefixedId('person')
+  person_id: string;
+  @ApiProperty({ example: 'site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6' }) @IsString() @IsPrefixedId('site') site_id: string;
   @ApiProperty({ enum: ['in', 'out'] }) @IsIn(['in', 'out'], { message: 'must be in or out' }) direction:
     'in' | 'out';
   @ApiProperty({

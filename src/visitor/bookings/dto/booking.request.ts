@@ -9,7 +9,10 @@ import { BOOKING_STATUSES, BookingStatus } from '../booking-state-machine';
 import { IsPrefixedId } from '../../../common/validation/prefixed-id';
 
 export class CreateBookingBody {
-  @ApiProperty({ example: 'btype_…' }) @IsString() @IsPrefixedId('btype') booking_type_id: string;
+  @ApiProperty({ example: 'btype_3kT9qLm4Rx7Vd2Wn8YsBc1' })
+  @IsString()
+  @IsPrefixedId('btype')
+  booking_type_id: string;
   @ApiProperty({ format: 'date-time', description: 'Start of a free slot (from availability)' })
   @IsTimestamp()
   start: string;

@@ -9,9 +9,12 @@ export const DELIVERY_STATUSES = ['received', 'collected', 'returned'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export class CreateDeliveryBody {
-  @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
+  @ApiProperty({ example: 'site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6' }) @IsString() @IsPrefixedId('site') site_id: string;
 
-  @ApiProperty({ example: 'person_…', description: 'The person the delivery is for (notified)' })
+  @ApiProperty({
+    example: 'person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7',
+    description: 'The person the delivery is for (notified)',
+  })
   @IsString()
   @IsPrefixedId('person')
   recipient_id: string;

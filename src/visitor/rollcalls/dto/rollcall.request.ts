@@ -8,7 +8,7 @@ export const MARKS = ['safe', 'missing', 'needs_help'] as const;
 export type Mark = (typeof MARKS)[number];
 
 export class StartRollcallBody {
-  @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
+  @ApiProperty({ example: 'site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6' }) @IsString() @IsPrefixedId('site') site_id: string;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'The person starting it (`person_…`)' })
   @IsOptional()
   @IsString()
@@ -18,7 +18,7 @@ export class StartRollcallBody {
 
 export class MarkRollcallBody {
   @ApiProperty({
-    example: 'visitor_…',
+    example: 'visitor_3kT9qLm4Rx7Vd2Wn8YsBc1',
     description: 'Who is marked: a `visitor_…` or `person_…` id from the roll call’s people',
   })
   @IsString()

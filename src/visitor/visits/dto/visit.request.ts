@@ -50,13 +50,13 @@ export class VisitorInput {
 }
 
 export class CreateVisitBody {
-  @ApiProperty({ example: 'site_…' }) @IsString() @IsPrefixedId('site') site_id: string;
+  @ApiProperty({ example: 'site_8Lq2Xv7Rk4Tn1Wc9Pm3Zb6' }) @IsString() @IsPrefixedId('site') site_id: string;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'A gate of the site' })
   @IsOptional()
   @IsString()
   @IsPrefixedId('gate')
   gate_id?: string | null;
-  @ApiProperty({ example: 'person_…', description: 'An active person who can host' })
+  @ApiProperty({ example: 'person_2Fj6Ry9Kp3Wd8Lt1Xn5Qa7', description: 'An active person who can host' })
   @IsString()
   @IsPrefixedId('person')
   host_id: string;

@@ -25,7 +25,10 @@ export class WebhookEndpointResponse {
 
 /** The create and rotate responses are the only ones that carry the signing secret. */
 export class WebhookEndpointWithSecretResponse extends WebhookEndpointResponse {
-  @ApiProperty({ example: 'whsec_…', description: 'Signing secret; shown only in this response' })
+  @ApiProperty({
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwJ7yH1nE4tXc=',
+    description: 'Signing secret; shown only in this response',
+  })
   secret: string;
 }
 
