@@ -25,7 +25,8 @@ import { OrganisationsService } from '../../src/visitor/organisations/organisati
  *   same request retried with its Idempotency-Key at the other API completes, with one visit per request.
  * Waits are on conditions (generous: a busy 2-core machine), never on the clock.
  */
-const VISITS = 120;
+/** Visits created after the API is killed (the load runs until then, however long that takes). */
+const AFTER_KILL = 30;
 /** Concurrent clients of the APIs. */
 const CLIENTS = 6;
 /** The live-mode allowance (requests a minute) of the organisation whose rate limit is checked. */
@@ -58,29 +59,35 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
     // Five pools on one server that other test files share (max_connections 100).
     DATABASE_POOL_SIZE: '4',
     NO_COLOR: '1',
+    // The APIs serve /v1 (and /health) only: what the load uses, and a quicker start.
+    SURFACES: 'visitor',
   };
   const redis = new Redis(env.REDIS_URL);
   let receiver: WebhookReceiver;
   let db: TestDatabase;
   let pg: Client;
   let fixtures: TestApp;
-  let apis: AppProcess[] = [];
-  let workers: ChildOfApp[] = [];
+  const apis: AppProcess[] = [];
+  const workers: ChildOfApp[] = [];
 
-  const T0 = Date.now();
-  const mark = (what: string) => process.stderr.write(`TIMING ${what} ${Date.now() - T0}\n`);
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
     db = await createTestDatabase();
     pg = new Client({ connectionString: db.url });
     await pg.connect();
     fixtures = await bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } });
-    [apis, workers] = await Promise.all([
-      Promise.all([0, 1].map(() => startAppProcess(db.url, env, 120_000))),
+    // Each process is kept as soon as it is up, so a failed start of another still ends it in afterAll.
+    const kept =
+      <T extends ChildOfApp>(list: T[]) =>
+      (p: T) =>
+        void list.push(p);
+    await Promise.all([
+      ...[0, 1].map(() => startAppProcess(db.url, env, 120_000).then(kept(apis))),
       // Debug lines: each worker logs every periodic round it runs (PeriodClaim).
-      Promise.all([0, 1].map(() => startWorkerProcess(db.url, { ...env, LOG_LEVEL: 'debug' }, 120_000))),
+      ...[0, 1].map(() =>
+        startWorkerProcess(db.url, { ...env, LOG_LEVEL: 'debug' }, 120_000).then(kept(workers)),
+      ),
     ]);
-    mark('started');
   }, 240_000);
   afterAll(async () => {
     for (const p of [...apis, ...workers]) p.child.kill('SIGKILL');
@@ -105,18 +112,27 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...o.headers },
     });
 
-  async function createVisit(api: number, key: string, idempotencyKey: string, body: VisitBody) {
+  /** One `POST /v1/visits`; `status: null` when no whole answer came (the connection failed or was cut). */
+  async function createVisit(
+    api: number,
+    key: string,
+    idempotencyKey: string,
+    body: VisitBody,
+  ): Promise<Outcome> {
+    let status: number;
+    let text: string;
     try {
       const res = await send(api, 'POST', '/v1/visits', key, {
         headers: { 'idempotency-key': idempotencyKey },
         body: JSON.stringify(body),
       });
-      const json = (await res.json()) as { id?: string };
-      return { api, idempotencyKey, body, status: res.status, id: json.id ?? null };
+      status = res.status;
+      text = await res.text();
     } catch (e) {
       const cause = (e as Error & { cause?: Error }).cause;
       return { api, idempotencyKey, body, status: null, error: `${(e as Error).message}: ${cause?.message}` };
     }
+    return { api, idempotencyKey, body, status, id: (JSON.parse(text) as { id?: string }).id ?? null };
   }
 
   /** Rounds of each periodic task each worker ran, from its debug lines: task → period → workers. */
@@ -157,14 +173,16 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
     expect(person.status).toBe(201);
     const host = ((await person.json()) as { id: string }).id;
 
-    // The load: CLIENTS clients create VISITS visits, each at the next API still up (round robin).
+    // The load: CLIENTS clients create visits, each at the next API still up (round robin), until AFTER_KILL
+    // more have been started after the API is killed.
     const up = [true, true];
     const inFlight = [0, 0];
     const outcomes: Outcome[] = [];
     let started = 0;
+    let stopAt = Infinity;
     let turn = 0;
     const client = async () => {
-      while (started < VISITS) {
+      while (started < stopAt) {
         const n = started++;
         const next = turn++ % 2;
         const api = up[next] ? next : 1 - next;
@@ -179,41 +197,46 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
         inFlight[api]--;
       }
     };
-    mark('load-start');
     const load = Promise.all(Array.from({ length: CLIENTS }, client));
+    let cut: Received[];
+    let workerKilledAt = 0;
+    try {
+      // While the load runs, with both APIs up: LIMIT live requests spread over both use the one allowance.
+      const remaining: string[] = [];
+      for (let i = 0; i < LIMIT; i++) {
+        const res = await send(i % 2, 'GET', '/v1/sites', limitedKey);
+        expect(res.status).toBe(200);
+        remaining.push(res.headers.get('ratelimit-remaining')!);
+      }
+      expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => String(LIMIT - 1 - i)));
+      const refused = await Promise.all([0, 1].map((api) => send(api, 'GET', '/v1/sites', limitedKey)));
+      expect(refused.map((r) => r.status)).toEqual([429, 429]);
 
-    // While the load runs, with both APIs up: LIMIT live requests spread over both use the one allowance.
-    const remaining: string[] = [];
-    for (let i = 0; i < LIMIT; i++) {
-      const res = await send(i % 2, 'GET', '/v1/sites', limitedKey);
-      expect(res.status).toBe(200);
-      remaining.push(res.headers.get('ratelimit-remaining')!);
+      // A worker is killed while it has an attempt open at the receiver: three are open, so each worker has one
+      // (each has at most two), and the receiver answers none until the worker is gone. Then an API is killed while
+      // requests are in flight on it.
+      await until(
+        async () => outcomes.length >= 30 && receiver.received.filter((r) => !r.endedAt).length >= 3,
+        120_000,
+      );
+      receiver.pause();
+      cut = receiver.received.filter((r) => !r.endedAt);
+      workers[0].child.kill('SIGKILL');
+      await workers[0].exited;
+      receiver.resume();
+      workerKilledAt = Date.now();
+      await until(async () => outcomes.length >= 60 && inFlight[0] >= 2, 120_000);
+      up[0] = false;
+      apis[0].child.kill('SIGKILL');
+      stopAt = started + AFTER_KILL;
+    } catch (e) {
+      stopAt = started; // a failed step above ends the load too
+      await load;
+      throw e;
     }
-    expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => String(LIMIT - 1 - i)));
-    const refused = await Promise.all([0, 1].map((api) => send(api, 'GET', '/v1/sites', limitedKey)));
-    expect(refused.map((r) => r.status)).toEqual([429, 429]);
-
-    // A worker is killed while it has an attempt open at the receiver: three are open, so each worker has one
-    // (each has at most two), and the receiver answers none until the worker is gone. Then an API is killed while
-    // requests are in flight on it.
-    await until(
-      async () => outcomes.length >= VISITS / 4 && receiver.received.filter((r) => !r.endedAt).length >= 3,
-      120_000,
-    );
-    mark('worker-kill');
-    receiver.pause();
-    const cut = receiver.received.filter((r) => !r.endedAt);
-    workers[0].child.kill('SIGKILL');
-    await workers[0].exited;
-    receiver.resume();
-    const workerKilledAt = Date.now();
-    await until(async () => outcomes.length >= VISITS / 2 && inFlight[0] >= 2, 120_000);
-    mark('api-kill');
-    up[0] = false;
-    apis[0].child.kill('SIGKILL');
     await load;
+    const VISITS = stopAt;
 
-    mark('load-done');
     // Every answer was a success; every request without one was sent to the killed API.
     const answered = outcomes.filter((o) => o.status !== null);
     const lost = outcomes.filter((o) => o.status === null);
@@ -233,7 +256,6 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
       });
       outcomes.push(retry);
     }
-    mark('retried');
     // One visit per request, the one its answer named.
     const { rows: visits } = await pg.query<{ id: string; phone: string }>(
       `SELECT v.id, p.phone FROM visitor.visit v JOIN visitor.visitor p ON p.id = v.visitor_id
@@ -257,7 +279,6 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
         ).rows[0].n === VISITS,
       150_000,
     );
-    mark('passes-sent');
     const { rows: perVisit } = await pg.query<{ id: string; passes: number; messages: number; sent: number }>(
       `SELECT v.id,
               (SELECT count(*)::int FROM visitor.visit_pass s WHERE s.visit_id = v.id) AS passes,
@@ -286,7 +307,6 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
         ).rows[0].n === events.length,
       150_000,
     );
-    mark('delivered');
     const attempts = new Map<string, Received[]>();
     for (const r of receiver.on('/held/fleet')) {
       const id = r.headers['webhook-id'] as string;
@@ -317,8 +337,6 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
       expect(after.every(([, w]) => w.length === 1 && w[0] === 1)).toBe(true);
     }
   }, 400_000);
-
-  mark('end');
 });
 
 describe('docker-compose.yml', () => {

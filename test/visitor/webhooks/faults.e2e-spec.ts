@@ -80,8 +80,10 @@ describe('webhook delivery faults', () => {
       WEBHOOK_SWEEP_MS: '200',
       REDIS_KEY_PREFIX: prefix,
     };
-    const { child } = await startWorkerProcess(db.url, env);
-    const api = await bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } });
+    const [{ child }, api] = await Promise.all([
+      startWorkerProcess(db.url, env, 90_000),
+      bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } }),
+    ]);
     let second: TestApp | null = null;
     try {
       const other = { organisationId: 'org_killed_worker', livemode: false };
@@ -108,5 +110,5 @@ describe('webhook delivery faults', () => {
       await second?.close();
       await api.close();
     }
-  });
+  }, 120_000);
 });
