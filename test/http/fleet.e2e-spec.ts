@@ -75,13 +75,14 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
     db = await createTestDatabase();
     pg = new Client({ connectionString: db.url });
     await pg.connect();
-    fixtures = await bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } });
     // Each process is kept as soon as it is up, so a failed start of another still ends it in afterAll.
     const kept =
       <T extends ChildOfApp>(list: T[]) =>
       (p: T) =>
         void list.push(p);
     await Promise.all([
+      // The fixtures' app (organisations, keys, the endpoint through the real services), in this process.
+      bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } }).then((app) => void (fixtures = app)),
       ...[0, 1].map(() => startAppProcess(db.url, env, 120_000).then(kept(apis))),
       // Debug lines: each worker logs every periodic round it runs (PeriodClaim).
       ...[0, 1].map(() =>
