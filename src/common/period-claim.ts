@@ -75,6 +75,8 @@ export class PeriodClaim {
   async runIfClaimed(period: number, fn: () => Promise<unknown>): Promise<void> {
     const claim = await this.take(period);
     if (claim === 'other') return;
+    // One debug line per round run, in the process that runs it: the fleet's record of who ran which period.
+    this.logger.debug(`period ${period} ${claim === 'mine' ? 'claimed' : 'run locally (Redis unreachable)'}`);
     if (claim === 'local') {
       await fn();
       return;

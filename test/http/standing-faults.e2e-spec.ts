@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../harness';
+import { startWorkerProcess } from '../support/app-process';
 import { call, createOrg } from '../support/platform-fixtures';
 import { until } from '../support/until';
 import { createEndpoint } from '../support/webhook-fixtures';
@@ -97,18 +96,7 @@ describe('standing fault suite: worker killed and Redis flushed with work pendin
     }
 
     // A worker starts on the queued work and is killed (kill -9) as soon as it is under way; Redis loses every job.
-    const child = spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], {
-      env: {
-        ...process.env,
-        ...env,
-        NODE_ENV: 'test',
-        DATABASE_URL: db.url,
-        RUN_WORKER: 'true',
-        LOG_LEVEL: 'error',
-      },
-      stdio: 'ignore',
-    });
-    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const { child, exited } = await startWorkerProcess(db.url, env);
     try {
       await receiver.waitFor('/ok/standing', 1, 60_000);
     } finally {

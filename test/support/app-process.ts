@@ -14,29 +14,25 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface AppProcess {
+export interface ChildOfApp {
   child: ChildProcess;
-  url: string;
+  /** Everything it wrote to stdout and stderr so far. */
   output(): string;
   exited: Promise<number | null>;
 }
 
-/** The compiled service (`dist/src/main.js`) as a child process on `databaseUrl`, listening when returned. */
-export async function startAppProcess(
-  databaseUrl: string,
-  env: Record<string, string>,
-  ms = 60_000,
-): Promise<AppProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(__dirname, '../../dist/src/main.js')], {
+export interface AppProcess extends ChildOfApp {
+  url: string;
+}
+
+/** `dist/src/<script>` as a child process on `databaseUrl` (test mode, no seed), its output collected. */
+function spawnCompiled(script: string, databaseUrl: string, env: Record<string, string>): ChildOfApp {
+  const child = spawn(process.execPath, [join(__dirname, '../../dist/src', script)], {
     env: {
       ...process.env,
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
       DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      RUN_WORKER: 'false',
       SEED_ON_FIRST_START: 'false',
       ...env,
     },
@@ -46,19 +42,55 @@ export async function startAppProcess(
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
+  return { child, output: () => out, exited };
+}
+
+/** Waits until `ready()` (polled every 100 ms); kills the child and fails with its output if it exits or `ms` pass. */
+async function waitReady(app: ChildOfApp, what: string, ready: () => Promise<boolean>, ms: number) {
   const end = Date.now() + ms;
   for (;;) {
-    const up = await fetch(`${url}/health/live`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    if (child.exitCode !== null || Date.now() > end) {
-      child.kill('SIGKILL');
-      throw new Error(`the service did not start:\n${out}`);
+    if (await ready()) return;
+    if (app.child.exitCode !== null || Date.now() > end) {
+      app.child.kill('SIGKILL');
+      throw new Error(`the ${what} did not start:\n${app.output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, url, output: () => out, exited };
+}
+
+/** The compiled service (`dist/src/main.js`) as a child process on `databaseUrl`, listening when returned. */
+export async function startAppProcess(
+  databaseUrl: string,
+  env: Record<string, string>,
+  ms = 60_000,
+): Promise<AppProcess> {
+  const port = await freePort();
+  const app = spawnCompiled('main.js', databaseUrl, {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RUN_WORKER: 'false',
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const live = () =>
+    fetch(`${url}/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  await waitReady(app, 'service', live, ms);
+  return { ...app, url };
+}
+
+/**
+ * The compiled worker (`dist/src/worker.js`, the production shape's background process) on `databaseUrl`,
+ * returned once it has logged that it started (so `LOG_LEVEL` must show `log` lines: `info` or `debug`).
+ */
+export async function startWorkerProcess(
+  databaseUrl: string,
+  env: Record<string, string>,
+  ms = 60_000,
+): Promise<ChildOfApp> {
+  const worker = spawnCompiled('worker.js', databaseUrl, { RUN_WORKER: 'true', ...env });
+  await waitReady(worker, 'worker', async () => worker.output().includes('worker started'), ms);
+  return worker;
 }

@@ -5,28 +5,50 @@ export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the whole request had arrived. */
   at: number;
+  /** When its first bytes arrived. */
+  arrivedAt: number;
+  /** When the exchange ended (answer written, or connection gone): null while it is open. */
+  endedAt: number | null;
 }
 
 /**
  * A real HTTP receiver on 127.0.0.1. Paths choose the behaviour: `/ok` 204, `/fail` 500, `/slow` answers after
  * 2 s, `/redirect` 302 to /ok, `/hang-once` never answers the first request and 204s the rest, `/echo` answers
- * 200 with the payload it was sent (a receiver whose stored answer holds the payload's personal data).
+ * 200 with the payload it was sent (a receiver whose stored answer holds the payload's personal data), `/held`
+ * 204s after 100 ms (so attempts of one delivery sent at the same time would overlap in `arrivedAt`–`endedAt`;
+ * `pause()` holds its answers until `resume()`).
  */
 export class WebhookReceiver {
   readonly received: Received[] = [];
   private server: Server | null = null;
   private hung = false;
+  private paused: (() => void)[] | null = null;
   port = 0;
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
+      const arrivedAt = Date.now();
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         const path = req.url ?? '/';
-        this.received.push({ path, headers: req.headers, body, at: Date.now() });
+        const got: Received = {
+          path,
+          headers: req.headers,
+          body,
+          at: Date.now(),
+          arrivedAt,
+          endedAt: null,
+        };
+        res.on('close', () => (got.endedAt = Date.now()));
+        this.received.push(got);
         if (path.startsWith('/ok')) return void res.writeHead(204).end();
+        if (path.startsWith('/held')) {
+          const answer = () => void (res.destroyed || res.writeHead(204).end());
+          return void setTimeout(() => (this.paused ? this.paused.push(answer) : answer()), 100).unref();
+        }
         if (path.startsWith('/echo'))
           return void res.writeHead(200, { 'content-type': 'application/json' }).end(body);
         if (path.startsWith('/fail'))
@@ -45,6 +67,17 @@ export class WebhookReceiver {
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.port = (this.server!.address() as AddressInfo).port;
     return this;
+  }
+
+  /** Answers of `/held` due from now on wait for `resume()`: a sender that dies meanwhile never gets one. */
+  pause(): void {
+    this.paused ??= [];
+  }
+
+  resume(): void {
+    const due = this.paused ?? [];
+    this.paused = null;
+    for (const answer of due) answer();
   }
 
   url(path: string): string {

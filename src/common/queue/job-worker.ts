@@ -14,11 +14,24 @@ import { jobKindToken } from './queue.module';
 const JOB_PROCESSOR = 'gatehouse:job-processor';
 
 /**
+ * A job whose worker died (its lock, renewed every half of LOCK_MS, lapses) is taken back by another worker's stall
+ * check, run every STALLED_CHECK_MS: within 15 s of the death instead of BullMQ's 30 s + 30 s. Until then a
+ * sweeper's re-add of the same job id is a no-op, so this bounds how long a dead worker's pass waits. A job taken
+ * back while its first run still goes on (an event loop blocked for LOCK_MS) is harmless: each job's work is
+ * claimed in PostgreSQL first (a pass `FOR UPDATE SKIP LOCKED` while pending, a delivery's `locked_until`).
+ */
+const LOCK_MS = 10_000;
+const STALLED_CHECK_MS = 5_000;
+
+/**
  * Declares the class (a `ResilientWorkerHost<K>`) as the handler of the jobs named `kind.name`: BullMQ runs its
  * `process` for each job of the kind's queue.
  */
 export const JobProcessor = <K extends JobName>(kind: JobKind<K>): ClassDecorator =>
-  applyDecorators(Processor(kind.queue), SetMetadata(JOB_PROCESSOR, kind.name));
+  applyDecorators(
+    Processor(kind.queue, { lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS }),
+    SetMetadata(JOB_PROCESSOR, kind.name),
+  );
 
 type ModuleRef = Type | DynamicModule | Promise<DynamicModule> | ForwardReference;
 

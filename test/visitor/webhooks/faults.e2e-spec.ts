@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../../harness';
+import { startWorkerProcess } from '../../support/app-process';
 import { until } from '../../support/until';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 import { createEndpoint, standIn } from '../../support/webhook-fixtures';
@@ -80,18 +80,10 @@ describe('webhook delivery faults', () => {
       WEBHOOK_SWEEP_MS: '200',
       REDIS_KEY_PREFIX: prefix,
     };
-    const child = spawn(process.execPath, ['dist/src/worker.js'], {
-      env: {
-        ...process.env,
-        ...env,
-        NODE_ENV: 'test',
-        DATABASE_URL: db.url,
-        RUN_WORKER: 'true',
-        LOG_LEVEL: 'error',
-      },
-      stdio: 'ignore',
-    });
-    const api = await bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } });
+    const [{ child }, api] = await Promise.all([
+      startWorkerProcess(db.url, env, 90_000),
+      bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } }),
+    ]);
     let second: TestApp | null = null;
     try {
       const other = { organisationId: 'org_killed_worker', livemode: false };
@@ -118,5 +110,5 @@ describe('webhook delivery faults', () => {
       await second?.close();
       await api.close();
     }
-  });
+  }, 120_000);
 });
