@@ -1,9 +1,9 @@
 import type { CustomTypesConfig, QueryConfig, QueryResult } from 'pg';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /** The pg pool or pooled client TypeORM's postgres driver holds: what a query config is sent to. */
-interface PgQueryable {
-  query<T>(q: QueryConfig<unknown[]>): Promise<Pick<QueryResult<T & object>, 'rows'>>;
+export interface PgQueryable {
+  query<T>(q: QueryConfig<unknown[]> | string): Promise<Pick<QueryResult<T & object>, 'rows' | 'command'>>;
 }
 
 /**
@@ -14,16 +14,30 @@ interface PgQueryable {
  * call it instead of casting `ds.driver`. `on` is a DataSource (any pooled connection) or an EntityManager (its
  * transaction's connection when it runs one, else the pool). `types` overrides the driver's type parsers for this
  * query only.
+ *
+ * The statement is written to the connection when this is called (when the connection is already at hand: the pool,
+ * or a transaction's client), not after a turn of the event loop, so statements of one transaction called one after
+ * the other without awaiting in between go out in that order in one pipelined write (the pool's clients run in pg's
+ * pipeline mode: `createDataSource`).
  */
-export async function preparedQuery<T>(
+export function preparedQuery<T>(
   on: DataSource | EntityManager,
   name: string,
   text: string,
   values: unknown[],
   types?: CustomTypesConfig,
 ): Promise<T[]> {
-  const conn = await driverConnection(on);
-  return (await conn.query<T>({ name, text, values, ...(types ? { types } : {}) })).rows;
+  const q = { name, text, values, ...(types ? { types } : {}) };
+  const now = connectionAtHand(on);
+  if (now) return now.query<T>(q).then((r) => r.rows);
+  return driverConnection(on).then((conn) => conn.query<T>(q).then((r) => r.rows));
+}
+
+function connectionAtHand(on: DataSource | EntityManager): PgQueryable | undefined {
+  const runner = 'queryRunner' in on ? on.queryRunner : undefined;
+  if (runner) return (runner as unknown as { databaseConnection?: PgQueryable }).databaseConnection;
+  const ds = 'driver' in on ? on : on.connection;
+  return (ds.driver as unknown as { master: PgQueryable }).master;
 }
 
 async function driverConnection(on: DataSource | EntityManager): Promise<PgQueryable> {
@@ -31,4 +45,27 @@ async function driverConnection(on: DataSource | EntityManager): Promise<PgQuery
   if (runner) return (runner as unknown as { connect(): Promise<PgQueryable> }).connect();
   const ds = 'driver' in on ? on : on.connection;
   return (ds.driver as unknown as { master: PgQueryable }).master;
+}
+
+/**
+ * A query runner holding one pooled client for a transaction that `Transactions` drives itself (BEGIN written with
+ * the first statement, COMMIT with the last): the client, and TypeORM's bookkeeping set as its own
+ * `startTransaction` would (a nested `manager.transaction` then takes a savepoint instead of a second BEGIN).
+ */
+export async function transactionClient(
+  ds: DataSource,
+): Promise<{ runner: QueryRunner; client: PgQueryable }> {
+  const runner = ds.createQueryRunner();
+  const client = (await runner.connect()) as PgQueryable;
+  const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+  state.isTransactionActive = true;
+  state.transactionDepth = 1;
+  return { runner, client };
+}
+
+/** Marks `runner` as out of its transaction again (before it is released to the pool). */
+export function endTransaction(runner: QueryRunner): void {
+  const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+  state.isTransactionActive = false;
+  state.transactionDepth = 0;
 }

@@ -124,7 +124,8 @@ export class IdempotencyClaims implements OnModuleInit {
     transactions: Transactions,
   ) {
     transactions.participate({
-      beforeCommit: (manager, result, o) => this.storeInTransaction(manager, result, o),
+      // Written with the COMMIT (one round trip): the UPDATE goes out before storeInTransaction's first await.
+      withCommit: (manager, result, o) => this.storeInTransaction(manager, result, o),
     });
   }
 
