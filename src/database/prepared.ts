@@ -29,7 +29,10 @@ export function preparedQuery<T>(
 ): Promise<T[]> {
   const q = { name, text, values, ...(types ? { types } : {}) };
   const now = connectionAtHand(on);
-  if (now) return now.query<T>(q).then((r) => r.rows);
+  if (now) {
+    writeTogether(now);
+    return now.query<T>(q).then((r) => r.rows);
+  }
   return driverConnection(on).then((conn) => conn.query<T>(q).then((r) => r.rows));
 }
 
@@ -61,6 +64,26 @@ export async function transactionClient(
   state.isTransactionActive = true;
   state.transactionDepth = 1;
   return { runner, client };
+}
+
+/** Sockets whose writes are held until the current run of callbacks and promise continuations ends. */
+const corked = new WeakSet<object>();
+
+/**
+ * Holds a client's socket writes until this turn's callbacks and promise continuations have run (`process.nextTick`
+ * runs after the microtask queue drains): the statements a transaction writes one after the other without waiting
+ * (the outbox's INSERTs, the idempotency answer, COMMIT) leave in one write instead of one per statement. No-op for
+ * the pool, whose statements each take their own client.
+ */
+export function writeTogether(conn: PgQueryable): void {
+  const stream = (conn as { connection?: { stream?: { cork?(): void; uncork(): void } } }).connection?.stream;
+  if (!stream?.cork || corked.has(stream)) return;
+  corked.add(stream);
+  stream.cork();
+  process.nextTick(() => {
+    corked.delete(stream);
+    stream.uncork();
+  });
 }
 
 /** Marks `runner` as out of its transaction again (before it is released to the pool). */

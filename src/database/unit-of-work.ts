@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { endTransaction, transactionClient } from './prepared';
+import { endTransaction, transactionClient, writeTogether } from './prepared';
 
 /**
  * One database transaction plus the work that must happen only after it commits (enqueueing jobs that carry
@@ -106,6 +106,7 @@ export class Transactions {
         throw (await firstFailure(uow.deferred())) ?? e;
       }
       for (const p of this.participants) await p.beforeCommit?.(runner.manager, result, options);
+      writeTogether(client);
       const last = this.participants.map((p) => p.withCommit?.(runner.manager, result, options));
       const commit = client.query('COMMIT');
       const failure = await firstFailure([...uow.deferred(), ...last.filter((w) => w !== undefined), commit]);
