@@ -30,6 +30,11 @@ export function createDataSource(opts: DataSourceOptions): DataSource {
       // Every query of this service is a short OLTP query; PostgreSQL's JIT compiler only adds latency to them
       // (hundreds of milliseconds when a plan's cost estimate crosses jit_above_cost).
       options: '-c jit=off',
+      // pg's pipeline mode: a statement is written at once even while an earlier one of the same client awaits its
+      // answer, so a transaction's independent statements (BEGIN and the first, the last ones and COMMIT) share one
+      // round trip (Transactions.run, preparedQuery). Each statement keeps its own Sync: one failing outside a
+      // transaction fails alone.
+      pipeline: true,
     },
   });
 }

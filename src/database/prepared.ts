@@ -1,10 +1,10 @@
 import type { CustomTypesConfig, QueryConfig, QueryResult } from 'pg';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { routerOf } from './read-replica';
 
 /** The pg pool or pooled client TypeORM's postgres driver holds: what a query config is sent to. */
-interface PgQueryable {
-  query<T>(q: QueryConfig<unknown[]>): Promise<Pick<QueryResult<T & object>, 'rows'>>;
+export interface PgQueryable {
+  query<T>(q: QueryConfig<unknown[]> | string): Promise<Pick<QueryResult<T & object>, 'rows' | 'command'>>;
 }
 
 /**
@@ -15,8 +15,13 @@ interface PgQueryable {
  * call it instead of casting `ds.driver`. `on` is a DataSource (any pooled connection) or an EntityManager (its
  * transaction's connection when it runs one, else the pool), the READ_DATA_SOURCE included (the replica's pool,
  * or the primary's, see ReadReplica). `types` overrides the driver's type parsers for this query only.
+ *
+ * The statement is written to the connection when this is called (when the connection is already at hand: the pool,
+ * or a transaction's client), not after a turn of the event loop, so statements of one transaction called one after
+ * the other without awaiting in between go out in that order in one pipelined write (the pool's clients run in pg's
+ * pipeline mode: `createDataSource`).
  */
-export async function preparedQuery<T>(
+export function preparedQuery<T>(
   on: DataSource | EntityManager,
   name: string,
   text: string,
@@ -25,8 +30,20 @@ export async function preparedQuery<T>(
 ): Promise<T[]> {
   const router = 'driver' in on ? routerOf(on) : undefined;
   if (router) return router.run((ds) => preparedQuery<T>(ds, name, text, values, types));
-  const conn = await driverConnection(on);
-  return (await conn.query<T>({ name, text, values, ...(types ? { types } : {}) })).rows;
+  const q = { name, text, values, ...(types ? { types } : {}) };
+  const now = connectionAtHand(on);
+  if (now) {
+    writeTogether(now);
+    return now.query<T>(q).then((r) => r.rows);
+  }
+  return driverConnection(on).then((conn) => conn.query<T>(q).then((r) => r.rows));
+}
+
+function connectionAtHand(on: DataSource | EntityManager): PgQueryable | undefined {
+  const runner = 'queryRunner' in on ? on.queryRunner : undefined;
+  if (runner) return (runner as unknown as { databaseConnection?: PgQueryable }).databaseConnection;
+  const ds = 'driver' in on ? on : on.connection;
+  return (ds.driver as unknown as { master: PgQueryable }).master;
 }
 
 async function driverConnection(on: DataSource | EntityManager): Promise<PgQueryable> {
@@ -34,4 +51,47 @@ async function driverConnection(on: DataSource | EntityManager): Promise<PgQuery
   if (runner) return (runner as unknown as { connect(): Promise<PgQueryable> }).connect();
   const ds = 'driver' in on ? on : on.connection;
   return (ds.driver as unknown as { master: PgQueryable }).master;
+}
+
+/**
+ * A query runner holding one pooled client for a transaction that `Transactions` drives itself (BEGIN written with
+ * the first statement, COMMIT with the last): the client, and TypeORM's bookkeeping set as its own
+ * `startTransaction` would (a nested `manager.transaction` then takes a savepoint instead of a second BEGIN).
+ */
+export async function transactionClient(
+  ds: DataSource,
+): Promise<{ runner: QueryRunner; client: PgQueryable }> {
+  const runner = ds.createQueryRunner();
+  const client = (await runner.connect()) as PgQueryable;
+  const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+  state.isTransactionActive = true;
+  state.transactionDepth = 1;
+  return { runner, client };
+}
+
+/** Sockets whose writes are held until the current run of callbacks and promise continuations ends. */
+const corked = new WeakSet<object>();
+
+/**
+ * Holds a client's socket writes until this turn's callbacks and promise continuations have run (`process.nextTick`
+ * runs after the microtask queue drains): the statements a transaction writes one after the other without waiting
+ * (the outbox's INSERTs, the idempotency answer, COMMIT) leave in one write instead of one per statement. No-op for
+ * the pool, whose statements each take their own client.
+ */
+export function writeTogether(conn: PgQueryable): void {
+  const stream = (conn as { connection?: { stream?: { cork?(): void; uncork(): void } } }).connection?.stream;
+  if (!stream?.cork || corked.has(stream)) return;
+  corked.add(stream);
+  stream.cork();
+  process.nextTick(() => {
+    corked.delete(stream);
+    stream.uncork();
+  });
+}
+
+/** Marks `runner` as out of its transaction again (before it is released to the pool). */
+export function endTransaction(runner: QueryRunner): void {
+  const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+  state.isTransactionActive = false;
+  state.transactionDepth = 0;
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { endTransaction, transactionClient, writeTogether } from './prepared';
 
 /**
  * One database transaction plus the work that must happen only after it commits (enqueueing jobs that carry
@@ -7,10 +8,27 @@ import { DataSource, EntityManager } from 'typeorm';
  */
 export class UnitOfWork {
   private readonly after: (() => unknown)[] = [];
+  private readonly written: Promise<unknown>[] = [];
   constructor(readonly manager: EntityManager) {}
 
   afterCommit(fn: () => unknown): void {
     this.after.push(fn);
+  }
+
+  /**
+   * Statements already written to this transaction's connection whose answers the work does not wait for (the
+   * outbox's event and delivery rows): they go out with what follows them, COMMIT at the latest, and the
+   * transaction commits only if every one of them succeeded. Each must be written before `defer` is called
+   * (`preparedQuery` on `manager` writes at once), so its place among the transaction's statements is fixed.
+   */
+  defer(written: Promise<unknown>): void {
+    written.catch(() => undefined); // observed in `Transactions.run`
+    this.written.push(written);
+  }
+
+  /** @internal */
+  deferred(): Promise<unknown>[] {
+    return this.written;
   }
 
   /** @internal */
@@ -46,6 +64,12 @@ export const IS_RESPONSE: RunOptions = Object.freeze({ isResponse: true });
  */
 export interface TransactionParticipant {
   beforeCommit?(manager: EntityManager, result: unknown, options: RunOptions): Promise<void>;
+  /**
+   * Writes its one statement at once (`preparedQuery` on `manager`, before any await) and returns its outcome, or
+   * undefined when it has none: COMMIT is written right behind it, in the same round trip, and the transaction
+   * commits only if it succeeded.
+   */
+  withCommit?(manager: EntityManager, result: unknown, options: RunOptions): Promise<void> | undefined;
   afterCommit?(): void;
 }
 
@@ -59,23 +83,60 @@ export class Transactions {
     this.participants.push(p);
   }
 
+  /**
+   * Runs `work` in one transaction on one pooled connection. BEGIN is written without waiting for its answer, so
+   * it goes out with the work's first statement; the participants' statements (`withCommit`) and COMMIT go out
+   * after the work's last awaited statement and the deferred ones (`UnitOfWork.defer`), together: a write whose
+   * statements depend on each other in turn pays one round trip per dependency, not one per statement. When any
+   * of those statements failed PostgreSQL answers COMMIT with ROLLBACK, and the first failure (in the order
+   * written) is thrown.
+   */
   async run<T>(work: (uow: UnitOfWork) => Promise<T>, options: RunOptions = {}): Promise<T> {
-    let uow: UnitOfWork | null = null;
-    const result = await this.ds.transaction(async (manager) => {
-      uow = new UnitOfWork(manager);
-      const done = await work(uow);
-      for (const p of this.participants) await p.beforeCommit?.(manager, done, options);
-      return done;
-    });
-    for (const p of this.participants) p.afterCommit?.();
-    for (const fn of (uow as UnitOfWork | null)?.callbacks() ?? []) {
+    const { runner, client } = await transactionClient(this.ds);
+    const uow = new UnitOfWork(runner.manager);
+    let open = true;
+    try {
+      const begun = client.query('BEGIN');
+      uow.defer(begun);
+      let result: T;
       try {
-        await fn();
+        result = await work(uow);
       } catch (e) {
-        // After-commit work is an accelerator (e.g. enqueueing); sweepers recover from its failure.
-        this.logger.warn(`after-commit work failed: ${(e as Error).message}`);
+        // A statement the work did not wait for may have failed first (the work then saw "transaction aborted").
+        throw (await firstFailure(uow.deferred())) ?? e;
       }
+      for (const p of this.participants) await p.beforeCommit?.(runner.manager, result, options);
+      writeTogether(client);
+      const last = this.participants.map((p) => p.withCommit?.(runner.manager, result, options));
+      const commit = client.query('COMMIT');
+      const failure = await firstFailure([...uow.deferred(), ...last.filter((w) => w !== undefined), commit]);
+      open = false;
+      if (failure) throw failure;
+      const { command } = await commit;
+      if (command !== 'COMMIT') throw new Error(`the transaction ended with ${command} instead of COMMIT`);
+      for (const p of this.participants) p.afterCommit?.();
+      for (const fn of uow.callbacks()) {
+        try {
+          await fn();
+        } catch (e) {
+          // After-commit work is an accelerator (e.g. enqueueing); sweepers recover from its failure.
+          this.logger.warn(`after-commit work failed: ${(e as Error).message}`);
+        }
+      }
+      return result;
+    } catch (e) {
+      // ROLLBACK outside a transaction (COMMIT already answered) is only a warning.
+      if (open) await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      endTransaction(runner);
+      await runner.release();
     }
-    return result;
   }
+}
+
+/** The first of `written` (in order) that failed, once all have answered; undefined when none did. */
+async function firstFailure(written: Promise<unknown>[]): Promise<unknown> {
+  const settled = await Promise.allSettled(written);
+  return settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason;
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../../database/prepared';
 import { change, row, rows } from '../../database/sql';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { CreatedAfter } from '../platform/pagination';
@@ -84,6 +85,9 @@ export interface BookingFilter {
   startsTo?: Date;
 }
 
+const INSERT_BOOKING = `INSERT INTO visitor.booking (id, organisation_id, livemode, ${FIELDS.map((f) => COLUMN[f]).join(', ')})
+  VALUES (${Array.from({ length: FIELDS.length + 3 }, (_, i) => `$${i + 1}`).join(', ')})`;
+
 /**
  * Bookings: tenant-scoped SQL. Attendees are personal data: erased with the visitor they became or share a phone
  * with, or on their own (DELETE /v1/bookings/{id}/attendee).
@@ -108,13 +112,15 @@ export class BookingsRepository implements VisitorDataHolder, SandboxDataHolder 
   /**
    * Inserts a new booking (its service takes the slot's place in the same transaction: BookingTypesService).
    */
+  /** A prepared statement, written to the transaction's connection when called (`BookingsService.create`). */
   async insert(m: EntityManager, b: BookingRow): Promise<void> {
     assertTenant(b);
-    await m.query(
-      `INSERT INTO visitor.booking (id, organisation_id, livemode, ${FIELDS.map((f) => COLUMN[f]).join(', ')})
-       VALUES (${Array.from({ length: FIELDS.length + 3 }, (_, i) => `$${i + 1}`).join(', ')})`,
-      [b.id, b.organisationId, b.livemode, ...FIELDS.map((f) => param(f, b[f]))],
-    );
+    await preparedQuery(m, 'booking_insert', INSERT_BOOKING, [
+      b.id,
+      b.organisationId,
+      b.livemode,
+      ...FIELDS.map((f) => param(f, b[f])),
+    ]);
   }
 
   find(tenant: Tenant, id: string, m?: EntityManager, lock = false): Promise<BookingRow | null> {

@@ -206,8 +206,9 @@ export class BookingsService {
           )
         ).id;
       // The place is taken last, after the booking's INSERT: the slot's row lock is held for the events only (a
-      // full slot rolls the booking back).
-      await this.repo.insert(uow.manager, b);
+      // full slot rolls the booking back). The INSERT goes out with the take (one round trip); the transaction
+      // commits only if it succeeded.
+      uow.defer(this.repo.insert(uow.manager, b));
       if (!(await this.types.takeSlot(uow, tenant, b.bookingTypeId, b.startsAt, type.row.capacity)))
         throw slotTaken();
       await this.record(uow, tenant, form, b, t.events);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { change, row, rows } from '../../database/sql';
+import { preparedQuery } from '../../database/prepared';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { CreatedAfter } from '../platform/pagination';
 import {
@@ -42,6 +43,9 @@ export interface EventFilter {
 }
 
 /** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
+const INSERT_EVENT = `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+
 @Injectable()
 @HoldsVisitorData(30)
 @HoldsSandboxData(40)
@@ -59,18 +63,22 @@ export class EventsRepository implements VisitorDataHolder, SandboxDataHolder {
     return Number(affected ?? 0);
   }
 
-  /** Writes an event in the caller's transaction, with the id of the request that caused it (null outside one). */
+  /**
+   * Writes an event in the caller's transaction, with the id of the request that caused it (null outside one). A
+   * prepared statement, written to the transaction's connection when called (see `EventsService.record`).
+   */
   async insert(m: EntityManager, row: EventRow, requestId: string | null): Promise<void> {
     assertTenant(row);
-    const insert = `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
-      VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+    const values = [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body, requestId];
     // A test-mode event also tells the event streams of every instance (src/visitor/event-stream), on commit.
-    await m.query(
-      row.livemode
-        ? insert
-        : `WITH e AS (${insert} RETURNING organisation_id || ' ' || id AS note) SELECT pg_notify('gatehouse_event', note) FROM e`,
-      [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body, requestId],
-    );
+    if (row.livemode) await preparedQuery(m, 'event_insert', INSERT_EVENT, values);
+    else
+      await preparedQuery(
+        m,
+        'event_insert_notify',
+        `WITH e AS (${INSERT_EVENT} RETURNING organisation_id || ' ' || id AS note) SELECT pg_notify('gatehouse_event', note) FROM e`,
+        values,
+      );
   }
 
   /**

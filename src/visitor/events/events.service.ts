@@ -35,6 +35,8 @@ export interface RecordedEvent {
 /**
  * Something that acts on every recorded event in the recording transaction (webhooks write one delivery per
  * subscribed endpoint). Subscribers register themselves (`EventsService.subscribe`); events know none of them.
+ * `onRecorded` writes its statements at once (`preparedQuery` on `uow.manager`, before any await): the recording
+ * does not wait for it, and the transaction commits only if it succeeded.
  */
 export interface EventSubscriber {
   onRecorded(uow: UnitOfWork, event: RecordedEvent): Promise<void>;
@@ -96,7 +98,10 @@ export class EventsService {
       livemode: tenant.livemode,
       data: { object },
     };
-    await this.repo.insert(
+    // The event's INSERT and each subscriber's statements are written now, in this order, on the transaction's
+    // connection; their answers are awaited with the COMMIT (UnitOfWork.defer), so recording costs no round trip
+    // of its own. A subscriber writes its statement before its first await (EventSubscriber).
+    const inserted = this.repo.insert(
       uow.manager,
       {
         id: envelope.id,
@@ -108,7 +113,8 @@ export class EventsService {
       },
       currentRequestId(),
     );
-    for (const s of this.subscribers) await s.onRecorded(uow, { envelope, tenant, dueAt });
+    uow.defer(inserted);
+    for (const s of this.subscribers) uow.defer(s.onRecorded(uow, { envelope, tenant, dueAt }));
     return envelope;
   }
 

@@ -53,6 +53,8 @@ interface Claim {
   renewal: NodeJS.Timeout;
   /** Set when the request's transaction stored its result as the key's response (in that transaction). */
   committed: boolean;
+  /** The body that transaction stored (the onSend hook stores the body sent only when it differs). */
+  storedBody?: string;
   /** Set when a transaction of the request committed without storing the response (see `store`). */
   unanswered: boolean;
 }
@@ -122,7 +124,8 @@ export class IdempotencyClaims implements OnModuleInit {
     transactions: Transactions,
   ) {
     transactions.participate({
-      beforeCommit: (manager, result, o) => this.storeInTransaction(manager, result, o),
+      // Written with the COMMIT (one round trip): the UPDATE goes out before storeInTransaction's first await.
+      withCommit: (manager, result, o) => this.storeInTransaction(manager, result, o),
     });
   }
 
@@ -241,6 +244,7 @@ export class IdempotencyClaims implements OnModuleInit {
       manager,
     );
     claim.committed = true;
+    claim.storedBody = body;
   }
 
   onModuleInit(): void {
@@ -264,6 +268,18 @@ export class IdempotencyClaims implements OnModuleInit {
     try {
       // A failure after the change committed: the key keeps the committed result, which a retry replays.
       if (reply.statusCode >= 500 && claim.committed) return;
+      const sent =
+        typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+      const type = String(reply.getHeader('content-type') ?? JSON_TYPE);
+      // The transaction stored exactly this answer already: writing it again would be a round trip for nothing
+      // (and could put back what an erasure committed since scrubbed from it).
+      if (
+        claim.committed &&
+        reply.statusCode === claim.status &&
+        type === JSON_TYPE &&
+        sent === claim.storedBody
+      )
+        return;
       if (reply.statusCode >= 500) await this.repo.release(claim.tenant, claim.key, claim.hash);
       else
         await this.repo.complete(
@@ -271,8 +287,8 @@ export class IdempotencyClaims implements OnModuleInit {
           claim.key,
           claim.hash,
           reply.statusCode,
-          String(reply.getHeader('content-type') ?? JSON_TYPE),
-          typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
+          type,
+          sent,
           claim.committed,
         );
     } catch (e) {

@@ -10,6 +10,7 @@ import type { VisitStatus } from './visit-state-machine';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { VisitWatchlistResponse } from '../watchlist/dto/watchlist.response';
+import { watchlistInUseSql } from '../watchlist/watchlist.repository';
 import type { PassRow } from './passes.repository';
 import type { VisitorRow } from './visitors.repository';
 import { change, row, rows } from '../../database/sql';
@@ -155,7 +156,7 @@ const CREATE_VISIT = `
     INSERT INTO visitor.visit_pass (id, organisation_id, livemode, visit_id, channels, status, created_at)
     SELECT $21, $2, $3, v.id, $22, 'pending', $23 FROM v
   )
-  SELECT id, name, phone, email, company FROM r`;
+  SELECT id, name, phone, email, company, ${watchlistInUseSql('$2', '$3')} AS screen FROM r`;
 
 /**
  * Visits: tenant-scoped SQL, every statement filtered on organisation and mode. A new visit is written with its
@@ -186,7 +187,8 @@ export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
   /**
    * A new visit with its visitor record and its first pending pass, in the caller's transaction, as one prepared
    * statement. The visitor is the tenant's one with this phone number, created or refreshed with the details given
-   * (the latest name, and e-mail and company when given), safe under concurrent creates. Returns it as stored.
+   * (the latest name, and e-mail and company when given), safe under concurrent creates. Returns it as stored,
+   * with `screen`: whether the tenant has any watchlist entry (the visit is screened only then).
    */
   async createVisit(
     m: EntityManager,
@@ -212,7 +214,7 @@ export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
     > &
       Pick<VisitColumns, 'booking_id'>,
     pass: Pick<PassRow, 'id' | 'channels' | 'created_at'>,
-  ): Promise<Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>> {
+  ): Promise<Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'> & { screen: boolean }> {
     assertTenant(tenant);
     const values = [
       visitor.id,
@@ -241,7 +243,7 @@ export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
       visit.booking_id ?? null,
     ];
     const rows = await preparedQuery(m, 'visit_create', CREATE_VISIT, values);
-    return rows[0] as Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'>;
+    return rows[0] as Pick<VisitorRow, 'id' | 'name' | 'phone' | 'email' | 'company'> & { screen: boolean };
   }
 
   /**

@@ -366,7 +366,8 @@ export class VisitsService {
     };
     const integration = this.view(form, row);
     await this.events.record(uow, tenant, 'visit.created', integration);
-    row.watchlist = await this.screen(uow, tenant, row, 'visit.created');
+    // The create statement said whether the tenant has a watchlist at all (read in this transaction).
+    if (visitor.screen) row.watchlist = await this.screen(uow, tenant, row, 'visit.created');
     return audience === 'integration' && !caller.seesWatchlist
       ? integration
       : this.view(form, row, audience, caller.seesWatchlist);

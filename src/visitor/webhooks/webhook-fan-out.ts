@@ -126,13 +126,15 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
     return deliveries;
   }
 
+  /**
+   * After commit, without the request waiting for Redis: the deliveries of every event of the transaction (and of
+   * other requests in the same turn of the event loop) go in one bulk add (`addSoon`); a lost add is the sweeper's.
+   */
   private enqueueAfterCommit(uow: UnitOfWork, deliveryIds: string[]): void {
     if (deliveryIds.length)
-      uow.afterCommit(() =>
-        this.jobs.add(
-          'webhooks.deliver',
-          deliveryIds.map((deliveryId) => ({ data: { deliveryId, attempt: 1 } })),
-        ),
-      );
+      uow.afterCommit(() => {
+        for (const deliveryId of deliveryIds)
+          this.jobs.addSoon('webhooks.deliver', { deliveryId, attempt: 1 });
+      });
   }
 }

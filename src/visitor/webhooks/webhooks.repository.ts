@@ -196,7 +196,10 @@ export class WebhooksRepository {
     dueAt: Date,
   ): Promise<string[]> {
     assertTenant(tenant);
-    const rows: { id: string }[] = await m.query(
+    // Prepared, and written to the transaction's connection when called, right behind the event's INSERT.
+    const rows = await preparedQuery<{ id: string }>(
+      m,
+      'delivery_insert_of_event',
       `INSERT INTO visitor.webhook_delivery (id, organisation_id, livemode, event_id, endpoint_id, status, attempt_count,
                                              next_attempt_at, created_at, updated_at)
        SELECT 'dlv_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', ''),
