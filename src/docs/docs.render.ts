@@ -37,6 +37,7 @@ export function indexPage(docsUrl: string): string {
 <li><a href="/docs/visitor/">Visitor-management API</a> (<code>/v1</code>, version 1.0.0-preview) — <a href="/v1/openapi.json">openapi.json</a>, <a href="/docs/openapi.yaml">openapi.yaml</a></li>
 <li><a href="/docs/connect-an-app">Connect an app</a>: OAuth 2.1 for apps other organisations connect and AI assistants</li>
 <li><a href="/docs/connect-an-ai-assistant">Connect an AI assistant</a>: the tool server at <code>/mcp</code> and its tools</li>
+<li>TypeScript client library: <code>@gatehouse/client</code>, in this service's repository under <code>clients/typescript</code> (not published to npm): typed <code>/v1</code> calls generated from <a href="/v1/openapi.json">openapi.json</a>, an idempotency key on every POST kept across retries, retries on 429 and 503, async iteration over pages, errors typed by code, webhook verification and OAuth token refresh; its README has a 10-line example</li>
 <li><a href="/docs/errors">Error codes of both APIs</a> (problem <code>type</code> URLs point here: <code>${esc(docsUrl)}/errors#&lt;code&gt;</code>)</li>
 </ul>`,
   );

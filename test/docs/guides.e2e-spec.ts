@@ -220,6 +220,10 @@ describe('/docs guides', () => {
     const home = (await get('/docs')).body;
     expect(home).toContain('href="/docs/quickstart"');
     expect(home).toContain('href="/docs/webhooks"');
+    // the client library is named where an integrator starts, with where it lives
+    expect(home).toMatch(
+      /@gatehouse\/client<\/code>, in this service's repository under <code>clients\/typescript/,
+    );
     for (const url of [
       '/docs',
       '/docs/quickstart',
