@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
+import { PageRows, PublicQuery } from '../common/public-query';
 
 /** The public columns of an actor. */
 export interface ActorRow {
@@ -26,7 +26,7 @@ export class ActorsRepository {
     f: { kind?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: ActorRow[]; total: number }> {
+  ): Promise<PageRows<ActorRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.kind, (v) => `a.kind = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `a.country = ${v}`)

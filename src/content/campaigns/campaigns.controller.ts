@@ -11,7 +11,9 @@ import {
   toCampaignResponse,
 } from './dto/campaign.response';
 import { CampaignsQuery } from './dto/campaigns.query';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('campaign', 'campaign_update')
 @PublicController('campaigns', 'Campaigns')
 export class CampaignsController {
   constructor(private readonly repo: CampaignsRepository) {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
+import { PageRows, PublicQuery } from '../common/public-query';
 
 /** The public columns of a campaign; organizer, notes and donations are never selected. */
 export interface CampaignRow {
@@ -41,7 +41,7 @@ export class CampaignsRepository {
     f: { category?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: CampaignRow[]; total: number }> {
+  ): Promise<PageRows<CampaignRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.category?.toLowerCase(), (v) => `c.category = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `c.target_country = ${v}`)

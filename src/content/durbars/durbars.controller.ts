@@ -13,7 +13,9 @@ import {
 } from './dto/durbar.response';
 import { DurbarsQuery } from './dto/durbars.query';
 import { DurbarRow, DurbarsRepository } from './durbars.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('durbar', 'durbar_replay', 'durbar_speaker', 'durbar_transcript', 'durbar_transcript_segment')
 @PublicController('durbars', 'Durbars')
 export class DurbarsController {
   constructor(private readonly repo: DurbarsRepository) {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { likeEscape, PublicQuery } from '../common/public-query';
+import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
 
 /** Public columns of an event; organizer, joining link, promo codes, inventory and RSVPs stay inside. */
 export interface EventRow {
@@ -58,7 +58,7 @@ const PUBLIC = `e.status = 'published'`;
 export class EventsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  list(f: EventFilter, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }> {
+  list(f: EventFilter, limit: number, offset: number): Promise<PageRows<EventRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.q, (v) => `e.search @@ websearch_to_tsquery('simple', ${v})`)
       .filter(f.eventType, (v) => `e.event_type = ${v}`)

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
+import { PageRows, PublicQuery } from '../common/public-query';
 
 /** The public columns of a community group (private and secret groups are never selected). */
 export interface GroupRow {
@@ -24,7 +24,7 @@ export class GroupsRepository {
     f: { category?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: GroupRow[]; total: number }> {
+  ): Promise<PageRows<GroupRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.category?.toLowerCase(), (v) => `g.category = ${v}`)
       .page<GroupRow>(

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { likeEscape, PublicQuery } from '../common/public-query';
+import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
 
 /** Public columns of an open job; salaries only when not hidden (decided in SQL). Applications never. */
 export interface JobRow {
@@ -63,7 +63,7 @@ export class JobsRepository {
     },
     limit: number,
     offset: number,
-  ): Promise<{ rows: JobRow[]; total: number }> {
+  ): Promise<PageRows<JobRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.q, (v) => `j.search @@ websearch_to_tsquery('simple', ${v})`)
       .filter(f.employmentType, (v) => `j.employment_type = ${v}`)

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
+import { PageRows, PublicQuery } from '../common/public-query';
 
 /** The public columns of a petition; the creator and every signature stay inside. */
 export interface PetitionRow {
@@ -31,7 +31,7 @@ export class PetitionsRepository {
     f: { category?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: PetitionRow[]; total: number }> {
+  ): Promise<PageRows<PetitionRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.category?.toLowerCase(), (v) => `p.category = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `p.target_country = ${v}`)

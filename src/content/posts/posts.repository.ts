@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
+import { PageRows, PublicQuery } from '../common/public-query';
 
 /** The public columns of a post, its author's public columns and its attachments (JSON built in SQL). */
 export interface PostRow {
@@ -40,7 +40,7 @@ export class PostsRepository {
     f: { author?: string; group?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: PostRow[]; total: number }> {
+  ): Promise<PageRows<PostRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.author, (v) => `p.author_handle = ${v}`)
       .filter(f.group, (v) => `p.group_slug = ${v}`)

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
+import { PageRows, PublicQuery } from '../common/public-query';
 
 /** The public columns of a reviewed entity: aggregates only, never an individual review. */
 export interface ReviewEntityRow {
@@ -29,7 +29,7 @@ export class ReviewEntitiesRepository {
     f: { kind?: string; category?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: ReviewEntityRow[]; total: number }> {
+  ): Promise<PageRows<ReviewEntityRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.kind, (v) => `e.kind = ${v}`)
       .filter(f.category?.toLowerCase(), (v) => `e.category = ${v}`)

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PublicQuery } from '../common/public-query';
+import { PageRows, PublicQuery } from '../common/public-query';
 
 /** The public columns of a safety hazard; the reporter is never selected. */
 export interface HazardRow {
@@ -28,7 +28,7 @@ export class HazardsRepository {
     f: { hazardType?: string; severity?: string; status?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: HazardRow[]; total: number }> {
+  ): Promise<PageRows<HazardRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.hazardType, (v) => `h.hazard_type = ${v}`)
       .filter(f.severity, (v) => `h.severity = ${v}`)
