@@ -36,8 +36,8 @@ export class CampaignsController {
   })
   @ApiOkResponse({ type: CampaignDetailResponse })
   async get(@Param('slug') slug: string): Promise<CampaignDetailResponse> {
-    const row = await this.repo.bySlug(slug);
-    if (!row) throw ApiError.notFound(`Campaign ${slug}`);
-    return toCampaignDetailResponse(row, await this.repo.updates(row.id));
+    const d = await this.repo.detail(slug);
+    if (!d) throw ApiError.notFound(`Campaign ${slug}`);
+    return toCampaignDetailResponse(d.row, d.updates);
   }
 }
