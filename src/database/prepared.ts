@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { CustomTypesConfig, QueryConfig, QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 
@@ -31,4 +32,23 @@ async function driverConnection(on: DataSource | EntityManager): Promise<PgQuery
   if (runner) return (runner as unknown as { connect(): Promise<PgQueryable> }).connect();
   const ds = 'driver' in on ? on : on.connection;
   return (ds.driver as unknown as { master: PgQueryable }).master;
+}
+
+const textNames = new Map<string, string>();
+
+/**
+ * `preparedQuery` named after its text (a hash), for statements assembled from parts (a list's filters): each
+ * distinct text is parsed and planned once per connection, without a name to choose for each.
+ */
+export function preparedText<T>(
+  on: DataSource | EntityManager,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  let name = textNames.get(text);
+  if (name === undefined) {
+    name = `t_${hash('sha1', text, 'base64url')}`;
+    if (textNames.size < 10_000) textNames.set(text, name);
+  }
+  return preparedQuery<T>(on, name, text, values);
 }

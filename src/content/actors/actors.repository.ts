@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 
@@ -22,11 +23,7 @@ const PUBLIC = 'a.is_public';
 export class ActorsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  list(
-    f: { kind?: string; country?: string },
-    limit: number,
-    offset: number,
-  ): Promise<PageRows<ActorRow>> {
+  list(f: { kind?: string; country?: string }, limit: number, offset: number): Promise<PageRows<ActorRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.kind, (v) => `a.kind = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `a.country = ${v}`)
@@ -39,7 +36,8 @@ export class ActorsRepository {
   }
 
   async byHandle(handle: string): Promise<ActorRow | null> {
-    const rows: ActorRow[] = await this.ds.query(
+    const rows: ActorRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.actor a WHERE a.handle = $1 AND ${PUBLIC}`,
       [handle],
     );

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { preparedText } from '../../database/prepared';
 
 /**
  * Totals of public lists, kept TOTAL_TTL_MS per query and filters: counting every matching row on every request
@@ -100,13 +101,18 @@ export class PublicQuery {
     const w = this.where.join(' AND ');
     const n = this.params.length;
     const total = cachedTotal(ds, `${q.from}|${w}|${JSON.stringify(this.params)}`, async () => {
-      const r = (await ds.query(`SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`, this.params)) as {
+      const r = (await preparedText(
+        ds,
+        `SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`,
+        this.params,
+      )) as {
         n: number;
       }[];
       return r[0].n;
     });
     const [rows, count] = await Promise.all([
-      ds.query(
+      preparedText(
+        ds,
         `SELECT ${q.select} FROM ${q.from} WHERE ${w} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...this.params, limit, offset],
       ) as Promise<T[]>,

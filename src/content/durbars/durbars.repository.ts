@@ -214,7 +214,11 @@ export class DurbarsRepository {
     }));
     return {
       row: r,
-      transcript: { language: r.t_language!, duration_seconds: r.t_duration_seconds!, completed_at: r.t_completed_at },
+      transcript: {
+        language: r.t_language!,
+        duration_seconds: r.t_duration_seconds!,
+        completed_at: r.t_completed_at,
+      },
       segments,
     };
   }

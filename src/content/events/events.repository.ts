@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
 
@@ -77,7 +78,8 @@ export class EventsRepository {
   }
 
   async bySlug(slug: string): Promise<EventRow | null> {
-    const rows: EventRow[] = await this.ds.query(
+    const rows: EventRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.event e WHERE e.slug = $1 AND ${PUBLIC}`,
       [slug],
     );
@@ -86,7 +88,8 @@ export class EventsRepository {
 
   /** Tiers with availability computed here; inventory and sales never leave the query. */
   tiers(eventId: string, now: Date): Promise<TicketTierRow[]> {
-    return this.ds.query(
+    return preparedText(
+      this.ds,
       `SELECT id, name, description, price_minor, currency,
               (sold < inventory AND (sales_end IS NULL OR sales_end > $2)) AS is_available
          FROM content.event_ticket_tier WHERE event_id = $1 ORDER BY position, id`,
@@ -95,7 +98,8 @@ export class EventsRepository {
   }
 
   blocks(eventId: string): Promise<EventBlockRow[]> {
-    return this.ds.query(
+    return preparedText(
+      this.ds,
       `SELECT kind, data FROM content.event_block WHERE event_id = $1 ORDER BY kind, position, id`,
       [eventId],
     );

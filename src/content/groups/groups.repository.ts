@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 
@@ -20,11 +21,7 @@ const PUBLIC = `g.visibility = 'public'`;
 export class GroupsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  list(
-    f: { category?: string },
-    limit: number,
-    offset: number,
-  ): Promise<PageRows<GroupRow>> {
+  list(f: { category?: string }, limit: number, offset: number): Promise<PageRows<GroupRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.category?.toLowerCase(), (v) => `g.category = ${v}`)
       .page<GroupRow>(
@@ -36,7 +33,8 @@ export class GroupsRepository {
   }
 
   async bySlug(slug: string): Promise<GroupRow | null> {
-    const rows: GroupRow[] = await this.ds.query(
+    const rows: GroupRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.community_group g WHERE g.slug = $1 AND ${PUBLIC}`,
       [slug],
     );

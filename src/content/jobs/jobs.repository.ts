@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
 
@@ -84,7 +85,8 @@ export class JobsRepository {
   }
 
   async bySlug(slug: string): Promise<JobDetailRow | null> {
-    const rows: JobDetailRow[] = await this.ds.query(
+    const rows: JobDetailRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS}, j.responsibilities, j.requirements, j.benefits,
               json_build_object('id', m.id, 'slug', m.slug, 'name', m.name, 'logo_url', m.logo_url, 'industry', m.industry,
                                 'location', m.location, 'is_verified', m.is_verified) AS employer

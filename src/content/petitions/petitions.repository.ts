@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 
@@ -44,7 +45,8 @@ export class PetitionsRepository {
   }
 
   async bySlug(slug: string): Promise<PetitionRow | null> {
-    const rows: PetitionRow[] = await this.ds.query(
+    const rows: PetitionRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.petition p WHERE p.slug = $1 AND ${PUBLIC}`,
       [slug],
     );
@@ -52,7 +54,8 @@ export class PetitionsRepository {
   }
 
   async signaturesSince(petitionId: string, since: Date): Promise<number> {
-    const rows: { n: number }[] = await this.ds.query(
+    const rows: { n: number }[] = await preparedText(
+      this.ds,
       `SELECT count(*)::int AS n FROM content.signature WHERE petition_id = $1 AND created_at >= $2`,
       [petitionId, since],
     );

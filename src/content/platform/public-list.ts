@@ -55,9 +55,7 @@ export const STILL_CURRENT = Symbol('stillCurrent');
 
 /** `STILL_CURRENT` of a handler's result, if it has one. */
 export const stillCurrentOf = (body: unknown): (() => boolean) | undefined =>
-  body && typeof body === 'object'
-    ? (body as { [STILL_CURRENT]?: () => boolean })[STILL_CURRENT]
-    : undefined;
+  body && typeof body === 'object' ? (body as { [STILL_CURRENT]?: () => boolean })[STILL_CURRENT] : undefined;
 
 /**
  * The body of every list route: `page` and `limit` → one page of rows and the total from `fetch` (the domain's
@@ -65,10 +63,7 @@ export const stillCurrentOf = (body: unknown): (() => boolean) | undefined =>
  */
 export async function publicList<R, T>(
   q: PublicListQuery,
-  fetch: (
-    limit: number,
-    offset: number,
-  ) => Promise<{ rows: R[]; total: number; current?: () => boolean }>,
+  fetch: (limit: number, offset: number) => Promise<{ rows: R[]; total: number; current?: () => boolean }>,
   map: (row: R) => T,
 ): Promise<PublicPage<T>> {
   const { page, limit, offset } = pageOf(q);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 
@@ -36,11 +37,7 @@ const PUBLIC = `p.status = 'published' AND a.is_public AND (p.group_slug IS NULL
 export class PostsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  list(
-    f: { author?: string; group?: string },
-    limit: number,
-    offset: number,
-  ): Promise<PageRows<PostRow>> {
+  list(f: { author?: string; group?: string }, limit: number, offset: number): Promise<PageRows<PostRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.author, (v) => `p.author_handle = ${v}`)
       .filter(f.group, (v) => `p.group_slug = ${v}`)
@@ -53,7 +50,8 @@ export class PostsRepository {
   }
 
   async byId(id: string): Promise<PostRow | null> {
-    const rows: PostRow[] = await this.ds.query(
+    const rows: PostRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM ${FROM} WHERE p.id = $1 AND ${PUBLIC}`,
       [id],
     );

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 
@@ -43,7 +44,8 @@ export class ReviewEntitiesRepository {
   }
 
   async bySlug(slug: string): Promise<ReviewEntityRow | null> {
-    const rows: ReviewEntityRow[] = await this.ds.query(
+    const rows: ReviewEntityRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.review_entity e WHERE e.slug = $1 AND ${PUBLIC}`,
       [slug],
     );

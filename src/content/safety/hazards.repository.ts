@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 
@@ -47,7 +48,8 @@ export class HazardsRepository {
   }
 
   async byCaseNumber(caseNumber: string): Promise<HazardRow | null> {
-    const rows: HazardRow[] = await this.ds.query(
+    const rows: HazardRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.safety_hazard h WHERE h.case_number = $1 AND ${PUBLIC}`,
       [caseNumber],
     );

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 
 /** The one row of platform totals. */
@@ -16,7 +17,8 @@ export class StatsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
   async totals(): Promise<StatsRow> {
-    const rows: StatsRow[] = await this.ds.query(
+    const rows: StatsRow[] = await preparedText(
+      this.ds,
       `SELECT
          (SELECT count(*)::int FROM content.campaign WHERE status = 'active') AS total_active_campaigns,
          (SELECT count(*)::int FROM content.campaign WHERE status IN ('active', 'won')) AS total_campaigns,
