@@ -43,8 +43,11 @@ export class ContentTableVersions1795392734000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    const tables = (await q.query(`SELECT table_name FROM content.table_version`)) as { table_name: string }[];
-    for (const { table_name: t } of tables) await q.query(`DROP TRIGGER IF EXISTS ${t}_version ON content.${t}`);
+    const tables = (await q.query(`SELECT table_name FROM content.table_version`)) as {
+      table_name: string;
+    }[];
+    for (const { table_name: t } of tables)
+      await q.query(`DROP TRIGGER IF EXISTS ${t}_version ON content.${t}`);
     await q.query(`DROP FUNCTION content.bump_table_version()`);
     await q.query(`DROP TABLE content.table_version`);
   }

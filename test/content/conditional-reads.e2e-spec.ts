@@ -114,7 +114,9 @@ describe('public content API: conditional reads from table versions', () => {
     );
     const profile = `/public/v1/profiles/${acc[0].username}`;
     const profileTag = await current(profile);
-    await pg.query(`UPDATE content.account SET public_profile = false WHERE username = $1`, [acc[0].username]);
+    await pg.query(`UPDATE content.account SET public_profile = false WHERE username = $1`, [
+      acc[0].username,
+    ]);
     expect((await inm(profile, profileTag)).statusCode).toBe(404);
 
     // an employer renamed: its open jobs' details
@@ -123,7 +125,9 @@ describe('public content API: conditional reads from table versions', () => {
     );
     const jobUrl = `/public/v1/jobs/${job[0].slug}`;
     const jobTag = await current(jobUrl);
-    await pg.query(`UPDATE content.employer SET name = 'Renamed employer' WHERE id = $1`, [job[0].employer_id]);
+    await pg.query(`UPDATE content.employer SET name = 'Renamed employer' WHERE id = $1`, [
+      job[0].employer_id,
+    ]);
     expect((await changed(jobUrl, jobTag)).json().employer.name).toBe('Renamed employer');
   });
 
@@ -135,7 +139,9 @@ describe('public content API: conditional reads from table versions', () => {
     );
     await app.pg.query(`ALTER TABLE content.community_group DISABLE TRIGGER community_group_version`);
     try {
-      await app.pg.query(`UPDATE content.community_group SET name = 'Uncounted' WHERE slug = $1`, [rows[0].slug]);
+      await app.pg.query(`UPDATE content.community_group SET name = 'Uncounted' WHERE slug = $1`, [
+        rows[0].slug,
+      ]);
     } finally {
       await app.pg.query(`ALTER TABLE content.community_group ENABLE TRIGGER community_group_version`);
     }
@@ -165,7 +171,11 @@ describe('public content API: conditional reads from table versions', () => {
     );
     expect(rows.length).toBeGreaterThan(30);
     for (const r of rows)
-      expect(r).toEqual({ table: r.table, version: expect.any(String), events: ['DELETE', 'INSERT', 'UPDATE'] });
+      expect(r).toEqual({
+        table: r.table,
+        version: expect.any(String),
+        events: ['DELETE', 'INSERT', 'UPDATE'],
+      });
     const { rows: truncates } = await app.pg.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_trigger WHERE tgname LIKE '%\\_version' AND (tgtype & 32) <> 0`,
     );
@@ -184,7 +194,10 @@ describe('public content API: conditional reads from table versions', () => {
       const named = new Set(repos.flatMap((s) => [...s.matchAll(/content\.([a-z_]+)/g)].map((m) => m[1])));
       for (const c of controllers) {
         if (c.includes('@ChangesWithClock()\n@PublicController')) continue;
-        const declared = /@ChangesWith\(([^)]*)\)/.exec(c)?.[1].match(/'([a-z_]+)'/g)?.map((s) => s.slice(1, -1));
+        const declared = /@ChangesWith\(([^)]*)\)/
+          .exec(c)?.[1]
+          .match(/'([a-z_]+)'/g)
+          ?.map((s) => s.slice(1, -1));
         expect({ dir: dir.name, missing: [...named].filter((t) => !declared?.includes(t)) }).toEqual({
           dir: dir.name,
           missing: [],
