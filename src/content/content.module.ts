@@ -12,7 +12,7 @@ import { JobsModule } from './jobs/jobs.module';
 import { MarketplaceModule } from './marketplace/marketplace.module';
 import { PublicOpenApiController } from './openapi/public-openapi.controller';
 import { PetitionsModule } from './petitions/petitions.module';
-import { ContentVersionsRepository } from './platform/content-versions';
+import { ContentVersionsRepository } from './platform/content-versions.repository';
 import { PublicKeysRepository } from './platform/public-keys.repository';
 import { PublicKeysService } from './platform/public-keys.service';
 import { PublicPipeline } from './platform/public-pipeline';

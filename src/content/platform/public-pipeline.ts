@@ -14,7 +14,8 @@ import { InjectConfig } from '../../config/config.module';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
 import { PublicKeysService } from './public-keys.service';
 import { DirectHandler, directHandlers, joinRoute } from './public-dispatch';
-import { changesWith, ContentVersionsRepository } from './content-versions';
+import { changesWith } from './content-versions';
+import { ContentVersionsRepository } from './content-versions.repository';
 import { stillCurrentOf } from './public-list';
 
 /** ETags remembered by URL and table versions (see PublicPipeline.conditional); the oldest go first. */
