@@ -63,7 +63,8 @@ export const strongEtag = (body: string | Buffer): string => `"${hash('sha256', 
  *   keyed ones (a shared cache must not count one partner's requests as another's).
  *
  * conditional — a GET with `If-None-Match` to a route declared `@ChangesWith(tables)` first reads the tables'
- *   versions (one small prepared statement) and, when this process has sent the same URL at the same versions
+ *   versions (ContentVersionsRepository: one small statement, shared by the requests that arrive while the one
+ *   before it is in flight) and, when this process has sent the same URL at the same versions
  *   and the header holds that body's ETag, answers 304 without running the handler; otherwise the handler runs
  *   and the ETag of the body it sends is remembered for the URL at those versions.
  *
@@ -127,7 +128,7 @@ export class PublicPipeline implements OnModuleInit {
    * Safe because a table's version changes in the transaction that changes the table (a trigger): versions read
    * before the handler's query are never newer than the rows it reads, so an ETag is remembered under versions
    * no newer than its body, and a body remembered under the current versions is the body the handler would send
-   * now. Versions that cannot be read (no row) fall back to running the handler.
+   * now. Versions that cannot be read (no row, a failed read) fall back to running the handler.
    */
   conditional(
     req: FastifyRequest,
@@ -135,22 +136,26 @@ export class PublicPipeline implements OnModuleInit {
     tables: readonly string[],
     run: DirectHandler,
   ): Promise<unknown> {
-    return this.versions.read(tables).then((v) => {
-      if (v === null) return run(req, reply);
-      const key = `${req.url}\n${v}`;
-      const hit = this.validated.get(key);
-      if (hit && (!hit.current || hit.current()) && etagMatches(ifNoneMatch(req), hit.etag)) {
-        this.cacheHeaders(req, reply, hit.etag);
-        void reply.code(304);
-        return undefined;
-      }
-      const pending: { key: string; current?: () => boolean } = { key };
-      this.pending.set(req, pending);
-      return run(req, reply).then((body) => {
-        pending.current = stillCurrentOf(body);
-        return body;
-      });
-    });
+    return this.versions.read(tables).then(
+      (v) => {
+        if (v === null) return run(req, reply);
+        const key = `${req.url}\n${v}`;
+        const hit = this.validated.get(key);
+        if (hit && (!hit.current || hit.current()) && etagMatches(ifNoneMatch(req), hit.etag)) {
+          this.cacheHeaders(req, reply, hit.etag);
+          void reply.code(304);
+          return undefined;
+        }
+        const pending: { key: string; current?: () => boolean } = { key };
+        this.pending.set(req, pending);
+        return run(req, reply).then((body) => {
+          pending.current = stillCurrentOf(body);
+          return body;
+        });
+      },
+      // Versions that cannot be read: the handler answers (and reports a lost database as it always does).
+      () => run(req, reply),
+    );
   }
 
   /** The direct handler of a public route, if its method has one. */
