@@ -48,7 +48,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
+        DatabaseModule.forRoot(databaseUrl, config.databasePoolSize, config.databaseReadUrl),
         RouteTableModule.forRoot(routeTable),
         CommonModule,
         RedisModule,

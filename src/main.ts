@@ -51,7 +51,7 @@ function readyBlock(config: Config, port: number, embedded: boolean, demo: DemoA
     `  API reference   ${at(config.docsUrl)}`,
     `  visitor API     ${base}/v1`,
     `  public API      ${base}/public/v1`,
-    `  console         ${at(config.appUrl)}/console (pages for admins and support; signs you in first)`,
+    `  console         ${at(config.appUrl)}/console (run the front door from a screen; signs you in first)`,
     `  health          ${base}/health/ready`,
     `  database        ${embedded ? `embedded PostgreSQL, 127.0.0.1:${config.embeddedPg.port}, data in ${config.embeddedPg.dir}` : 'DATABASE_URL'}`,
   ];

@@ -21,6 +21,8 @@ export interface Config {
   docsUrl: string;
   siteUrl: string;
   databaseUrl: string | null;
+  /** A streaming replica for lag-tolerant reads (the public content API); null: every read goes to the primary. */
+  databaseReadUrl: string | null;
   databasePoolSize: number;
   embeddedPg: { dir: string; port: number; password: string };
   redisUrl: string;
@@ -140,7 +142,17 @@ export const CONFIG_SPEC: VarSpec[] = [
     description: 'PostgreSQL URL; when unset an embedded PostgreSQL is started under `.data/`',
     default: '(embedded)',
   },
-  { name: 'DATABASE_POOL_SIZE', description: 'PostgreSQL connections per process', default: '10' },
+  {
+    name: 'DATABASE_READ_URL',
+    description:
+      'PostgreSQL URL of a read replica: public API reads go to it (falling back to the primary while it is down); they may lag the primary by its replication delay',
+    default: '(none)',
+  },
+  {
+    name: 'DATABASE_POOL_SIZE',
+    description: 'PostgreSQL connections per process (and as many to the read replica when set)',
+    default: '10',
+  },
   { name: 'EMBEDDED_PG_DIR', description: 'Data directory of the embedded PostgreSQL', default: '.data/pg' },
   {
     name: 'EMBEDDED_PG_PORT',
@@ -477,6 +489,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     docsUrl: r.url('DOCS_URL', `${baseUrl}/docs`, ['http:', 'https:'])!,
     siteUrl: r.url('SITE_URL', baseUrl, ['http:', 'https:'])!,
     databaseUrl,
+    databaseReadUrl: r.url('DATABASE_READ_URL', null, ['postgres:', 'postgresql:']),
     databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 500),
     embeddedPg: {
       dir: isAbsolute(pgDir) ? pgDir : resolve(cwd, pgDir),

@@ -1,9 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ReadReplica, ReplicaState } from './read-replica';
 
 @Injectable()
 export class DatabaseHealth {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    private readonly readReplica: ReadReplica,
+  ) {}
 
   async ping(): Promise<boolean> {
     try {
@@ -12,5 +16,10 @@ export class DatabaseHealth {
     } catch {
       return false;
     }
+  }
+
+  /** The read replica's state as the router sees it (re-checked every second while down); `off` when none is set. */
+  replica(): ReplicaState {
+    return this.readReplica.state;
   }
 }

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { CustomTypesConfig, QueryConfig, QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
+import { routerOf } from './read-replica';
 
 /** The pg pool or pooled client TypeORM's postgres driver holds: what a query config is sent to. */
 interface PgQueryable {
@@ -13,8 +14,8 @@ interface PgQueryable {
  *
  * This is the one place that reaches the pg driver under TypeORM (its pool, a transaction's client); repositories
  * call it instead of casting `ds.driver`. `on` is a DataSource (any pooled connection) or an EntityManager (its
- * transaction's connection when it runs one, else the pool). `types` overrides the driver's type parsers for this
- * query only.
+ * transaction's connection when it runs one, else the pool), the READ_DATA_SOURCE included (the replica's pool,
+ * or the primary's, see ReadReplica). `types` overrides the driver's type parsers for this query only.
  */
 export async function preparedQuery<T>(
   on: DataSource | EntityManager,
@@ -23,6 +24,8 @@ export async function preparedQuery<T>(
   values: unknown[],
   types?: CustomTypesConfig,
 ): Promise<T[]> {
+  const router = 'driver' in on ? routerOf(on) : undefined;
+  if (router) return router.run((ds) => preparedQuery<T>(ds, name, text, values, types));
   const conn = await driverConnection(on);
   return (await conn.query<T>({ name, text, values, ...(types ? { types } : {}) })).rows;
 }

@@ -52,7 +52,7 @@ function sample(code: VisitorErrorCode): { detail: string; errors: { location: s
     case 'scope_missing':
       return none('This endpoint needs the visits:write scope, which the credential lacks.');
     case 'forbidden':
-      return none('The viewer role does not allow visits:write.');
+      return none('The support role does not allow visits:write.');
     case 'plan_required':
       return none('The free plan does not include the REST API in live mode; test mode works on every plan.');
     case 'consent_required':

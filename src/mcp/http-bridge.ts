@@ -4,6 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
+/** Request headers the MCP handler reads besides the protocol's own `mcp-…` ones (lower case, as Node gives them). */
+const READ_HEADERS = new Set(['accept', 'content-type', 'content-length', 'last-event-id', 'origin', 'host']);
+
 /**
  * Answers a Fastify request with an MCP handler's web-standard face: the request (its body already parsed by the
  * JSON parser) as a `Request`, the `Response` written back (a JSON body, or an SSE stream for 2025 clients).
@@ -15,11 +18,15 @@ export async function serveMcp(
   reply: FastifyReply,
   authInfo?: AuthInfo,
 ): Promise<void> {
+  // The headers the SDK reads (content negotiation, the protocol's own headers, a 2025 client's session and
+  // resumption ids); the credential was checked by the guard chain and arrives as authInfo.
   const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
+  for (const name in req.headers) {
+    if (!READ_HEADERS.has(name) && !name.startsWith('mcp-')) continue;
+    const value = req.headers[name];
     if (value === undefined) continue;
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else headers.set(name, String(value));
+    else headers.set(name, value);
   }
   const request = new Request(new URL(req.url, baseUrl), { method: req.method, headers });
   const response = await handler.fetch(request, {
@@ -33,7 +40,7 @@ export async function serveMcp(
   const type = response.headers.get('content-type') ?? '';
   if (response.body && type.includes('text/event-stream'))
     await reply.send(Readable.fromWeb(response.body as unknown as WebReadableStream));
-  else await reply.send(await response.text());
+  else await reply.send(Buffer.from(await response.arrayBuffer()));
 }
 
 /**

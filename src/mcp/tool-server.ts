@@ -16,7 +16,7 @@ import { ApiError } from '../common/errors/api-error';
 import { visitorCode } from '../common/errors/error-codes';
 import type { Config } from '../config/config';
 import { InjectConfig } from '../config/config.module';
-import { AuditService } from '../visitor/audit/audit.service';
+import { AuditService, type AuditEntry } from '../visitor/audit/audit.service';
 import type { Credential } from '../visitor/platform/credential';
 import { canonical, IdempotencyClaims } from '../visitor/platform/idempotency';
 import { planGives } from '../visitor/platform/plans';
@@ -65,8 +65,9 @@ function uuidOf(digest: Buffer): string {
  * acting, plan in live mode), run through `V1Operations` and answered with the /v1 object or page as structured
  * content and one line of text. A write runs at most once per credential and arguments: its idempotency key is
  * derived from both and kept in the /v1 idempotency store, so a call repeated after a broken stream replays the
- * first answer. Every call is in the audit trail (`mcp.tool_called`: tool, SHA-256 of the arguments, outcome),
- * written before the call answers; concurrent calls share one INSERT (`AuditService.recordGrouped`).
+ * first answer. Every call is in the audit trail (`mcp.tool_called`: tool, SHA-256 of the arguments, outcome): a
+ * write's entry committed before the call answers (concurrent calls share one INSERT, `AuditService.recordGrouped`),
+ * a read's written off the call's path within 100 ms (`AuditService.recordSoon`).
  */
 @Injectable()
 export class McpToolServer implements OnApplicationShutdown {
@@ -174,21 +175,26 @@ export class McpToolServer implements OnApplicationShutdown {
       req.ctx.errorCode = outcome;
       return toolError(error, req.id);
     } finally {
-      await this.audit
-        .recordGrouped({
-          organisationId: c.organisation.id,
-          livemode: c.livemode,
-          action: 'mcp.tool_called',
-          actor: { type: c.kind, id: c.id },
-          data: {
-            tool: tool.name,
-            arguments_sha256: argsDigest.toString('hex'),
-            outcome,
-            ...(c.actingAccountId ? { acting_account_id: c.actingAccountId } : {}),
-          },
-          request: req,
-        })
-        .catch((e: Error) => this.logger.warn(`${req.id}: could not audit ${tool.name}: ${e.message}`));
+      const entry: AuditEntry = {
+        organisationId: c.organisation.id,
+        livemode: c.livemode,
+        action: 'mcp.tool_called',
+        actor: { type: c.kind, id: c.id },
+        data: {
+          tool: tool.name,
+          arguments_sha256: argsDigest.toString('hex'),
+          outcome,
+          ...(c.actingAccountId ? { acting_account_id: c.actingAccountId } : {}),
+        },
+        request: req,
+      };
+      // A read is audited off the call's path (written with the others of the next 100 ms); a write's entry is
+      // committed before the call answers, as the change it records is.
+      if (tool.annotations.readOnlyHint) this.audit.recordSoon(entry);
+      else
+        await this.audit
+          .recordGrouped(entry)
+          .catch((e: Error) => this.logger.warn(`${req.id}: could not audit ${tool.name}: ${e.message}`));
     }
   }
 

@@ -375,7 +375,7 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
         async () => (await get('/public/v1/stats', { key: created.key })).statusCode === 401,
         KEY_CACHE_MS + 2_000,
       );
-    });
+    }, 120_000); // four CLI processes, each booting the app's graph: seconds each on a busy machine
 
     it('strong ETag on 200, If-None-Match gives 304; Cache-Control public without a key, private with one; CORS exposes headers', async () => {
       const first = await get('/public/v1/campaigns', { key: null });

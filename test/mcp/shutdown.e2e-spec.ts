@@ -94,5 +94,12 @@ describe('the tool server on shutdown', () => {
         null,
       );
     expect(log.entries.filter((e) => e.method === 'POST' && e.receivedAt >= callStarted)).toHaveLength(1);
+    // and in the audit trail: a read's entry, written off the call's path, is written before the process exits
+    const { rows: audited } = await pg.query<{ n: string }>(
+      `SELECT count(*) AS n FROM visitor.audit_event
+        WHERE action = 'mcp.tool_called' AND data->>'tool' = 'list_visits' AND created_at >= $1`,
+      [callStarted],
+    );
+    expect(Number(audited[0].n)).toBe(1);
   }, 90_000);
 });

@@ -380,9 +380,14 @@ describe('the tool server at /mcp', () => {
   it('records each call in the audit trail as the key acting, with the tool and the arguments’ hash', async () => {
     const client = await modern(key);
     await callTool(client, 'list_sites', { limit: 5 });
-    const audit = (
-      await call(t.app, 'GET', '/v1/audit-events?action=mcp.tool_called&limit=100', { key })
-    ).json().data as { actor: { type: string }; data: Record<string, unknown> }[];
+    type Row = { actor: { type: string }; data: Record<string, unknown> };
+    // A read's entry is written off the call's path (within 100 ms): wait for it to be there.
+    const audit = await until(async () => {
+      const rows = (
+        await call(t.app, 'GET', '/v1/audit-events?action=mcp.tool_called&limit=100', { key })
+      ).json().data as Row[];
+      return rows.some((r) => r.data.tool === 'list_sites') && rows;
+    }, 30_000);
     expect(audit).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
@@ -393,6 +398,21 @@ describe('the tool server at /mcp', () => {
             outcome: 'ok',
           }),
         }),
+      ]),
+    );
+    // A write's entry is committed before the call answers: it is there at once.
+    await callTool(client, 'invite_visitor', {
+      site_id: site,
+      host_id: host,
+      type: 'meeting',
+      visitor: { name: 'Audit Trail', phone: '+233244000333' },
+    });
+    const written = (
+      await call(t.app, 'GET', '/v1/audit-events?action=mcp.tool_called&limit=100', { key })
+    ).json().data as Row[];
+    expect(written).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ data: expect.objectContaining({ tool: 'invite_visitor', outcome: 'ok' }) }),
       ]),
     );
   });

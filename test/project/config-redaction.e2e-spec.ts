@@ -16,6 +16,7 @@ describe('secret settings never reach the output', () => {
   const signingKey = randomBytes(32);
   const passwords = {
     database: 'db-pw-Secret-8e1f4',
+    replica: 'replica-pw-Secret-3c9d',
     redis: 'redis-pw-Secret-77c2a',
     s3: 's3-endpoint-pw-Secret-5d0b',
   };
@@ -48,9 +49,12 @@ describe('secret settings never reach the output', () => {
     db = await createTestDatabase();
     const databaseUrl = new URL(db.url); // the test server trusts local connections: the password is not checked
     databaseUrl.password = passwords.database;
+    const readUrl = new URL(db.url); // the read replica: the same database under another password
+    readUrl.password = passwords.replica;
     env = {
       ...secrets,
       DATABASE_URL: databaseUrl.toString(),
+      DATABASE_READ_URL: readUrl.toString(),
       // Nothing listens on port 1: the server logs the Redis URL in its warning.
       REDIS_URL: `redis://:${passwords.redis}@127.0.0.1:1`,
       FILES_S3_ENDPOINT: `https://s3user:${passwords.s3}@s3.example.test`,
@@ -77,6 +81,7 @@ describe('secret settings never reach the output', () => {
       expect(printed).toMatchObject({
         nodeEnv,
         databaseUrl: expect.stringContaining(':[redacted]@127.0.0.1:5432/'),
+        databaseReadUrl: expect.stringContaining(':[redacted]@127.0.0.1:5432/'),
         redisUrl: 'redis://:[redacted]@127.0.0.1:1',
         embeddedPg: { password: '[redacted]' },
         secrets: { operatorToken: '[redacted]', sessionSecret: '[redacted]', encryptionKey: '[redacted]' },

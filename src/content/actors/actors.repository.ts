@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The public columns of an actor. */
 export interface ActorRow {
@@ -21,7 +22,7 @@ const PUBLIC = 'a.is_public';
 /** Actors as the public API sees them: public ones only. */
 @Injectable()
 export class ActorsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: { kind?: string; country?: string }, limit: number, offset: number): Promise<PageRows<ActorRow>> {
     return new PublicQuery(PUBLIC)

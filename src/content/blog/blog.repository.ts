@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 export interface BlogRow {
@@ -24,7 +25,7 @@ const PUBLIC = `b.status = 'published' AND b.published_at IS NOT NULL`;
 /** Published posts only; authors and editor notes stay inside. */
 @Injectable()
 export class BlogRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: { category?: string }, limit: number, offset: number) {
     return new PublicQuery(PUBLIC)

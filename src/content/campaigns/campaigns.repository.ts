@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import { PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The public columns of a campaign; organizer, notes and donations are never selected. */
 export interface CampaignRow {
@@ -45,7 +46,7 @@ const PUBLIC = `c.status IN ('active', 'won')`;
 /** Campaigns as the public API sees them: only `active` and `won`, explicit public columns. */
 @Injectable()
 export class CampaignsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { category?: string; country?: string },

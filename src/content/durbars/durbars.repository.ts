@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 export interface DurbarRow {
@@ -120,7 +121,7 @@ const ORDER = `CASE d.status WHEN 'live' THEN 0 WHEN 'scheduled' THEN 1 ELSE 2 E
 
 @Injectable()
 export class DurbarsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { q?: string; status?: string; language?: string; isRecorded?: boolean },

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** Public columns of an event; organizer, joining link, promo codes, inventory and RSVPs stay inside. */
 export interface EventRow {
@@ -57,7 +58,7 @@ const PUBLIC = `e.status = 'published'`;
 
 @Injectable()
 export class EventsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: EventFilter, limit: number, offset: number): Promise<PageRows<EventRow>> {
     return new PublicQuery(PUBLIC)

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The public columns of a community group (private and secret groups are never selected). */
 export interface GroupRow {
@@ -19,7 +20,7 @@ const PUBLIC = `g.visibility = 'public'`;
 
 @Injectable()
 export class GroupsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: { category?: string }, limit: number, offset: number): Promise<PageRows<GroupRow>> {
     return new PublicQuery(PUBLIC)

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** Public columns of an open job; salaries only when not hidden (decided in SQL). Applications never. */
 export interface JobRow {
@@ -51,7 +52,7 @@ const PUBLIC = `j.status = 'open'`;
 
 @Injectable()
 export class JobsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: {

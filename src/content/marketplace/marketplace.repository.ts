@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { likeEscape, PublicQuery } from '../common/public-query';
 
 export interface ListingRow {
@@ -53,7 +54,7 @@ const PUBLIC = `l.status = 'active'`;
 
 @Injectable()
 export class MarketplaceRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { q?: string; listingType?: string; category?: string; location?: string },

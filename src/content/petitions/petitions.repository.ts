@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The public columns of a petition; the creator and every signature stay inside. */
 export interface PetitionRow {
@@ -26,7 +27,7 @@ const PUBLIC = `p.status = 'active'`;
 /** Petitions as the public API sees them: only active ones; signatures only as counts. */
 @Injectable()
 export class PetitionsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { category?: string; country?: string },

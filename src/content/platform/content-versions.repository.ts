@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 type Versions = ReadonlyMap<string, string>;
 
@@ -16,7 +17,11 @@ export class ContentVersionsRepository {
   private inFlight: Promise<Versions> | null = null;
   private next: Promise<Versions> | null = null;
 
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  /**
+   * The public reads' source (READ_DATA_SOURCE): the versions come from where the rows come from, so with a read
+   * replica both lag alike.
+   */
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   /**
    * The versions of `tables` (sorted names) as one string, `"41.7.1203"`; null when one of them has no version row

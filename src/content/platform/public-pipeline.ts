@@ -20,9 +20,17 @@ import { stillCurrentOf } from './public-list';
 
 /** ETags remembered by URL and table versions (see PublicPipeline.conditional); the oldest go first. */
 const VALIDATED_MAX = 20_000;
+/**
+ * How long a remembered ETag is trusted: the max-age every public answer already allows a cache. It bounds what a
+ * read source switching between a replica and the primary between the versions read and the query (the versions
+ * from the primary, the rows from a replica not yet as far) could make this process remember.
+ */
+const VALIDATED_TTL_MS = 60_000;
 
 interface Validated {
   etag: string;
+  /** When the body was sent (Date.now()). */
+  at: number;
   /** For a list: whether its cached total still stands (the body would be the same). */
   current?: () => boolean;
 }
@@ -141,7 +149,12 @@ export class PublicPipeline implements OnModuleInit {
         if (v === null) return run(req, reply);
         const key = `${req.url}\n${v}`;
         const hit = this.validated.get(key);
-        if (hit && (!hit.current || hit.current()) && etagMatches(ifNoneMatch(req), hit.etag)) {
+        if (
+          hit &&
+          Date.now() - hit.at < VALIDATED_TTL_MS &&
+          (!hit.current || hit.current()) &&
+          etagMatches(ifNoneMatch(req), hit.etag)
+        ) {
           this.cacheHeaders(req, reply, hit.etag);
           void reply.code(304);
           return undefined;
@@ -247,7 +260,7 @@ export class PublicPipeline implements OnModuleInit {
     const etag = this.etagOf(req.routeOptions.url ?? '', payload);
     this.cacheHeaders(req, reply, etag);
     const remember = this.pending.get(req);
-    if (remember) this.remember(remember.key, { etag, current: remember.current });
+    if (remember) this.remember(remember.key, { etag, at: Date.now(), current: remember.current });
     if (etagMatches(ifNoneMatch(req), etag)) {
       void reply.code(304);
       // A 304 has no body, and its Content-Length may only be the 200 body's (RFC 9110 §8.6). A HEAD route's own

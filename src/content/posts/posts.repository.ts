@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The public columns of a post, its author's public columns and its attachments (JSON built in SQL). */
 export interface PostRow {
@@ -35,7 +36,7 @@ const PUBLIC = `p.status = 'published' AND a.is_public AND (p.group_slug IS NULL
 
 @Injectable()
 export class PostsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: { author?: string; group?: string }, limit: number, offset: number): Promise<PageRows<PostRow>> {
     return new PublicQuery(PUBLIC)

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The public columns of a profile; e-mail, phone and the internal id are never selected. */
 export interface ProfileRow {
@@ -16,7 +17,7 @@ export interface ProfileRow {
 /** Public profiles: only people who made theirs public. */
 @Injectable()
 export class ProfilesRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   async publicProfile(username: string): Promise<ProfileRow | null> {
     const rows: ProfileRow[] = await preparedText(

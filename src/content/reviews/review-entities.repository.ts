@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The public columns of a reviewed entity: aggregates only, never an individual review. */
 export interface ReviewEntityRow {
@@ -24,7 +25,7 @@ const PUBLIC = `e.status = 'published'`;
 
 @Injectable()
 export class ReviewEntitiesRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { kind?: string; category?: string; country?: string },

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The public columns of a safety hazard; the reporter is never selected. */
 export interface HazardRow {
@@ -23,7 +24,7 @@ const PUBLIC = `h.status IN ('verified', 'resolved')`;
 
 @Injectable()
 export class HazardsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(
     f: { hazardType?: string; severity?: string; status?: string; country?: string },

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 
 /** The one row of platform totals. */
 export interface StatsRow {
@@ -14,7 +15,7 @@ export interface StatsRow {
 /** Platform-wide totals over public content only; no per-person data. */
 @Injectable()
 export class StatsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   async totals(): Promise<StatsRow> {
     const rows: StatsRow[] = await preparedText(

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
 export interface SurveyRow {
@@ -48,7 +49,7 @@ const PUBLIC = `s.status IN ('open', 'closed') AND s.visibility = 'public' AND s
 
 @Injectable()
 export class SurveysRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   list(f: { category?: string; status?: string }, limit: number, offset: number) {
     return new PublicQuery(PUBLIC)

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
@@ -25,6 +25,8 @@ export interface AuditEntry {
 /** The most rows one grouped INSERT writes (12 parameters each), and the most such INSERTs in flight. */
 const MAX_GROUP = 200;
 const GROUP_WRITERS = 2;
+/** How long `recordSoon` lets entries gather before it writes them (one INSERT for every call in the window). */
+const SOON_MS = 100;
 
 interface Waiting {
   row: AuditRow;
@@ -34,7 +36,11 @@ interface Waiting {
 
 /** Records key creation, revocation and use, sign-ins and admin actions. */
 @Injectable()
-export class AuditService {
+export class AuditService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Audit');
+  /** The pending write of `recordSoon`'s entries, if one is scheduled. */
+  private soon: NodeJS.Timeout | null = null;
+
   /** Entries of `recordGrouped` not yet written, and how many of its INSERTs are in flight. */
   private waiting: Waiting[] = [];
   private writers = 0;
@@ -60,6 +66,34 @@ export class AuditService {
       this.waiting.push({ row: this.rowOf(e), resolve, reject });
       if (this.writers < GROUP_WRITERS) void this.writeWaiting();
     });
+  }
+
+  /**
+   * `recordGrouped` without waiting: the entry is written with the others of the next SOON_MS (one INSERT), off
+   * the caller's path, and at shutdown whatever is still waiting is written before the database closes. For an
+   * entry that records a read (the tool server's read-only calls): a process that dies in between loses at most
+   * that window's entries, as the request log does. A failure is logged, never thrown at the caller.
+   */
+  recordSoon(e: AuditEntry): void {
+    this.waiting.push({
+      row: this.rowOf(e),
+      resolve: () => undefined,
+      reject: (err) => this.logger.warn(`could not audit ${e.action}: ${err.message}`),
+    });
+    this.soon ??= setTimeout(() => {
+      this.soon = null;
+      if (this.writers < GROUP_WRITERS) void this.writeWaiting();
+    }, SOON_MS);
+  }
+
+  /** After the HTTP server's last request (Nest closes it before this hook; the database closes after it). */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.soon) clearTimeout(this.soon);
+    this.soon = null;
+    while (this.waiting.length > 0 || this.writers > 0) {
+      if (this.waiting.length > 0 && this.writers < GROUP_WRITERS) await this.writeWaiting();
+      else await new Promise((r) => setTimeout(r, 5));
+    }
   }
 
   private async writeWaiting(): Promise<void> {

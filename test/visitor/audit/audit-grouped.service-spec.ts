@@ -68,4 +68,13 @@ describe('AuditService.recordGrouped', () => {
     );
     expect(await written(org)).toEqual([0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11]);
   });
+
+  it('recordSoon writes entries off the caller’s path, and what still waits at shutdown before the hook returns', async () => {
+    const org = 'org_soon';
+    for (let n = 0; n < 30; n++) audit.recordSoon(entry(org, n));
+    // nothing is written on the caller's path
+    expect(await written(org)).toEqual([]);
+    await audit.onApplicationShutdown();
+    expect(await written(org)).toEqual(Array.from({ length: 30 }, (_, n) => n));
+  });
 });
