@@ -12,6 +12,7 @@ import { JobsModule } from './jobs/jobs.module';
 import { MarketplaceModule } from './marketplace/marketplace.module';
 import { PublicOpenApiController } from './openapi/public-openapi.controller';
 import { PetitionsModule } from './petitions/petitions.module';
+import { ContentVersionsRepository } from './platform/content-versions.repository';
 import { PublicKeysRepository } from './platform/public-keys.repository';
 import { PublicKeysService } from './platform/public-keys.service';
 import { PublicPipeline } from './platform/public-pipeline';
@@ -49,6 +50,6 @@ import { SurveysModule } from './surveys/surveys.module';
     GroupsModule,
   ],
   controllers: [PublicOpenApiController],
-  providers: [PublicPipeline, PublicKeysRepository, PublicKeysService],
+  providers: [PublicPipeline, PublicKeysRepository, PublicKeysService, ContentVersionsRepository],
 })
 export class ContentModule {}

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { CustomTypesConfig, QueryConfig, QueryResult } from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { routerOf } from './read-replica';
@@ -94,4 +95,23 @@ export function endTransaction(runner: QueryRunner): void {
   const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
   state.isTransactionActive = false;
   state.transactionDepth = 0;
+}
+
+const textNames = new Map<string, string>();
+
+/**
+ * `preparedQuery` named after its text (a hash), for statements assembled from parts (a list's filters): each
+ * distinct text is parsed and planned once per connection, without a name to choose for each.
+ */
+export function preparedText<T>(
+  on: DataSource | EntityManager,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  let name = textNames.get(text);
+  if (name === undefined) {
+    name = `t_${hash('sha1', text, 'base64url')}`;
+    if (textNames.size < 10_000) textNames.set(text, name);
+  }
+  return preparedQuery<T>(on, name, text, values);
 }

@@ -6,7 +6,9 @@ import { PublicPage, PublicPageOf, publicList } from '../platform/public-list';
 import { ActorsRepository } from './actors.repository';
 import { ActorResponse, toActorResponse } from './dto/actor.response';
 import { ActorsQuery } from './dto/actors.query';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('actor')
 @PublicController('actors', 'Actors')
 export class ActorsController {
   constructor(private readonly repo: ActorsRepository) {}

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { PublicQuery } from '../common/public-query';
 
 /** The public columns of an actor. */
 export interface ActorRow {
@@ -23,11 +24,7 @@ const PUBLIC = 'a.is_public';
 export class ActorsRepository {
   constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
-  list(
-    f: { kind?: string; country?: string },
-    limit: number,
-    offset: number,
-  ): Promise<{ rows: ActorRow[]; total: number }> {
+  list(f: { kind?: string; country?: string }, limit: number, offset: number): Promise<PageRows<ActorRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.kind, (v) => `a.kind = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `a.country = ${v}`)
@@ -40,7 +37,8 @@ export class ActorsRepository {
   }
 
   async byHandle(handle: string): Promise<ActorRow | null> {
-    const rows: ActorRow[] = await this.ds.query(
+    const rows: ActorRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.actor a WHERE a.handle = $1 AND ${PUBLIC}`,
       [handle],
     );

@@ -11,7 +11,9 @@ import {
   toBlogPostResponse,
 } from './dto/blog-post.response';
 import { BlogQuery } from './dto/blog.query';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('blog_category', 'blog_post')
 @PublicController('blog', 'Blog')
 export class BlogController {
   constructor(private readonly repo: BlogRepository) {}

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
@@ -42,7 +43,8 @@ export class BlogRepository {
   }
 
   async bySlug(slug: string): Promise<BlogPostRow | null> {
-    const rows: BlogPostRow[] = await this.ds.query(
+    const rows: BlogPostRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS}, b.content_html FROM content.blog_post b WHERE b.slug = $1 AND ${PUBLIC}`,
       [slug],
     );

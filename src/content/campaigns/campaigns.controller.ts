@@ -11,7 +11,9 @@ import {
   toCampaignResponse,
 } from './dto/campaign.response';
 import { CampaignsQuery } from './dto/campaigns.query';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('campaign', 'campaign_update')
 @PublicController('campaigns', 'Campaigns')
 export class CampaignsController {
   constructor(private readonly repo: CampaignsRepository) {}
@@ -34,8 +36,8 @@ export class CampaignsController {
   })
   @ApiOkResponse({ type: CampaignDetailResponse })
   async get(@Param('slug') slug: string): Promise<CampaignDetailResponse> {
-    const row = await this.repo.bySlug(slug);
-    if (!row) throw ApiError.notFound(`Campaign ${slug}`);
-    return toCampaignDetailResponse(row, await this.repo.updates(row.id));
+    const d = await this.repo.detail(slug);
+    if (!d) throw ApiError.notFound(`Campaign ${slug}`);
+    return toCampaignDetailResponse(d.row, d.updates);
   }
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { preparedQuery } from '../../database/prepared';
+import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a campaign; organizer, notes and donations are never selected. */
 export interface CampaignRow {
@@ -29,6 +30,15 @@ export interface CampaignUpdateRow {
   created_at: Date;
 }
 
+/** A campaign's updates, one array per column (null without any). */
+interface UpdateArrays {
+  u_ids: string[] | null;
+  u_titles: (string | null)[] | null;
+  u_contents: string[] | null;
+  u_media: string[][] | null;
+  u_created: Date[] | null;
+}
+
 const COLUMNS = `c.id, c.slug, c.title, c.description, c.category, c.status, c.goal_amount::text, c.raised_amount::text,
   c.image_url, c.country, c.target_country, c.goal_reached_at, c.deadline, c.created_at`;
 const PUBLIC = `c.status IN ('active', 'won')`;
@@ -42,7 +52,7 @@ export class CampaignsRepository {
     f: { category?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: CampaignRow[]; total: number }> {
+  ): Promise<PageRows<CampaignRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.category?.toLowerCase(), (v) => `c.category = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `c.target_country = ${v}`)
@@ -54,19 +64,34 @@ export class CampaignsRepository {
       );
   }
 
-  async bySlug(slug: string): Promise<CampaignRow | null> {
-    const rows: CampaignRow[] = await this.ds.query(
-      `SELECT ${COLUMNS} FROM content.campaign c WHERE c.slug = $1 AND ${PUBLIC}`,
+  /**
+   * A public campaign and its updates, newest first: one prepared statement, the updates aggregated as one array
+   * per column (`media_urls`, an array each, as JSON).
+   */
+  async detail(slug: string): Promise<{ row: CampaignRow; updates: CampaignUpdateRow[] } | null> {
+    const [r] = await preparedQuery<CampaignRow & UpdateArrays>(
+      this.ds,
+      'public-campaign-detail',
+      `SELECT ${COLUMNS}, u.u_ids, u.u_titles, u.u_contents, u.u_media, u.u_created
+         FROM content.campaign c
+         CROSS JOIN LATERAL (
+           SELECT array_agg(x.id ORDER BY x.created_at DESC, x.id DESC) AS u_ids,
+                  array_agg(x.title ORDER BY x.created_at DESC, x.id DESC) AS u_titles,
+                  array_agg(x.content_html ORDER BY x.created_at DESC, x.id DESC) AS u_contents,
+                  json_agg(x.media_urls ORDER BY x.created_at DESC, x.id DESC) AS u_media,
+                  array_agg(x.created_at ORDER BY x.created_at DESC, x.id DESC) AS u_created
+             FROM content.campaign_update x WHERE x.campaign_id = c.id) u
+        WHERE c.slug = $1 AND ${PUBLIC}`,
       [slug],
     );
-    return rows[0] ?? null;
-  }
-
-  updates(campaignId: string): Promise<CampaignUpdateRow[]> {
-    return this.ds.query(
-      `SELECT id, title, content_html, media_urls, created_at FROM content.campaign_update
-        WHERE campaign_id = $1 ORDER BY created_at DESC, id DESC`,
-      [campaignId],
-    );
+    if (!r) return null;
+    const updates = (r.u_ids ?? []).map((id, i) => ({
+      id,
+      title: r.u_titles![i],
+      content_html: r.u_contents![i],
+      media_urls: r.u_media![i],
+      created_at: r.u_created![i],
+    }));
+    return { row: r, updates };
   }
 }

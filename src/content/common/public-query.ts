@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { preparedText } from '../../database/prepared';
 
 /**
  * Totals of public lists, kept TOTAL_TTL_MS per query and filters: counting every matching row on every request
@@ -15,6 +16,10 @@ export const likeEscape = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}
 interface Total {
   at: number;
   n: Promise<number>;
+  /** Bumped whenever `n` is corrected (provenTotal): a page answered before may now answer another total. */
+  rev: number;
+  /** Replaced or evicted: the next page of this query counts again. */
+  gone: boolean;
 }
 
 const cache = new WeakMap<DataSource, Map<string, Total>>();
@@ -25,11 +30,34 @@ function cachedTotal(ds: DataSource, key: string, count: () => Promise<number>):
   const now = Date.now();
   const hit = totals.get(key);
   if (hit && now - hit.at < TOTAL_TTL_MS) return hit;
-  if (totals.size >= TOTAL_CACHE_MAX) totals.delete(totals.keys().next().value as string);
-  const total: Total = { at: now, n: count() };
-  total.n.catch(() => totals.delete(key));
+  if (hit) hit.gone = true;
+  if (totals.size >= TOTAL_CACHE_MAX) {
+    const oldest = totals.keys().next().value as string;
+    totals.get(oldest)!.gone = true;
+    totals.delete(oldest);
+  }
+  const total: Total = { at: now, n: count(), rev: 0, gone: false };
+  total.n.catch(() => {
+    total.gone = true;
+    if (totals.get(key) === total) totals.delete(key);
+  });
   totals.set(key, total);
   return total;
+}
+
+/**
+ * Whether a page answered now would carry the same total as one answered when `total` stood at `rev`: the cached
+ * count is neither expired, replaced nor corrected since. PublicPipeline keeps a list's ETag for its table versions
+ * only while this holds (the rows are read on every request; the total is the one part a cache decides).
+ */
+const stillCurrent = (total: Total, rev: number) => () =>
+  !total.gone && total.rev === rev && Date.now() - total.at < TOTAL_TTL_MS;
+
+/** One page of a list's rows, its total, and whether that total still stands (see stillCurrent). */
+export interface PageRows<T> {
+  rows: T[];
+  total: number;
+  current: () => boolean;
 }
 
 /**
@@ -69,23 +97,29 @@ export class PublicQuery {
     q: { select: string; from: string; orderBy: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: T[]; total: number }> {
+  ): Promise<PageRows<T>> {
     const w = this.where.join(' AND ');
     const n = this.params.length;
     const total = cachedTotal(ds, `${q.from}|${w}|${JSON.stringify(this.params)}`, async () => {
-      const r = (await ds.query(`SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`, this.params)) as {
+      const r = (await preparedText(
+        ds,
+        `SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`,
+        this.params,
+      )) as {
         n: number;
       }[];
       return r[0].n;
     });
     const [rows, count] = await Promise.all([
-      ds.query(
+      preparedText(
+        ds,
         `SELECT ${q.select} FROM ${q.from} WHERE ${w} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...this.params, limit, offset],
       ) as Promise<T[]>,
       total.n,
     ]);
-    return { rows, total: provenTotal(total, count, rows.length, limit, offset) };
+    const answered = provenTotal(total, count, rows.length, limit, offset);
+    return { rows, total: answered, current: stillCurrent(total, total.rev) };
   }
 }
 
@@ -98,6 +132,7 @@ function provenTotal(cached: Total, count: number, rows: number, limit: number, 
   if (rows === 0 && offset > 0) return count;
   const seen = offset + rows;
   if (rows < limit) {
+    if (seen !== count) cached.rev++;
     cached.n = Promise.resolve(seen);
     return seen;
   }

@@ -12,17 +12,13 @@ import {
   toDurbarTranscriptResponse,
 } from './dto/durbar.response';
 import { DurbarsQuery } from './dto/durbars.query';
-import { DurbarRow, DurbarsRepository } from './durbars.repository';
+import { DurbarsRepository } from './durbars.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('durbar', 'durbar_replay', 'durbar_speaker', 'durbar_transcript', 'durbar_transcript_segment')
 @PublicController('durbars', 'Durbars')
 export class DurbarsController {
   constructor(private readonly repo: DurbarsRepository) {}
-
-  private async find(slug: string): Promise<DurbarRow> {
-    const row = await this.repo.bySlug(slug);
-    if (!row) throw ApiError.notFound(`Durbar ${slug}`);
-    return row;
-  }
 
   @Get()
   @ApiOperation({
@@ -52,13 +48,9 @@ export class DurbarsController {
   })
   @ApiOkResponse({ type: DurbarDetailResponse })
   async get(@Param('slug') slug: string): Promise<DurbarDetailResponse> {
-    const row = await this.find(slug);
-    const [speakers, replay, transcript] = await Promise.all([
-      this.repo.speakers(row.id),
-      this.repo.replay(row.id),
-      this.repo.transcript(row.id),
-    ]);
-    return toDurbarDetailResponse(row, speakers, replay, transcript !== null);
+    const d = await this.repo.detail(slug);
+    if (!d) throw ApiError.notFound(`Durbar ${slug}`);
+    return toDurbarDetailResponse(d.row, d.speakers, d.replay, d.hasTranscript);
   }
 
   @Get(':slug/transcript')
@@ -69,9 +61,9 @@ export class DurbarsController {
   })
   @ApiOkResponse({ type: DurbarTranscriptResponse })
   async transcript(@Param('slug') slug: string): Promise<DurbarTranscriptResponse> {
-    const row = await this.find(slug);
-    const t = await this.repo.transcript(row.id);
-    if (!t) throw ApiError.notFound(`A transcript of durbar ${slug}`);
-    return toDurbarTranscriptResponse(row, t, await this.repo.segments(row.id));
+    const d = await this.repo.transcriptOf(slug);
+    if (!d) throw ApiError.notFound(`Durbar ${slug}`);
+    if (!d.transcript) throw ApiError.notFound(`A transcript of durbar ${slug}`);
+    return toDurbarTranscriptResponse(d.row, d.transcript, d.segments);
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { preparedQuery } from '../../database/prepared';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
 
@@ -55,6 +56,57 @@ export interface TranscriptSegmentRow {
   confidence: number;
 }
 
+export interface DurbarDetailRows {
+  row: DurbarRow;
+  speakers: DurbarSpeakerRow[];
+  replay: DurbarReplayRow | null;
+  hasTranscript: boolean;
+}
+
+export interface DurbarTranscriptRows {
+  row: DurbarRow;
+  transcript: DurbarTranscriptRow | null;
+  segments: TranscriptSegmentRow[];
+}
+
+/** A room's speakers, one array per column (null without any). */
+interface SpeakerArrays {
+  handles: string[] | null;
+  names: string[] | null;
+  avatar_urls: (string | null)[] | null;
+  kinds: string[] | null;
+  verifieds: boolean[] | null;
+  roles: string[] | null;
+  speaking_minutes: number[] | null;
+}
+
+interface ReplayColumns {
+  replay_url: string | null;
+  replay_duration_seconds: number | null;
+  replay_mime_type: string | null;
+}
+
+/** A transcript's published segments, one array per column (null without any). */
+interface SegmentArrays {
+  start_ms: number[] | null;
+  end_ms: number[] | null;
+  texts: string[] | null;
+  langs: string[] | null;
+  confidences: number[] | null;
+}
+
+interface TranscriptColumns {
+  t_language: string | null;
+  t_duration_seconds: number | null;
+  t_completed_at: Date | null;
+}
+
+/**
+ * A transcript exists only once completed, with its completion time (a row marked completed without
+ * `completed_at` is not one: the schema requires the time), and only for a recorded room (`d`).
+ */
+const TRANSCRIBED = `t.status = 'completed' AND t.completed_at IS NOT NULL AND d.is_recorded`;
+
 /** Listener counts leave only once the room has ended (decided in SQL); playlists and listeners never. */
 const COLUMNS = `d.id, d.slug, d.title, d.description, d.status, d.scheduled_for, d.started_at, d.ended_at, d.is_recorded, d.language,
   CASE WHEN d.status = 'ended' THEN d.peak_listener_count END AS peak_listener_count,
@@ -84,51 +136,91 @@ export class DurbarsRepository {
       .page<DurbarRow>(this.ds, { select: COLUMNS, from: 'content.durbar d', orderBy: ORDER }, limit, offset);
   }
 
-  async bySlug(slug: string): Promise<DurbarRow | null> {
-    const rows: DurbarRow[] = await this.ds.query(
-      `SELECT ${COLUMNS} FROM content.durbar d WHERE d.slug = $1 AND ${PUBLISHED}`,
+  /**
+   * A published room (unlisted too) with its speakers, its replay (ended, recorded, upload finished) and whether a
+   * completed transcript exists: one prepared statement, the speakers aggregated as one array per column.
+   */
+  async detail(slug: string): Promise<DurbarDetailRows | null> {
+    const [r] = await preparedQuery<DurbarRow & SpeakerArrays & ReplayColumns & { has_transcript: boolean }>(
+      this.ds,
+      'public-durbar-detail',
+      `SELECT ${COLUMNS},
+          sp.handles, sp.names, sp.avatar_urls, sp.kinds, sp.verifieds, sp.roles, sp.speaking_minutes,
+          r.url AS replay_url, r.duration_seconds AS replay_duration_seconds, r.mime_type AS replay_mime_type,
+          EXISTS (SELECT 1 FROM content.durbar_transcript t WHERE t.durbar_id = d.id AND ${TRANSCRIBED}) AS has_transcript
+        FROM content.durbar d
+        LEFT JOIN content.durbar_replay r
+          ON r.durbar_id = d.id AND r.upload_status = 'ready' AND d.status = 'ended' AND d.is_recorded
+        CROSS JOIN LATERAL (
+          SELECT array_agg(s.handle ORDER BY s.position, s.handle) AS handles,
+                 array_agg(s.name ORDER BY s.position, s.handle) AS names,
+                 array_agg(s.avatar_url ORDER BY s.position, s.handle) AS avatar_urls,
+                 array_agg(s.kind ORDER BY s.position, s.handle) AS kinds,
+                 array_agg(s.verified ORDER BY s.position, s.handle) AS verifieds,
+                 array_agg(s.role ORDER BY s.position, s.handle) AS roles,
+                 array_agg(s.speaking_minutes ORDER BY s.position, s.handle) AS speaking_minutes
+            FROM content.durbar_speaker s WHERE s.durbar_id = d.id) sp
+       WHERE d.slug = $1 AND ${PUBLISHED}`,
       [slug],
     );
-    return rows[0] ?? null;
-  }
-
-  speakers(durbarId: string): Promise<DurbarSpeakerRow[]> {
-    return this.ds.query(
-      `SELECT handle, name, avatar_url, kind, verified, role, speaking_minutes FROM content.durbar_speaker
-        WHERE durbar_id = $1 ORDER BY position, handle`,
-      [durbarId],
-    );
-  }
-
-  /** The replay of an ended, recorded room whose archive upload finished; null otherwise. */
-  async replay(durbarId: string): Promise<DurbarReplayRow | null> {
-    const rows: DurbarReplayRow[] = await this.ds.query(
-      `SELECT r.url, r.duration_seconds, r.mime_type FROM content.durbar_replay r JOIN content.durbar d ON d.id = r.durbar_id
-        WHERE r.durbar_id = $1 AND r.upload_status = 'ready' AND d.status = 'ended' AND d.is_recorded`,
-      [durbarId],
-    );
-    return rows[0] ?? null;
+    if (!r) return null;
+    const speakers = (r.handles ?? []).map((handle, i) => ({
+      handle,
+      name: r.names![i],
+      avatar_url: r.avatar_urls![i],
+      kind: r.kinds![i],
+      verified: r.verifieds![i],
+      role: r.roles![i],
+      speaking_minutes: r.speaking_minutes![i],
+    }));
+    const replay =
+      r.replay_url === null
+        ? null
+        : { url: r.replay_url, duration_seconds: r.replay_duration_seconds!, mime_type: r.replay_mime_type! };
+    return { row: r, speakers, replay, hasTranscript: r.has_transcript };
   }
 
   /**
-   * The completed transcript of a recorded room, or null. A transcript exists only once completed, with its
-   * completion time: a row marked completed without `completed_at` is not one (the schema requires the time).
+   * A published room and its completed transcript with the segments not flagged by moderation, in time order (the
+   * speaker column is never selected): one prepared statement, the segments as one array per column. `transcript`
+   * is null when the room has none; null when there is no such room.
    */
-  async transcript(durbarId: string): Promise<DurbarTranscriptRow | null> {
-    const rows: DurbarTranscriptRow[] = await this.ds.query(
-      `SELECT t.language, t.duration_seconds, t.completed_at FROM content.durbar_transcript t JOIN content.durbar d ON d.id = t.durbar_id
-        WHERE t.durbar_id = $1 AND t.status = 'completed' AND t.completed_at IS NOT NULL AND d.is_recorded`,
-      [durbarId],
+  async transcriptOf(slug: string): Promise<DurbarTranscriptRows | null> {
+    const [r] = await preparedQuery<DurbarRow & SegmentArrays & TranscriptColumns>(
+      this.ds,
+      'public-durbar-transcript',
+      `SELECT ${COLUMNS},
+          t.language AS t_language, t.duration_seconds AS t_duration_seconds, t.completed_at AS t_completed_at,
+          sg.start_ms, sg.end_ms, sg.texts, sg.langs, sg.confidences
+        FROM content.durbar d
+        LEFT JOIN content.durbar_transcript t ON t.durbar_id = d.id AND ${TRANSCRIBED}
+        LEFT JOIN LATERAL (
+          SELECT array_agg(s.start_ms ORDER BY s.start_ms, s.id) AS start_ms,
+                 array_agg(s.end_ms ORDER BY s.start_ms, s.id) AS end_ms,
+                 array_agg(s.text ORDER BY s.start_ms, s.id) AS texts,
+                 array_agg(s.lang ORDER BY s.start_ms, s.id) AS langs,
+                 array_agg(s.confidence ORDER BY s.start_ms, s.id) AS confidences
+            FROM content.durbar_transcript_segment s WHERE s.durbar_id = t.durbar_id AND NOT s.flagged) sg ON true
+       WHERE d.slug = $1 AND ${PUBLISHED}`,
+      [slug],
     );
-    return rows[0] ?? null;
-  }
-
-  /** Segments not flagged by moderation, in time order; the speaker column is never selected. */
-  segments(durbarId: string): Promise<TranscriptSegmentRow[]> {
-    return this.ds.query(
-      `SELECT start_ms, end_ms, text, lang, confidence FROM content.durbar_transcript_segment
-        WHERE durbar_id = $1 AND NOT flagged ORDER BY start_ms, id`,
-      [durbarId],
-    );
+    if (!r) return null;
+    if (r.t_completed_at === null) return { row: r, transcript: null, segments: [] };
+    const segments = (r.start_ms ?? []).map((start_ms, i) => ({
+      start_ms,
+      end_ms: r.end_ms![i],
+      text: r.texts![i],
+      lang: r.langs![i],
+      confidence: r.confidences![i],
+    }));
+    return {
+      row: r,
+      transcript: {
+        language: r.t_language!,
+        duration_seconds: r.t_duration_seconds!,
+        completed_at: r.t_completed_at,
+      },
+      segments,
+    };
   }
 }

@@ -12,6 +12,7 @@ import {
 } from './dto/event.response';
 import { EventsQuery } from './dto/events.query';
 import { EventFilter, EventsRepository } from './events.repository';
+import { ChangesWith, ChangesWithClock } from '../platform/content-versions';
 
 /** Start of a UTC day, and of the day after (the `date_to` bound includes its whole day). */
 const dayStart = (d: string, plusDays = 0) => new Date(Date.parse(`${d}T00:00:00Z`) + plusDays * 86_400_000);
@@ -38,6 +39,7 @@ function filterOf(q: EventsQuery): EventFilter {
   };
 }
 
+@ChangesWith('event', 'event_block', 'event_ticket_tier')
 @PublicController('events', 'Events')
 export class EventsController {
   constructor(
@@ -52,6 +54,8 @@ export class EventsController {
     return publicList(q, (limit, offset) => this.repo.list(filterOf(q), limit, offset), toEventResponse);
   }
 
+  // Ticket availability is decided by the time of the request.
+  @ChangesWithClock()
   @Get(':slug')
   @ApiOperation({
     summary: 'One published event',

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { likeEscape, PublicQuery } from '../common/public-query';
 
 /** Public columns of an event; organizer, joining link, promo codes, inventory and RSVPs stay inside. */
 export interface EventRow {
@@ -59,7 +60,7 @@ const PUBLIC = `e.status = 'published'`;
 export class EventsRepository {
   constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
-  list(f: EventFilter, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }> {
+  list(f: EventFilter, limit: number, offset: number): Promise<PageRows<EventRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.q, (v) => `e.search @@ websearch_to_tsquery('simple', ${v})`)
       .filter(f.eventType, (v) => `e.event_type = ${v}`)
@@ -78,7 +79,8 @@ export class EventsRepository {
   }
 
   async bySlug(slug: string): Promise<EventRow | null> {
-    const rows: EventRow[] = await this.ds.query(
+    const rows: EventRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.event e WHERE e.slug = $1 AND ${PUBLIC}`,
       [slug],
     );
@@ -87,7 +89,8 @@ export class EventsRepository {
 
   /** Tiers with availability computed here; inventory and sales never leave the query. */
   tiers(eventId: string, now: Date): Promise<TicketTierRow[]> {
-    return this.ds.query(
+    return preparedText(
+      this.ds,
       `SELECT id, name, description, price_minor, currency,
               (sold < inventory AND (sales_end IS NULL OR sales_end > $2)) AS is_available
          FROM content.event_ticket_tier WHERE event_id = $1 ORDER BY position, id`,
@@ -96,7 +99,8 @@ export class EventsRepository {
   }
 
   blocks(eventId: string): Promise<EventBlockRow[]> {
-    return this.ds.query(
+    return preparedText(
+      this.ds,
       `SELECT kind, data FROM content.event_block WHERE event_id = $1 ORDER BY kind, position, id`,
       [eventId],
     );

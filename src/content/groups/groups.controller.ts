@@ -6,7 +6,9 @@ import { PublicPage, PublicPageOf, publicList } from '../platform/public-list';
 import { GroupResponse, toGroupResponse } from './dto/group.response';
 import { GroupsQuery } from './dto/groups.query';
 import { GroupsRepository } from './groups.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('community_group')
 @PublicController('groups', 'Groups')
 export class GroupsController {
   constructor(private readonly repo: GroupsRepository) {}

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a community group (private and secret groups are never selected). */
 export interface GroupRow {
@@ -21,11 +22,7 @@ const PUBLIC = `g.visibility = 'public'`;
 export class GroupsRepository {
   constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
-  list(
-    f: { category?: string },
-    limit: number,
-    offset: number,
-  ): Promise<{ rows: GroupRow[]; total: number }> {
+  list(f: { category?: string }, limit: number, offset: number): Promise<PageRows<GroupRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.category?.toLowerCase(), (v) => `g.category = ${v}`)
       .page<GroupRow>(
@@ -37,7 +34,8 @@ export class GroupsRepository {
   }
 
   async bySlug(slug: string): Promise<GroupRow | null> {
-    const rows: GroupRow[] = await this.ds.query(
+    const rows: GroupRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.community_group g WHERE g.slug = $1 AND ${PUBLIC}`,
       [slug],
     );

@@ -6,7 +6,9 @@ import { PublicPage, PublicPageOf, publicList } from '../platform/public-list';
 import { JobDetailResponse, JobResponse, toJobDetailResponse, toJobResponse } from './dto/job.response';
 import { JobsQuery } from './dto/jobs.query';
 import { JobsRepository } from './jobs.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('employer', 'job')
 @PublicController('jobs', 'Jobs')
 export class JobsController {
   constructor(private readonly repo: JobsRepository) {}

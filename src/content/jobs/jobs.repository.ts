@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { likeEscape, PublicQuery } from '../common/public-query';
 
 /** Public columns of an open job; salaries only when not hidden (decided in SQL). Applications never. */
 export interface JobRow {
@@ -64,7 +65,7 @@ export class JobsRepository {
     },
     limit: number,
     offset: number,
-  ): Promise<{ rows: JobRow[]; total: number }> {
+  ): Promise<PageRows<JobRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.q, (v) => `j.search @@ websearch_to_tsquery('simple', ${v})`)
       .filter(f.employmentType, (v) => `j.employment_type = ${v}`)
@@ -85,7 +86,8 @@ export class JobsRepository {
   }
 
   async bySlug(slug: string): Promise<JobDetailRow | null> {
-    const rows: JobDetailRow[] = await this.ds.query(
+    const rows: JobDetailRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS}, j.responsibilities, j.requirements, j.benefits,
               json_build_object('id', m.id, 'slug', m.slug, 'name', m.name, 'logo_url', m.logo_url, 'industry', m.industry,
                                 'location', m.location, 'is_verified', m.is_verified) AS employer

@@ -15,7 +15,9 @@ import {
   toMarketplaceCategoryResponse,
 } from './dto/marketplace-category.response';
 import { MarketplaceRepository } from './marketplace.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('campaign', 'listing', 'listing_package', 'marketplace_category')
 @PublicController('marketplace', 'Marketplace')
 export class MarketplaceController {
   constructor(private readonly repo: MarketplaceRepository) {}

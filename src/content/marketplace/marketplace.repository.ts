@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { likeEscape, PublicQuery } from '../common/public-query';
@@ -78,7 +79,8 @@ export class MarketplaceRepository {
   }
 
   async byId(id: string): Promise<ListingDetailRow | null> {
-    const rows: ListingDetailRow[] = await this.ds.query(
+    const rows: ListingDetailRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS}, l.portfolio_urls, l.languages FROM content.listing l WHERE l.id = $1 AND ${PUBLIC}`,
       [id],
     );
@@ -86,7 +88,8 @@ export class MarketplaceRepository {
   }
 
   packages(listingId: string): Promise<ListingPackageRow[]> {
-    return this.ds.query(
+    return preparedText(
+      this.ds,
       `SELECT name, price_minor::text AS price, currency, description, delivery_days FROM content.listing_package
         WHERE listing_id = $1 ORDER BY position, id`,
       [listingId],
@@ -94,7 +97,8 @@ export class MarketplaceRepository {
   }
 
   categories(): Promise<MarketplaceCategoryRow[]> {
-    return this.ds.query(
+    return preparedText(
+      this.ds,
       `SELECT id, slug, name, kind FROM content.marketplace_category ORDER BY kind, position, slug`,
     );
   }

@@ -12,7 +12,9 @@ import {
 } from './dto/petition.response';
 import { PetitionsQuery } from './dto/petitions.query';
 import { PetitionsRepository } from './petitions.repository';
+import { ChangesWith, ChangesWithClock } from '../platform/content-versions';
 
+@ChangesWith('petition', 'signature')
 @PublicController('petitions', 'Petitions')
 export class PetitionsController {
   constructor(
@@ -31,6 +33,8 @@ export class PetitionsController {
     );
   }
 
+  // Momentum counts the last 7 days from the time of the request.
+  @ChangesWithClock()
   @Get(':slug')
   @ApiOperation({
     summary: 'An active petition with its momentum; 404 otherwise',

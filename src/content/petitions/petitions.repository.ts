@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a petition; the creator and every signature stay inside. */
 export interface PetitionRow {
@@ -32,7 +33,7 @@ export class PetitionsRepository {
     f: { category?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: PetitionRow[]; total: number }> {
+  ): Promise<PageRows<PetitionRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.category?.toLowerCase(), (v) => `p.category = ${v}`)
       .filter(f.country?.toUpperCase(), (v) => `p.target_country = ${v}`)
@@ -45,7 +46,8 @@ export class PetitionsRepository {
   }
 
   async bySlug(slug: string): Promise<PetitionRow | null> {
-    const rows: PetitionRow[] = await this.ds.query(
+    const rows: PetitionRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.petition p WHERE p.slug = $1 AND ${PUBLIC}`,
       [slug],
     );
@@ -53,7 +55,8 @@ export class PetitionsRepository {
   }
 
   async signaturesSince(petitionId: string, since: Date): Promise<number> {
-    const rows: { n: number }[] = await this.ds.query(
+    const rows: { n: number }[] = await preparedText(
+      this.ds,
       `SELECT count(*)::int AS n FROM content.signature WHERE petition_id = $1 AND created_at >= $2`,
       [petitionId, since],
     );

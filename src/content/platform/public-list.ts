@@ -48,18 +48,30 @@ export interface PublicPage<T> {
 }
 
 /**
+ * On a body a handler returns: whether a body made now from the same rows would still be the same (a list's cached
+ * total has not moved since; see PublicQuery). Not serialized (the response schema names the properties sent).
+ */
+export const STILL_CURRENT = Symbol('stillCurrent');
+
+/** `STILL_CURRENT` of a handler's result, if it has one. */
+export const stillCurrentOf = (body: unknown): (() => boolean) | undefined =>
+  body && typeof body === 'object' ? (body as { [STILL_CURRENT]?: () => boolean })[STILL_CURRENT] : undefined;
+
+/**
  * The body of every list route: `page` and `limit` → one page of rows and the total from `fetch` (the domain's
  * repository) → `{data, page, limit, total}`, each row through `map` (the resource's response mapper).
  */
 export async function publicList<R, T>(
   q: PublicListQuery,
-  fetch: (limit: number, offset: number) => Promise<{ rows: R[]; total: number }>,
+  fetch: (limit: number, offset: number) => Promise<{ rows: R[]; total: number; current?: () => boolean }>,
   map: (row: R) => T,
 ): Promise<PublicPage<T>> {
   const { page, limit, offset } = pageOf(q);
-  const { rows, total } = await fetch(limit, offset);
+  const { rows, total, current } = await fetch(limit, offset);
   // `map(r)`, not `rows.map(map)`: a mapper with an optional second parameter must not receive the index.
-  return { data: rows.map((r) => map(r)), page, limit, total };
+  const body: PublicPage<T> = { data: rows.map((r) => map(r)), page, limit, total };
+  if (current) Object.defineProperty(body, STILL_CURRENT, { value: current });
+  return body;
 }
 
 /** `true`/`false` only (anything else fails `IsBoolean` with the parameter named). */

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { Injectable, OnModuleInit, Type } from '@nestjs/common';
-import { PATH_METADATA } from '@nestjs/common/constants';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiValidationPipe } from '../../common/errors/validation.pipe';
@@ -13,6 +14,26 @@ import { InjectConfig } from '../../config/config.module';
 import { OpenApiRegistry } from '../../docs/openapi.registry';
 import { PublicKeysService } from './public-keys.service';
 import { DirectHandler, directHandlers, joinRoute } from './public-dispatch';
+import { changesWith } from './content-versions';
+import { ContentVersionsRepository } from './content-versions.repository';
+import { stillCurrentOf } from './public-list';
+
+/** ETags remembered by URL and table versions (see PublicPipeline.conditional); the oldest go first. */
+const VALIDATED_MAX = 20_000;
+/**
+ * How long a remembered ETag is trusted: the max-age every public answer already allows a cache. It bounds what a
+ * read source switching between a replica and the primary between the versions read and the query (the versions
+ * from the primary, the rows from a replica not yet as far) could make this process remember.
+ */
+const VALIDATED_TTL_MS = 60_000;
+
+interface Validated {
+  etag: string;
+  /** When the body was sent (Date.now()). */
+  at: number;
+  /** For a list: whether its cached total still stands (the body would be the same). */
+  current?: () => boolean;
+}
 
 /** Whether an `If-None-Match` header value matches the strong ETag `etag` (a list, or `*`). */
 export function etagMatches(header: string | undefined, etag: string): boolean {
@@ -22,6 +43,11 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
     return v === '*' || v === etag || v === `W/${etag}`;
   });
 }
+
+const ifNoneMatch = (req: FastifyRequest): string | undefined => {
+  const inm = req.headers['if-none-match'];
+  return Array.isArray(inm) ? inm.join(',') : inm;
+};
 
 /** The strong ETag of a response body: SHA-256, base64url, quoted. */
 export const strongEtag = (body: string | Buffer): string => `"${hash('sha256', body, 'base64url')}"`;
@@ -44,6 +70,12 @@ export const strongEtag = (body: string | Buffer): string => `"${hash('sha256', 
  *   without a body, `Cache-Control: public, max-age=60` on keyless responses and `private, max-age=60` on
  *   keyed ones (a shared cache must not count one partner's requests as another's).
  *
+ * conditional — a GET with `If-None-Match` to a route declared `@ChangesWith(tables)` first reads the tables'
+ *   versions (ContentVersionsRepository: one small statement, shared by the requests that arrive while the one
+ *   before it is in flight) and, when this process has sent the same URL at the same versions
+ *   and the header holds that body's ETag, answers 304 without running the handler; otherwise the handler runs
+ *   and the ETag of the body it sends is remembered for the URL at those versions.
+ *
  * handler — the controller method, called directly (see directHandlers: its arguments through the validation
  *   pipe, its @Header and @HttpCode applied) rather than through Nest's router, which would build an execution
  *   context and run the global guard for nothing on every request; a method that needs more of Nest stays on
@@ -54,6 +86,12 @@ export class PublicPipeline implements OnModuleInit {
   private readonly direct = new Map<string, DirectHandler>();
   /** Each public route's last 200 body and its ETag (see etagOf). */
   private readonly lastBody = new Map<string, { payload: string; etag: string }>();
+  /** The tables of each route declared with @ChangesWith (see conditional). */
+  private readonly tables = new Map<string, readonly string[]>();
+  /** The ETag sent for a URL at its tables' versions (key `url\nversions`). */
+  private readonly validated = new Map<string, Validated>();
+  /** Requests whose body's ETag is to be remembered: the key, and the body's STILL_CURRENT. */
+  private readonly pending = new WeakMap<FastifyRequest, { key: string; current?: () => boolean }>();
 
   constructor(
     private readonly keys: PublicKeysService,
@@ -61,6 +99,7 @@ export class PublicPipeline implements OnModuleInit {
     private readonly registry: OpenApiRegistry,
     @InjectConfig() private readonly config: Config,
     private readonly discovery: DiscoveryService,
+    private readonly versions: ContentVersionsRepository,
   ) {}
 
   onModuleInit(): void {
@@ -71,7 +110,65 @@ export class PublicPipeline implements OnModuleInit {
       if (surfaceOf(joinRoute(String(Reflect.getMetadata(PATH_METADATA, type) ?? ''))) !== 'public') continue;
       for (const [route, handler] of directHandlers(c.instance as object, type, pipe))
         this.direct.set(route, handler);
+      const base = String(Reflect.getMetadata(PATH_METADATA, type) ?? '');
+      const proto = type.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        const method = proto[name];
+        if (name === 'constructor' || typeof method !== 'function') continue;
+        if (Reflect.getMetadata(METHOD_METADATA, method) !== RequestMethod.GET) continue;
+        const tables = changesWith(type, method);
+        const route = joinRoute(base, String(Reflect.getMetadata(PATH_METADATA, method) ?? ''));
+        if (tables && this.direct.has(route)) this.tables.set(route, tables);
+      }
     }
+  }
+
+  /** The tables a route's bodies are made of, when it is dispatched directly and declares them. */
+  tablesFor(route: string): readonly string[] | null {
+    return this.tables.get(joinRoute(route)) ?? null;
+  }
+
+  /**
+   * A GET with `If-None-Match` to a route of `tables`: 304 from the tables' versions when this process has sent
+   * the same URL at the same versions with an ETag the header holds (and, for a list, its cached total still
+   * stands); otherwise `run` (the handler), whose body's ETag onSend remembers for the URL at those versions.
+   *
+   * Safe because a table's version changes in the transaction that changes the table (a trigger): versions read
+   * before the handler's query are never newer than the rows it reads, so an ETag is remembered under versions
+   * no newer than its body, and a body remembered under the current versions is the body the handler would send
+   * now. Versions that cannot be read (no row, a failed read) fall back to running the handler.
+   */
+  conditional(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    tables: readonly string[],
+    run: DirectHandler,
+  ): Promise<unknown> {
+    return this.versions.read(tables).then(
+      (v) => {
+        if (v === null) return run(req, reply);
+        const key = `${req.url}\n${v}`;
+        const hit = this.validated.get(key);
+        if (
+          hit &&
+          Date.now() - hit.at < VALIDATED_TTL_MS &&
+          (!hit.current || hit.current()) &&
+          etagMatches(ifNoneMatch(req), hit.etag)
+        ) {
+          this.cacheHeaders(req, reply, hit.etag);
+          void reply.code(304);
+          return undefined;
+        }
+        const pending: { key: string; current?: () => boolean } = { key };
+        this.pending.set(req, pending);
+        return run(req, reply).then((body) => {
+          pending.current = stillCurrentOf(body);
+          return body;
+        });
+      },
+      // Versions that cannot be read: the handler answers (and reports a lost database as it always does).
+      () => run(req, reply),
+    );
   }
 
   /** The direct handler of a public route, if its method has one. */
@@ -161,10 +258,10 @@ export class PublicPipeline implements OnModuleInit {
     if (reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const etag = this.etagOf(req.routeOptions.url ?? '', payload);
-    void reply.header('ETag', etag);
-    void reply.header('Cache-Control', req.ctx.credentialId ? 'private, max-age=60' : 'public, max-age=60');
-    const inm = req.headers['if-none-match'];
-    if (etagMatches(Array.isArray(inm) ? inm.join(',') : inm, etag)) {
+    this.cacheHeaders(req, reply, etag);
+    const remember = this.pending.get(req);
+    if (remember) this.remember(remember.key, { etag, at: Date.now(), current: remember.current });
+    if (etagMatches(ifNoneMatch(req), etag)) {
       void reply.code(304);
       // A 304 has no body, and its Content-Length may only be the 200 body's (RFC 9110 §8.6). A HEAD route's own
       // onSend (after this one) sets it from the payload and sends none; a GET sends no Content-Length (payload
@@ -174,6 +271,17 @@ export class PublicPipeline implements OnModuleInit {
       return null;
     }
     return payload;
+  }
+
+  private cacheHeaders(req: FastifyRequest, reply: FastifyReply, etag: string): void {
+    void reply.header('ETag', etag);
+    void reply.header('Cache-Control', req.ctx.credentialId ? 'private, max-age=60' : 'public, max-age=60');
+  }
+
+  private remember(key: string, v: Validated): void {
+    if (this.validated.size >= VALIDATED_MAX && !this.validated.has(key))
+      this.validated.delete(this.validated.keys().next().value as string);
+    this.validated.set(key, v);
   }
 
   /**

@@ -72,10 +72,19 @@ function attach(route: RouteOptions, pipeline: PublicPipeline): void {
   route.onRequest = [...asList(route.onRequest), onRequest] as RouteOptions['onRequest'];
   const nest = route.handler;
   let direct: DirectHandler | null | undefined;
+  let tables: readonly string[] | null = null;
   route.handler = function (this: FastifyInstance, req, reply) {
     // Looked up at the first request: the direct handlers are built once the application is initialised.
-    if (direct === undefined) direct = pipeline.directFor(route.url);
-    return direct ? direct(req, reply) : nest.call(this, req, reply);
+    if (direct === undefined) {
+      direct = pipeline.directFor(route.url);
+      tables = pipeline.tablesFor(route.url);
+    }
+    if (!direct) return nest.call(this, req, reply);
+    // A GET revalidation of a route whose tables are declared may be answered from their versions; a HEAD runs the
+    // handler (its 304 carries the 200 body's Content-Length, which only the body gives).
+    if (tables && req.method === 'GET' && req.headers['if-none-match'] !== undefined)
+      return pipeline.conditional(req, reply, tables, direct);
+    return direct(req, reply);
   } as RouteHandlerMethod;
   // First, so that on a HEAD route it sees the GET body before Fastify's HEAD handler empties it.
   route.onSend = [onSend, ...asList(route.onSend)] as RouteOptions['onSend'];

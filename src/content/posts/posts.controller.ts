@@ -6,7 +6,9 @@ import { PublicPage, PublicPageOf, publicList } from '../platform/public-list';
 import { PostResponse, toPostResponse } from './dto/post.response';
 import { PostsQuery } from './dto/posts.query';
 import { PostsRepository } from './posts.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('actor', 'community_group', 'post', 'post_attachment')
 @PublicController('posts', 'Posts')
 export class PostsController {
   constructor(private readonly repo: PostsRepository) {}

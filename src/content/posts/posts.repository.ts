@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a post, its author's public columns and its attachments (JSON built in SQL). */
 export interface PostRow {
@@ -37,11 +38,7 @@ const PUBLIC = `p.status = 'published' AND a.is_public AND (p.group_slug IS NULL
 export class PostsRepository {
   constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
-  list(
-    f: { author?: string; group?: string },
-    limit: number,
-    offset: number,
-  ): Promise<{ rows: PostRow[]; total: number }> {
+  list(f: { author?: string; group?: string }, limit: number, offset: number): Promise<PageRows<PostRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.author, (v) => `p.author_handle = ${v}`)
       .filter(f.group, (v) => `p.group_slug = ${v}`)
@@ -54,7 +51,8 @@ export class PostsRepository {
   }
 
   async byId(id: string): Promise<PostRow | null> {
-    const rows: PostRow[] = await this.ds.query(
+    const rows: PostRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM ${FROM} WHERE p.id = $1 AND ${PUBLIC}`,
       [id],
     );

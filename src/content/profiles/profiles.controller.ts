@@ -4,7 +4,9 @@ import { ApiError } from '../../common/errors/api-error';
 import { PublicController } from '../openapi/public-controller';
 import { ProfileResponse, toProfileResponse } from './dto/profile.response';
 import { ProfilesRepository } from './profiles.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('account', 'signature')
 @PublicController('profiles', 'Profiles')
 export class ProfilesController {
   constructor(private readonly repo: ProfilesRepository) {}

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 
@@ -19,7 +20,8 @@ export class ProfilesRepository {
   constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   async publicProfile(username: string): Promise<ProfileRow | null> {
-    const rows: ProfileRow[] = await this.ds.query(
+    const rows: ProfileRow[] = await preparedText(
+      this.ds,
       `SELECT a.username, a.full_name, a.bio, a.avatar_url, a.country, a.account_type,
               (SELECT count(*)::int FROM content.signature s WHERE s.signer_id = a.id) AS signatures_count
          FROM content.account a WHERE a.username = $1 AND a.public_profile`,

@@ -6,7 +6,9 @@ import { PublicPage, PublicPageOf, publicList } from '../platform/public-list';
 import { ReviewEntitiesQuery } from './dto/review-entities.query';
 import { ReviewEntityResponse, toReviewEntityResponse } from './dto/review-entity.response';
 import { ReviewEntitiesRepository } from './review-entities.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('review_entity')
 @PublicController('reviews/entities', 'Reviews')
 export class ReviewEntitiesController {
   constructor(private readonly repo: ReviewEntitiesRepository) {}

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a reviewed entity: aggregates only, never an individual review. */
 export interface ReviewEntityRow {
@@ -30,7 +31,7 @@ export class ReviewEntitiesRepository {
     f: { kind?: string; category?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: ReviewEntityRow[]; total: number }> {
+  ): Promise<PageRows<ReviewEntityRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.kind, (v) => `e.kind = ${v}`)
       .filter(f.category?.toLowerCase(), (v) => `e.category = ${v}`)
@@ -44,7 +45,8 @@ export class ReviewEntitiesRepository {
   }
 
   async bySlug(slug: string): Promise<ReviewEntityRow | null> {
-    const rows: ReviewEntityRow[] = await this.ds.query(
+    const rows: ReviewEntityRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.review_entity e WHERE e.slug = $1 AND ${PUBLIC}`,
       [slug],
     );

@@ -6,7 +6,9 @@ import { PublicPage, PublicPageOf, publicList } from '../platform/public-list';
 import { HazardResponse, toHazardResponse } from './dto/hazard.response';
 import { HazardsQuery } from './dto/hazards.query';
 import { HazardsRepository } from './hazards.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('safety_hazard')
 @PublicController('safety/hazards', 'Safety')
 export class HazardsController {
   constructor(private readonly repo: HazardsRepository) {}

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
+import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
-import { PublicQuery } from '../common/public-query';
 
 /** The public columns of a safety hazard; the reporter is never selected. */
 export interface HazardRow {
@@ -29,7 +30,7 @@ export class HazardsRepository {
     f: { hazardType?: string; severity?: string; status?: string; country?: string },
     limit: number,
     offset: number,
-  ): Promise<{ rows: HazardRow[]; total: number }> {
+  ): Promise<PageRows<HazardRow>> {
     return new PublicQuery(PUBLIC)
       .filter(f.hazardType, (v) => `h.hazard_type = ${v}`)
       .filter(f.severity, (v) => `h.severity = ${v}`)
@@ -48,7 +49,8 @@ export class HazardsRepository {
   }
 
   async byCaseNumber(caseNumber: string): Promise<HazardRow | null> {
-    const rows: HazardRow[] = await this.ds.query(
+    const rows: HazardRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.safety_hazard h WHERE h.case_number = $1 AND ${PUBLIC}`,
       [caseNumber],
     );

@@ -2,12 +2,14 @@ import { Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { Clock } from '../../common/clock';
 import { PublicController } from '../openapi/public-controller';
+import { ChangesWithClock } from '../platform/content-versions';
 import { StatsResponse, toStatsResponse } from './dto/stats.response';
 import { StatsRepository } from './stats.repository';
 
 const TTL_MS = 60_000;
 
 /** Platform totals; computed at most once a minute per process (they are aggregates over everything). */
+@ChangesWithClock()
 @PublicController('stats', 'Stats')
 export class StatsController {
   private cached: { at: number; value: StatsResponse } | null = null;

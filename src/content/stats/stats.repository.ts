@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 
@@ -17,7 +18,8 @@ export class StatsRepository {
   constructor(@Inject(READ_DATA_SOURCE) private readonly ds: DataSource) {}
 
   async totals(): Promise<StatsRow> {
-    const rows: StatsRow[] = await this.ds.query(
+    const rows: StatsRow[] = await preparedText(
+      this.ds,
       `SELECT
          (SELECT count(*)::int FROM content.campaign WHERE status = 'active') AS total_active_campaigns,
          (SELECT count(*)::int FROM content.campaign WHERE status IN ('active', 'won')) AS total_campaigns,

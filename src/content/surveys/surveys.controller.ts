@@ -12,7 +12,9 @@ import {
 } from './dto/survey.response';
 import { SurveysQuery } from './dto/surveys.query';
 import { SurveysRepository } from './surveys.repository';
+import { ChangesWith } from '../platform/content-versions';
 
+@ChangesWith('survey', 'survey_option', 'survey_question', 'survey_response', 'survey_response_choice')
 @PublicController('surveys', 'Surveys')
 export class SurveysController {
   constructor(private readonly repo: SurveysRepository) {}

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
@@ -63,7 +64,8 @@ export class SurveysRepository {
   }
 
   async bySlug(slug: string): Promise<SurveyRow | null> {
-    const rows: SurveyRow[] = await this.ds.query(
+    const rows: SurveyRow[] = await preparedText(
+      this.ds,
       `SELECT ${COLUMNS} FROM content.survey s WHERE s.slug = $1 AND ${PUBLIC}`,
       [slug],
     );
@@ -72,7 +74,8 @@ export class SurveysRepository {
 
   /** Questions with their answer options (matrix rows and columns excluded), counts only when revealed. */
   questions(surveyId: string, revealed: boolean): Promise<SurveyQuestionRow[]> {
-    return this.ds.query(
+    return preparedText(
+      this.ds,
       `SELECT q.question_key, q.input_kind, q.label, q.help_text, q.required,
               COALESCE((SELECT json_agg(json_build_object('option_key', o.option_key, 'label', o.label, 'response_count',
                           CASE WHEN $2 THEN (SELECT count(*) FROM content.survey_response_choice c WHERE c.option_id = o.id) END)
