@@ -38,8 +38,10 @@ interface Waiting {
 @Injectable()
 export class AuditService implements OnApplicationShutdown {
   private readonly logger = new Logger('Audit');
-  /** The pending write of `recordSoon`'s entries, if one is scheduled. */
+  /** `recordSoon`'s entries not yet written, the timer that will write them, and its writes in flight. */
+  private soonQueue: Waiting[] = [];
   private soon: NodeJS.Timeout | null = null;
+  private readonly soonWrites = new Set<Promise<void>>();
 
   /** Entries of `recordGrouped` not yet written, and how many of its INSERTs are in flight. */
   private waiting: Waiting[] = [];
@@ -75,21 +77,36 @@ export class AuditService implements OnApplicationShutdown {
    * that window's entries, as the request log does. A failure is logged, never thrown at the caller.
    */
   recordSoon(e: AuditEntry): void {
-    this.waiting.push({
+    this.soonQueue.push({
       row: this.rowOf(e),
       resolve: () => undefined,
       reject: (err) => this.logger.warn(`could not audit ${e.action}: ${err.message}`),
     });
     this.soon ??= setTimeout(() => {
       this.soon = null;
-      if (this.writers < GROUP_WRITERS) void this.writeWaiting();
+      this.writeSoon();
     }, SOON_MS);
+  }
+
+  /** Writes what `recordSoon` holds now (what arrives meanwhile waits for the next window). */
+  private writeSoon(): void {
+    const entries = this.soonQueue;
+    this.soonQueue = [];
+    if (entries.length === 0) return;
+    const write = (async () => {
+      for (let i = 0; i < entries.length; i += MAX_GROUP)
+        await this.writeGroup(entries.slice(i, i + MAX_GROUP));
+    })();
+    this.soonWrites.add(write);
+    void write.finally(() => this.soonWrites.delete(write));
   }
 
   /** After the HTTP server's last request (Nest closes it before this hook; the database closes after it). */
   async onApplicationShutdown(): Promise<void> {
     if (this.soon) clearTimeout(this.soon);
     this.soon = null;
+    this.writeSoon();
+    await Promise.all([...this.soonWrites]);
     while (this.waiting.length > 0 || this.writers > 0) {
       if (this.waiting.length > 0 && this.writers < GROUP_WRITERS) await this.writeWaiting();
       else await new Promise((r) => setTimeout(r, 5));
@@ -99,21 +116,23 @@ export class AuditService implements OnApplicationShutdown {
   private async writeWaiting(): Promise<void> {
     this.writers++;
     try {
-      while (this.waiting.length > 0) {
-        const group = this.waiting.splice(0, MAX_GROUP);
-        try {
-          await this.repo.insertMany(
-            null,
-            group.map((w) => w.row),
-          );
-          for (const w of group) w.resolve();
-        } catch (e) {
-          if (group.length === 1) group[0].reject(e as Error);
-          else await Promise.all(group.map((w) => this.repo.insert(null, w.row).then(w.resolve, w.reject)));
-        }
-      }
+      while (this.waiting.length > 0) await this.writeGroup(this.waiting.splice(0, MAX_GROUP));
     } finally {
       this.writers--;
+    }
+  }
+
+  /** One INSERT for the group; if it fails, each row on its own, so a bad entry fails only its own caller. */
+  private async writeGroup(group: Waiting[]): Promise<void> {
+    try {
+      await this.repo.insertMany(
+        null,
+        group.map((w) => w.row),
+      );
+      for (const w of group) w.resolve();
+    } catch (e) {
+      if (group.length === 1) group[0].reject(e as Error);
+      else await Promise.all(group.map((w) => this.repo.insert(null, w.row).then(w.resolve, w.reject)));
     }
   }
 
