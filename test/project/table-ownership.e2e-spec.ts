@@ -100,6 +100,7 @@ const PUBLISHED: Record<string, string> = {
   'published.people_staff': 'visitor/people',
   'published.visit_types_rules': 'visitor/visit-types',
   'published.visits_checked_in': 'visitor/visits',
+  'published.watchlist_tenants': 'visitor/watchlist',
 };
 
 /**

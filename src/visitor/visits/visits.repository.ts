@@ -10,7 +10,6 @@ import type { VisitStatus } from './visit-state-machine';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { Erasure, HoldsVisitorData, VisitorDataHolder } from '../platform/visitor-data';
 import type { VisitWatchlistResponse } from '../watchlist/dto/watchlist.response';
-import { watchlistInUseSql } from '../watchlist/watchlist.repository';
 import type { PassRow } from './passes.repository';
 import type { VisitorRow } from './visitors.repository';
 import { change, row, rows } from '../../database/sql';
@@ -156,7 +155,9 @@ const CREATE_VISIT = `
     INSERT INTO visitor.visit_pass (id, organisation_id, livemode, visit_id, channels, status, created_at)
     SELECT $21, $2, $3, v.id, $22, 'pending', $23 FROM v
   )
-  SELECT id, name, phone, email, company, ${watchlistInUseSql('$2', '$3')} AS screen FROM r`;
+  SELECT id, name, phone, email, company,
+         EXISTS (SELECT 1 FROM published.watchlist_tenants w WHERE w.organisation_id = $2 AND w.livemode = $3) AS screen
+    FROM r`;
 
 /**
  * Visits: tenant-scoped SQL, every statement filtered on organisation and mode. A new visit is written with its
@@ -188,7 +189,9 @@ export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
    * A new visit with its visitor record and its first pending pass, in the caller's transaction, as one prepared
    * statement. The visitor is the tenant's one with this phone number, created or refreshed with the details given
    * (the latest name, and e-mail and company when given), safe under concurrent creates. Returns it as stored,
-   * with `screen`: whether the tenant has any watchlist entry (the visit is screened only then).
+   * with `screen`: whether the tenant has any watchlist entry, expired ones included (the visit is screened only
+   * then), read from the watchlist's `published.watchlist_tenants` in this writing statement, never cached: an entry
+   * committed before it is always seen (decisions: "Screening skipped only on the writing statement's word").
    */
   async createVisit(
     m: EntityManager,

@@ -79,15 +79,6 @@ export const CANDIDATES_SQL = `
    WHERE $6::text IS NOT NULL AND e.organisation_id = $1 AND e.livemode = $2 AND lower(e.email) = lower($6)
      AND (e.expires_at IS NULL OR e.expires_at > $4)`;
 
-/**
- * Whether the tenant (`org`, `mode`: the statement's parameters) has any watchlist entry at all, expired ones
- * included: an index probe another domain's write reads in its own statement, so a visit of a tenant without a
- * watchlist skips screening without a round trip. Read in the writing transaction, never cached: an entry committed
- * before that statement is always seen (decisions: "Screening skipped only on the writing statement's word").
- */
-export const watchlistInUseSql = (org: string, mode: string) =>
-  `EXISTS (SELECT 1 FROM visitor.watchlist_entry e WHERE e.organisation_id = ${org} AND e.livemode = ${mode})`;
-
 /** Runs a statement (prepared under `prepareAs` when given) and returns its rows. */
 export type RunQuery = (sql: string, params: unknown[], prepareAs?: string) => Promise<unknown[]>;
 
