@@ -116,57 +116,43 @@ const ASSETS = join(__dirname, 'assets');
 const REFERENCE_THEME = readFileSync(join(ASSETS, 'reference-theme.css'), 'utf8');
 
 /** The script that repairs Scalar's ARIA faults after it renders (assets/reference-a11y.js), at a hashed URL. */
-let repairScript: { url: string; body: Buffer } | null = null;
-function repairAsset(): { url: string; body: Buffer } {
-  if (!repairScript) {
+let repairScript: Bundle | null = null;
+const repairAsset = (): Bundle =>
+  (repairScript ??= hashedScript(
+    'reference-a11y',
     // the build's copy, without the source-map comment the build appends (no map is served)
-    const body = Buffer.from(
+    Buffer.from(
       readFileSync(join(ASSETS, 'reference-a11y.js'), 'utf8').replace(
         /\n\/\/# sourceMappingURL=\S*\s*$/,
         '\n',
       ),
-    );
-    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
-    repairScript = { url: `/docs/assets/reference-a11y.${hash}.js`, body };
-  }
-  return repairScript;
-}
+    ),
+  ));
 
 /** The repair script runs after Scalar's start-up script (the last elements of the body). */
 const withRepairScript = (html: string) =>
   html.replace(/<\/body>/, `  <script src="${repairAsset().url}"></script>\n  </body>`);
 
-function registerRepairScript(fastify: FastifyInstance): void {
-  const { url, body } = repairAsset();
-  fastify.get(url, (_req, reply) =>
-    reply
-      .header('Content-Type', 'text/javascript; charset=utf-8')
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
-      .send(body),
-  );
-}
-
 /** Scalar's bundled script, the one `@scalar/fastify-api-reference` serves at `<prefix>/js/scalar.js`. */
 const SCALAR_SCRIPT = join(dirname(require.resolve('@scalar/fastify-api-reference')), 'js', 'standalone.js');
 
 interface Bundle {
-  /** `/docs/assets/scalar.<first 16 hex of its SHA-256>.js`: a new version of the script is a new URL. */
+  /** `/docs/assets/<name>.<first 16 hex of its SHA-256>.js`: a new version of the script is a new URL. */
   url: string;
   identity: Buffer;
   /** Compressed once, on the first request that accepts it (not at start-up: most processes never serve it). */
   encoded: Partial<Record<'br' | 'gzip', Promise<Buffer>>>;
 }
+
+function hashedScript(name: string, identity: Buffer): Bundle {
+  const hash = createHash('sha256').update(identity).digest('hex').slice(0, 16);
+  return { url: `/docs/assets/${name}.${hash}.js`, identity, encoded: {} };
+}
+
 let bundle: Bundle | null = null;
 
 /** The script, its hashed URL and its compressed copies, shared by every app of the process. */
-function scalarBundle(): Bundle {
-  if (!bundle) {
-    const identity = readFileSync(SCALAR_SCRIPT);
-    const hash = createHash('sha256').update(identity).digest('hex').slice(0, 16);
-    bundle = { url: `/docs/assets/scalar.${hash}.js`, identity, encoded: {} };
-  }
-  return bundle;
-}
+const scalarBundle = (): Bundle => (bundle ??= hashedScript('scalar', readFileSync(SCALAR_SCRIPT)));
 
 /** The encoding to send for an `Accept-Encoding`: brotli, then gzip, when the client accepts them (q > 0). */
 export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
@@ -189,11 +175,10 @@ const compress = {
 };
 
 /**
- * The reference pages' script at a URL naming its content hash: cached for a year as immutable, compressed with
+ * A reference page's script at a URL naming its content hash: cached for a year as immutable, compressed with
  * brotli or gzip when the client accepts it (`Vary: Accept-Encoding`).
  */
-function registerScalarBundle(fastify: FastifyInstance): string {
-  const b = scalarBundle();
+function registerScript(fastify: FastifyInstance, b: Bundle): string {
   fastify.get(b.url, async (req, reply) => {
     const encoding = pickEncoding(req.headers['accept-encoding']);
     void reply
@@ -224,8 +209,8 @@ export async function registerApiReferences(
     const existing = route.onSend === undefined ? [] : [route.onSend].flat();
     route.onSend = [...existing, withReferenceCsp] as RouteOptions['onSend'];
   });
-  const script = registerScalarBundle(fastify);
-  registerRepairScript(fastify);
+  const script = registerScript(fastify, scalarBundle());
+  registerScript(fastify, repairAsset());
   for (const which of ['visitor', 'public'] as const) {
     const title = which === 'visitor' ? 'Visitor-management API' : 'Public content API';
     let shown: { from: OpenApiDocument; doc: OpenApiDocument } | null = null;
@@ -246,7 +231,7 @@ export async function registerApiReferences(
         // Scalar's own developer toolbar is for Scalar's developers, not for readers of this reference.
         showDeveloperTools: 'never',
         defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
-        // the hashed, compressed, long-cached copy of the script (registerScalarBundle)
+        // the hashed, compressed, long-cached copy of the script (registerScript)
         cdn: script,
       },
     });
