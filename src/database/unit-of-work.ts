@@ -111,7 +111,18 @@ export class Transactions {
       const commit = client.query('COMMIT');
       const failure = await firstFailure([...uow.deferred(), ...last.filter((w) => w !== undefined), commit]);
       open = false;
-      if (failure) throw failure;
+      if (failure) {
+        // A deferred step that failed in code, not in PostgreSQL, cannot stop a COMMIT already written: say so.
+        const ended = await commit.then(
+          (r) => r.command,
+          () => null,
+        );
+        if (ended === 'COMMIT')
+          this.logger.error(
+            `a transaction committed although one of its steps failed: ${(failure as Error).message}`,
+          );
+        throw failure;
+      }
       const { command } = await commit;
       if (command !== 'COMMIT') throw new Error(`the transaction ended with ${command} instead of COMMIT`);
       for (const p of this.participants) p.afterCommit?.();

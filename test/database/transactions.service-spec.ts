@@ -78,4 +78,20 @@ describe('database/Transactions (pipelined)', () => {
     await tx.run(async (uow) => insert(uow.manager, 3, 'c'));
     expect(await names()).toEqual(['c']);
   });
+
+  it('a participant whose commit-time step fails in code (before its statement) rolls the transaction back', async () => {
+    // The idempotency layer's step serializes the response first: a throw there must not let COMMIT through.
+    tx.participate({
+      withCommit: (_m, result) => {
+        if (result === 'unserializable') throw new Error('cannot serialize the response');
+        return undefined;
+      },
+    });
+    const run = tx.run(async (uow) => {
+      await insert(uow.manager, 1, 'changed?');
+      return 'unserializable';
+    });
+    await expect(run).rejects.toThrow('cannot serialize the response');
+    expect(await names()).toEqual([]);
+  });
 });

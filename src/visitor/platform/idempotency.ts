@@ -218,14 +218,22 @@ export class IdempotencyClaims implements OnModuleInit {
     }
   }
 
-  /** The response is the transaction's result: stored as the key's response before the transaction commits. */
-  private async storeInTransaction(manager: EntityManager, result: unknown, o: RunOptions): Promise<void> {
+  /**
+   * The response is the transaction's result: stored as the key's response before the transaction commits. Not
+   * async on purpose: what can fail in code (the response, its serialization) throws here, before COMMIT is written,
+   * so the transaction rolls back; only the UPDATE goes out with COMMIT.
+   */
+  private storeInTransaction(
+    manager: EntityManager,
+    result: unknown,
+    o: RunOptions,
+  ): Promise<void> | undefined {
     const claim = current.getStore();
-    if (!claim || claim.committed) return;
+    if (!claim || claim.committed) return undefined;
     const response = o.responseOf ? o.responseOf(result as never) : o.isResponse ? result : undefined;
     if (response === undefined) {
       claim.unanswered = true;
-      return;
+      return undefined;
     }
     let body: string;
     try {
@@ -233,18 +241,12 @@ export class IdempotencyClaims implements OnModuleInit {
     } catch {
       body = JSON.stringify(response); // the route has no response schema for the status
     }
-    await this.repo.complete(
-      claim.tenant,
-      claim.key,
-      claim.hash,
-      claim.status,
-      JSON_TYPE,
-      body,
-      false,
-      manager,
-    );
-    claim.committed = true;
-    claim.storedBody = body;
+    return this.repo
+      .complete(claim.tenant, claim.key, claim.hash, claim.status, JSON_TYPE, body, false, manager)
+      .then(() => {
+        claim.committed = true;
+        claim.storedBody = body;
+      });
   }
 
   onModuleInit(): void {
