@@ -3,8 +3,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * A change counter per public content table (`content.table_version`), bumped by a statement-level trigger on
  * every INSERT, UPDATE, DELETE and TRUNCATE of the table, in the writer's transaction: a reader sees a table's
- * new version exactly when it can see the change. The public pipeline reads the versions of a route's tables
- * (one indexed row each) to answer `If-None-Match` without running the route's query (see docs/decisions.md,
+ * new version exactly when it can see the change. The public pipeline reads every table's version in one
+ * statement (a few dozen rows) and compares the route's tables to answer `If-None-Match` without running the
+ * route's query (see docs/decisions.md,
  * "Conditional public reads from table versions").
  *
  * Every table of schema `content` is counted except the API-key tables (`api_key`, `api_key_use_day`), which the

@@ -10,7 +10,7 @@ import { createDataSource } from './data-source.factory';
 export const READ_DATA_SOURCE = Symbol('READ_DATA_SOURCE');
 
 /** How often a replica that does not serve is checked again. */
-export const REPLICA_RECHECK_MS = 1000;
+const REPLICA_RECHECK_MS = 1000;
 /** How long getting a connection to the replica may take before it counts as unreachable. */
 const REPLICA_CONNECT_TIMEOUT_MS = 2000;
 /** A replica statement that has not answered in this time counts as a replica gone silent (then the primary runs it). */

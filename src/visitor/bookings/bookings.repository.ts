@@ -110,9 +110,9 @@ export class BookingsRepository implements VisitorDataHolder, SandboxDataHolder 
   }
 
   /**
-   * Inserts a new booking (its service takes the slot's place in the same transaction: BookingTypesService).
+   * Inserts a new booking (its service takes the slot's place in the same transaction: BookingTypesService), as a
+   * prepared statement written to the transaction's connection when called (`BookingsService.create`).
    */
-  /** A prepared statement, written to the transaction's connection when called (`BookingsService.create`). */
   async insert(m: EntityManager, b: BookingRow): Promise<void> {
     assertTenant(b);
     await preparedQuery(m, 'booking_insert', INSERT_BOOKING, [

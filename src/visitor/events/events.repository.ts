@@ -42,10 +42,10 @@ export interface EventFilter {
   requestId?: string;
 }
 
-/** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
 const INSERT_EVENT = `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
   VALUES ($1, $2, $3, $4, $5, $6, $7)`;
 
+/** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
 @Injectable()
 @HoldsVisitorData(30)
 @HoldsSandboxData(40)
