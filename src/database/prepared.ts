@@ -107,11 +107,12 @@ export function preparedText<T>(
   on: DataSource | EntityManager,
   text: string,
   values: unknown[] = [],
+  types?: CustomTypesConfig,
 ): Promise<T[]> {
   let name = textNames.get(text);
   if (name === undefined) {
     name = `t_${hash('sha1', text, 'base64url')}`;
     if (textNames.size < 10_000) textNames.set(text, name);
   }
-  return preparedQuery<T>(on, name, text, values);
+  return preparedQuery<T>(on, name, text, values, types);
 }

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { types as pgTypes } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import { preparedQuery } from '../../database/prepared';
+import { preparedQuery, preparedText } from '../../database/prepared';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import type { FormSchema } from '../forms/custom-fields.validator';
@@ -393,9 +392,8 @@ export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
       where.push(`(v.created_at, v.id) > ($${params.length - 1}, $${params.length})`);
     }
     const text = `${VISIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY v.created_at, v.id LIMIT ${limit}`;
-    // One named statement per filter combination and limit (the name is a digest of the text).
-    const name = `visits_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-    return preparedQuery<VisitListRow>(this.ds, name, text, params, LIST_TYPES);
+    // One named statement per filter combination and limit (named after its text).
+    return preparedText<VisitListRow>(this.ds, text, params, LIST_TYPES);
   }
 
   /**
