@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import Redis from 'ioredis';
+import { flushRedisPrefix } from '../support/redis-prefix';
 import { Client } from 'pg';
 import { parse } from 'yaml';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../harness';
@@ -97,12 +98,7 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
     await pg?.end();
     await db?.drop();
     await receiver?.stop();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
+    await flushRedisPrefix(redis, prefix);
     redis.disconnect();
   });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
+import { flushRedisPrefix } from '../support/redis-prefix';
 import { Client } from 'pg';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../harness';
 import { startWorkerProcess } from '../support/app-process';
@@ -45,17 +46,6 @@ describe('standing fault suite: worker killed and Redis flushed with work pendin
     await receiver.stop();
     redis.disconnect();
   });
-
-  async function flushPrefix(): Promise<number> {
-    let cursor = '0';
-    let n = 0;
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) n += await redis.del(...keys);
-    } while (cursor !== '0');
-    return n;
-  }
 
   const one = async (sql: string, params: unknown[]) => Number((await pg.query(sql, params)).rows[0].n);
 
@@ -103,7 +93,7 @@ describe('standing fault suite: worker killed and Redis flushed with work pendin
       child.kill('SIGKILL');
     }
     await exited;
-    expect(await flushPrefix()).toBeGreaterThan(0);
+    expect(await flushRedisPrefix(redis, prefix)).toBeGreaterThan(0);
     const pending =
       (await one(
         `SELECT count(*) AS n FROM visitor.visit_pass WHERE organisation_id = $1 AND status = 'pending'`,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
+import { flushRedisPrefix } from '../../support/redis-prefix';
 import { Client } from 'pg';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../../harness';
 import { startWorkerProcess } from '../../support/app-process';
@@ -30,17 +31,6 @@ describe('webhook delivery faults', () => {
     redis.disconnect();
   });
 
-  async function flushPrefix(prefix: string): Promise<number> {
-    let cursor = '0';
-    let n = 0;
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) n += await redis.del(...keys);
-    } while (cursor !== '0');
-    return n;
-  }
-
   it('delivers every event after the queued jobs were wiped from Redis', async () => {
     const prefix = `ghtest:${randomBytes(6).toString('hex')}`;
     const env = {
@@ -60,7 +50,7 @@ describe('webhook delivery faults', () => {
       ids.push(e.id);
     }
     // …then Redis loses every job.
-    expect(await flushPrefix(prefix)).toBeGreaterThan(0);
+    expect(await flushRedisPrefix(redis, prefix)).toBeGreaterThan(0);
     // A worker starts: the sweeper finds the due deliveries in PostgreSQL.
     const worker = await bootTestApp({ db, env: { ...env, RUN_WORKER: 'true', SURFACES: 'docs' } });
     try {

@@ -1,0 +1,13 @@
+import type Redis from 'ioredis';
+
+/** Deletes every key under `prefix:` (a test's own Redis key prefix); returns how many there were. */
+export async function flushRedisPrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let n = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) n += await redis.del(...keys);
+  } while (cursor !== '0');
+  return n;
+}
