@@ -5,6 +5,7 @@ import { bootTestApp, TestApp } from '../../harness';
 import { call, createOrg, TestOrg } from '../../support/platform-fixtures';
 import { createEndpoint } from '../../support/webhook-fixtures';
 import { postBooking, saveBookingType } from '../../support/booking-fixtures';
+import { phoneFrom } from '../../support/desk-app';
 
 /**
  * What one write costs the database and Redis: every statement the pg driver sends and every Redis command
@@ -60,8 +61,18 @@ async function counted<T>(send: () => Promise<T>): Promise<{ res: T; sent: Sent 
   return { res, sent };
 }
 
-let phoneSeq = 0;
-const newPhone = () => `+23324${String(7000000 + ++phoneSeq).padStart(7, '0')}`;
+const newPhone = phoneFrom(7_000_000);
+
+/** Prints what one request sent and checks it stays within `limit` (statements, round trips, Redis commands). */
+function expectWithin(label: string, sent: Sent, limit: { sql: number; trips: number; redis: number }): void {
+  process.stdout.write(
+    `${label}\n  sql (${sent.sql.length} statements, ${sent.trips} round trips):\n    ${sent.sql.join('\n    ')}\n`,
+  );
+  process.stdout.write(`  redis (${sent.redis.length}): ${sent.redis.join(' ')}\n`);
+  expect(sent.sql.length).toBeLessThanOrEqual(limit.sql);
+  expect(sent.trips).toBeLessThanOrEqual(limit.trips);
+  expect(sent.redis.length).toBeLessThanOrEqual(limit.redis);
+}
 
 describe('round trips of one write', () => {
   let t: TestApp;
@@ -108,13 +119,7 @@ describe('round trips of one write', () => {
     await createVisit(); // warm: first-use lookups (prepared statements, form) are not the steady state
     const { res, sent } = await counted(createVisit);
     expect(res.statusCode).toBe(201);
-    process.stdout.write(
-      `POST /v1/visits\n  sql (${sent.sql.length} statements, ${sent.trips} round trips):\n    ${sent.sql.join('\n    ')}\n`,
-    );
-    process.stdout.write(`  redis (${sent.redis.length}): ${sent.redis.join(' ')}\n`);
-    expect(sent.sql.length).toBeLessThanOrEqual(EXPECTED.visits.sql);
-    expect(sent.trips).toBeLessThanOrEqual(EXPECTED.visits.trips);
-    expect(sent.redis.length).toBeLessThanOrEqual(EXPECTED.visits.redis);
+    expectWithin('POST /v1/visits', sent, EXPECTED.visits);
   });
 
   it('POST /v1/bookings (confirmed at once): the statements and Redis commands of one create', async () => {
@@ -126,21 +131,15 @@ describe('round trips of one write', () => {
         capacity: 1000,
       },
     );
-    const start = () => {
-      const d = new Date();
-      return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1, 9)).toISOString();
-    };
-    await postBooking(t.app, key, newPhone(), tour.id, start());
-    const { res, sent } = await counted(() => postBooking(t.app, key, newPhone(), tour.id, start()));
+    const d = new Date();
+    const start = new Date(
+      Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1, 9),
+    ).toISOString();
+    await postBooking(t.app, key, newPhone(), tour.id, start);
+    const { res, sent } = await counted(() => postBooking(t.app, key, newPhone(), tour.id, start));
     expect(res.statusCode).toBe(201);
     expect(res.json().status).toBe('confirmed');
-    process.stdout.write(
-      `POST /v1/bookings\n  sql (${sent.sql.length} statements, ${sent.trips} round trips):\n    ${sent.sql.join('\n    ')}\n`,
-    );
-    process.stdout.write(`  redis (${sent.redis.length}): ${sent.redis.join(' ')}\n`);
-    expect(sent.sql.length).toBeLessThanOrEqual(EXPECTED.bookings.sql);
-    expect(sent.trips).toBeLessThanOrEqual(EXPECTED.bookings.trips);
-    expect(sent.redis.length).toBeLessThanOrEqual(EXPECTED.bookings.redis);
+    expectWithin('POST /v1/bookings', sent, EXPECTED.bookings);
   });
 });
 
