@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { spawnCli } from '../support/cli';
 import { createTestDatabase, TestDatabase } from '../harness';
 import { startAppProcess } from '../support/app-process';
 import { until } from '../support/until';
@@ -64,10 +63,7 @@ describe('secret settings never reach the output', () => {
   afterAll(() => db?.drop());
 
   const cli = (extra: Record<string, string>, ...args: string[]) => {
-    const r = spawnSync(process.execPath, [join(__dirname, '../../dist/src/cli.js'), ...args], {
-      env: { ...process.env, ...env, ...extra },
-      encoding: 'utf8',
-    });
+    const r = spawnCli({ ...env, ...extra }, ...args);
     return { status: r.status, stdout: r.stdout, output: r.stdout + r.stderr };
   };
 

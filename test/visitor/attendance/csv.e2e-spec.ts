@@ -1,5 +1,4 @@
 import { parse } from 'csv-parse/sync';
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../../harness';
-import { runCli } from '../../support/cli';
+import { runCli, spawnCli } from '../../support/cli';
 import { createOrg, TestOrg } from '../../support/platform-fixtures';
 import { StaffImport } from '../../../src/visitor/people/staff-import';
 import { AccountsService } from '../../../src/visitor/accounts/accounts.service';
@@ -27,12 +26,7 @@ describe('staff CSV import and timesheet export', () => {
       .get(StaffImport)
       .run(tenant(), Readable.from([Buffer.isBuffer(text) ? text : Buffer.from(text)]), { dryRun });
   /** The operator CLI (dist) on this test's database: exit status, stdout and stderr. */
-  const cliRun = (...args: string[]) =>
-    spawnSync(process.execPath, [join(__dirname, '../../../dist/src/cli.js'), ...args], {
-      env: { ...process.env, DATABASE_URL: t.db.url, NODE_ENV: 'test' },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+  const cliRun = (...args: string[]) => spawnCli({ DATABASE_URL: t.db.url, NODE_ENV: 'test' }, ...args);
   const people = async () =>
     (
       await pg.query(
@@ -455,13 +449,18 @@ describe('staff CSV import and timesheet export', () => {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(read.json().id).toBe(type.id);
-    let refused = '';
-    try {
-      runCli(t.db.url, 'booking-types', 'save', '--org', org.id, '--mode', 'test', '--json', '{"name":"x"}');
-    } catch (e) {
-      refused = String((e as { stderr: string }).stderr);
-    }
-    expect(refused).toContain('site_id');
+    const refused = cliRun(
+      'booking-types',
+      'save',
+      '--org',
+      org.id,
+      '--mode',
+      'test',
+      '--json',
+      '{"name":"x"}',
+    );
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('site_id');
     const shift = runCli(
       t.db.url,
       'attendance',

@@ -1,5 +1,5 @@
 import { bootTestApp, TestApp } from '../../harness';
-import { runCli } from '../../support/cli';
+import { runCli, spawnCli } from '../../support/cli';
 import { call, createOrg } from '../../support/platform-fixtures';
 
 /** Operator actions through the CLI (Enterprise custom scopes, raised allowances, expiring keys), seen over /v1. */
@@ -12,12 +12,9 @@ describe('custom scopes, raised allowances and expiring keys (operator CLI)', ()
 
   const cli = (...args: string[]) => runCli(t.db.url, ...args);
   const cliError = (...args: string[]) => {
-    try {
-      cli(...args);
-    } catch (e) {
-      return String((e as { stderr?: string }).stderr);
-    }
-    throw new Error('the command succeeded');
+    const r = spawnCli({ DATABASE_URL: t.db.url, NODE_ENV: 'test' }, ...args);
+    if (r.status === 0) throw new Error('the command succeeded');
+    return r.stderr;
   };
   /** `keys create` arguments for a secret key of `org` in `mode` with `scopes`, plus any `more` flags. */
   const keyArgs = (org: string, mode: string, scopes: string, ...more: string[]) => [
