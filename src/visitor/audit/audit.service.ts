@@ -34,6 +34,12 @@ interface Waiting {
   reject: (e: Error) => void;
 }
 
+/** Keeps `write` in `set` while it is in flight. */
+function track(set: Set<Promise<void>>, write: Promise<void>): void {
+  set.add(write);
+  void write.finally(() => set.delete(write));
+}
+
 /** Records key creation, revocation and use, sign-ins and admin actions. */
 @Injectable()
 export class AuditService implements OnApplicationShutdown {
@@ -43,9 +49,9 @@ export class AuditService implements OnApplicationShutdown {
   private soon: NodeJS.Timeout | null = null;
   private readonly soonWrites = new Set<Promise<void>>();
 
-  /** Entries of `recordGrouped` not yet written, and how many of its INSERTs are in flight. */
+  /** Entries of `recordGrouped` not yet written, and its writers in flight (each drains `waiting`). */
   private waiting: Waiting[] = [];
-  private writers = 0;
+  private readonly groupWrites = new Set<Promise<void>>();
 
   constructor(
     private readonly repo: AuditRepository,
@@ -66,7 +72,7 @@ export class AuditService implements OnApplicationShutdown {
   recordGrouped(e: AuditEntry): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ row: this.rowOf(e), resolve, reject });
-      if (this.writers < GROUP_WRITERS) void this.writeWaiting();
+      if (this.groupWrites.size < GROUP_WRITERS) track(this.groupWrites, this.writeWaiting());
     });
   }
 
@@ -93,12 +99,13 @@ export class AuditService implements OnApplicationShutdown {
     const entries = this.soonQueue;
     this.soonQueue = [];
     if (entries.length === 0) return;
-    const write = (async () => {
-      for (let i = 0; i < entries.length; i += MAX_GROUP)
-        await this.writeGroup(entries.slice(i, i + MAX_GROUP));
-    })();
-    this.soonWrites.add(write);
-    void write.finally(() => this.soonWrites.delete(write));
+    track(
+      this.soonWrites,
+      (async () => {
+        for (let i = 0; i < entries.length; i += MAX_GROUP)
+          await this.writeGroup(entries.slice(i, i + MAX_GROUP));
+      })(),
+    );
   }
 
   /** After the HTTP server's last request (Nest closes it before this hook; the database closes after it). */
@@ -106,20 +113,13 @@ export class AuditService implements OnApplicationShutdown {
     if (this.soon) clearTimeout(this.soon);
     this.soon = null;
     this.writeSoon();
-    await Promise.all([...this.soonWrites]);
-    while (this.waiting.length > 0 || this.writers > 0) {
-      if (this.waiting.length > 0 && this.writers < GROUP_WRITERS) await this.writeWaiting();
-      else await new Promise((r) => setTimeout(r, 5));
-    }
+    // A writer in flight drains `waiting` before it ends; with none, one is started for what is left.
+    if (this.waiting.length > 0 && this.groupWrites.size === 0) track(this.groupWrites, this.writeWaiting());
+    await Promise.all([...this.soonWrites, ...this.groupWrites]);
   }
 
   private async writeWaiting(): Promise<void> {
-    this.writers++;
-    try {
-      while (this.waiting.length > 0) await this.writeGroup(this.waiting.splice(0, MAX_GROUP));
-    } finally {
-      this.writers--;
-    }
+    while (this.waiting.length > 0) await this.writeGroup(this.waiting.splice(0, MAX_GROUP));
   }
 
   /** One INSERT for the group; if it fails, each row on its own, so a bad entry fails only its own caller. */

@@ -77,4 +77,13 @@ describe('AuditService.recordGrouped', () => {
     await audit.onApplicationShutdown();
     expect(await written(org)).toEqual(Array.from({ length: 30 }, (_, n) => n));
   });
+
+  it('at shutdown, grouped entries still waiting or in flight are written before the hook returns', async () => {
+    const org = 'org_grouped_shutdown';
+    // 450 entries: more than the writers' groups in flight, so some still wait when the hook is called
+    const pending = Array.from({ length: 450 }, (_, n) => audit.recordGrouped(entry(org, n)));
+    await audit.onApplicationShutdown();
+    expect(await written(org)).toEqual(Array.from({ length: 450 }, (_, n) => n));
+    await Promise.all(pending);
+  });
 });
