@@ -1,10 +1,11 @@
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../../harness';
 import { Contract } from '../../support/openapi-contract';
-import { call, createOrg, TestOrg } from '../../support/platform-fixtures';
+import { call, TestOrg } from '../../support/platform-fixtures';
 import { controlClock } from '../../support/clock';
 import { until } from '../../support/until';
 import { postBooking, saveBookingType } from '../../support/booking-fixtures';
+import { OrgWithHost, orgWithHost } from '../../support/visitor-org';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let phoneSeq = 0;
@@ -29,16 +30,7 @@ describe('contract edges (hardening round 3, item 11)', () => {
     saveBookingType(t.app, tenant(), { site, host }, { horizon_days: 30, ...over });
   const book = (typeId: string, start: string, over: Record<string, unknown> = {}, k = key) =>
     postBooking(t.app, k, newPhone(), typeId, start, over);
-  const visit = (visitor: Record<string, unknown>) =>
-    call(t.app, 'POST', '/v1/visits', {
-      key,
-      body: {
-        site_id: site,
-        host_id: host,
-        type: 'meeting',
-        visitor: { name: 'Kofi Boateng', phone: newPhone(), ...visitor },
-      },
-    });
+  let visit: (visitor: Record<string, unknown>) => ReturnType<OrgWithHost['visit']>;
   const count = async (sql: string) =>
     ((await pg.query(sql.replace('$org', `'${org.id}'`))).rows[0] as { n: number }).n;
 
@@ -54,12 +46,9 @@ describe('contract edges (hardening round 3, item 11)', () => {
     await t?.close();
   });
   beforeEach(async () => {
-    org = await createOrg(t.app, 'pro');
-    key = await org.key();
-    site = org.sites.find((s) => !s.livemode)!.id;
-    host = (
-      await call(t.app, 'POST', '/v1/people', { key, body: { name: 'Ama Host', email: 'ama@host.test' } })
-    ).json().id;
+    const o = await orgWithHost(t.app);
+    ({ org, key, site, host } = o);
+    visit = (visitor) => o.visit({ visitor: { name: 'Kofi Boateng', phone: newPhone(), ...visitor } });
   });
 
   it('a blank name is refused for visitor.name, attendee.name and every other name field', async () => {

@@ -2,7 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { bootTestApp, TestApp } from '../../harness';
-import { call, createOrg, TestOrg } from '../../support/platform-fixtures';
+import { call, TestOrg } from '../../support/platform-fixtures';
+import { orgWithHost } from '../../support/visitor-org';
 import { createEndpoint } from '../../support/webhook-fixtures';
 import { postBooking, saveBookingType } from '../../support/booking-fixtures';
 import { phoneFrom } from '../../support/desk-app';
@@ -85,12 +86,7 @@ describe('round trips of one write', () => {
     t = await bootTestApp({
       env: { RUN_WORKER: 'false', TEST_MODE_RATE_PER_MINUTE: '100000', WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' },
     });
-    org = await createOrg(t.app, 'pro');
-    key = await org.key();
-    site = org.sites.find((s) => !s.livemode)!.id;
-    host = (
-      await call(t.app, 'POST', '/v1/people', { key, body: { name: 'Ama Host', email: 'ama@host.test' } })
-    ).json().id;
+    ({ org, key, site, host } = await orgWithHost(t.app));
     // A subscribed endpoint, so each event also writes a delivery row.
     await createEndpoint(
       t.app,
