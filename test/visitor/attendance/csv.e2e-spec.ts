@@ -418,8 +418,7 @@ describe('staff CSV import and timesheet export', () => {
         payload: { name: 'Host', email: 'host@cli.test' },
       })
     ).json().id;
-    const type = runCli(
-      t.db.url,
+    const saveType = (json: string) => [
       'booking-types',
       'save',
       '--org',
@@ -427,14 +426,20 @@ describe('staff CSV import and timesheet export', () => {
       '--mode',
       'test',
       '--json',
-      JSON.stringify({
-        name: 'CLI tour',
-        visit_type: 'meeting',
-        site_id: site,
-        host_ids: [host],
-        duration_minutes: 45,
-        weekly_hours: { mon: [{ start: '09:00', end: '12:00' }] },
-      }),
+      json,
+    ];
+    const type = runCli(
+      t.db.url,
+      ...saveType(
+        JSON.stringify({
+          name: 'CLI tour',
+          visit_type: 'meeting',
+          site_id: site,
+          host_ids: [host],
+          duration_minutes: 45,
+          weekly_hours: { mon: [{ start: '09:00', end: '12:00' }] },
+        }),
+      ),
     );
     expect(type).toMatchObject({
       name: 'CLI tour',
@@ -449,16 +454,7 @@ describe('staff CSV import and timesheet export', () => {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(read.json().id).toBe(type.id);
-    const refused = cliRun(
-      'booking-types',
-      'save',
-      '--org',
-      org.id,
-      '--mode',
-      'test',
-      '--json',
-      '{"name":"x"}',
-    );
+    const refused = cliRun(...saveType('{"name":"x"}'));
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('site_id');
     const shift = runCli(
