@@ -13,7 +13,6 @@
  * Writes bench/results/public.{json,md}.
  */
 import autocannon from 'autocannon';
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -34,6 +33,8 @@ import {
   Measured,
   peakRssMb,
   runIfMain,
+  startBenchServer,
+  stopBenchServer,
 } from './support';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 2000);
@@ -143,32 +144,8 @@ async function seeded(
   return { db, samples: s, key, seconds };
 }
 
-async function start(script: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = fork(join(__dirname, script), [], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-  });
-  return child;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-}
-
-const appEnv = (url: string, port: number) => ({
-  DATABASE_URL: url,
-  PORT: String(port),
-  RUN_WORKER: 'false',
-  SEED_ON_FIRST_START: 'false',
-  LOG_LEVEL: 'error',
-  PUBLIC_KEYED_RATE_PER_MINUTE: '100000000',
-  REDIS_KEY_PREFIX: `bench:public:${port}`,
-});
+/** The app's settings beyond startBenchServer's: a keyed rate limit the bench cannot reach. */
+const APP_ENV = { PUBLIC_KEYED_RATE_PER_MINUTE: '100000000' };
 
 export async function main(): Promise<void> {
   const unknown = ONLY.filter((n) => !BARE.includes(n));
@@ -202,8 +179,8 @@ export async function main(): Promise<void> {
   let bareRss: number;
   const loadBefore = loadAverage();
   try {
-    const app = await start('server.js', appEnv(full.db.url, port));
-    const bare = await start('bare-public.js', { DATABASE_URL: full.db.url, PORT: String(port + 1) });
+    const app = await startBenchServer(full.db, port, APP_ENV);
+    const bare = await startBenchServer(full.db, port + 1, {}, 'bare-public.js');
     const appMeter = await cpuMeter(full.db, app);
     const bareMeter = await cpuMeter(full.db, bare);
     const measured: Record<string, Omit<Row, 'small' | 'small_items' | 'growth'>> = {};
@@ -252,10 +229,10 @@ export async function main(): Promise<void> {
     } finally {
       await appMeter.close();
       await bareMeter.close();
-      await stop(app);
-      await stop(bare);
+      await stopBenchServer(app);
+      await stopBenchServer(bare);
     }
-    const smallApp = await start('server.js', appEnv(small.db.url, port + 2));
+    const smallApp = await startBenchServer(small.db, port + 2, APP_ENV);
     try {
       for (const e of SELECTED) {
         const url = `http://127.0.0.1:${port + 2}${e.path(small.samples)}`;
@@ -271,7 +248,7 @@ export async function main(): Promise<void> {
         });
       }
     } finally {
-      await stop(smallApp);
+      await stopBenchServer(smallApp);
     }
   } finally {
     await full.db.drop();

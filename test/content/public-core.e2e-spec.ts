@@ -156,6 +156,23 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       expect(beyond.data).toEqual([]);
       expect(beyond.total).toBeGreaterThan(0);
     });
+
+    it('a query string seen before answers as it did, each with its own values; a refused one is refused again', async () => {
+      // List DTOs are validated once per query string and remembered (public-dispatch.ts): the second round is
+      // answered from memory.
+      for (let round = 0; round < 2; round++) {
+        expect((await ok('/public/v1/campaigns?limit=3')).data).toHaveLength(3);
+        const second = await ok('/public/v1/campaigns?limit=5&page=2');
+        expect({ n: second.data.length, page: second.page, limit: second.limit }).toEqual({
+          n: 5,
+          page: 2,
+          limit: 5,
+        });
+        expect(await error('/public/v1/campaigns?limit=0', 400, 'VALIDATION_FAILED')).toContain(
+          'query.limit',
+        );
+      }
+    });
   });
 
   describe('petitions, profiles, stats', () => {

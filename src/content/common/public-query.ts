@@ -98,29 +98,46 @@ export class PublicQuery {
     limit: number,
     offset: number,
   ): Promise<PageRows<T>> {
-    const w = this.where.join(' AND ');
-    const n = this.params.length;
-    const total = cachedTotal(ds, `${q.from}|${w}|${JSON.stringify(this.params)}`, async () => {
-      const r = (await preparedText(
-        ds,
-        `SELECT count(*)::int AS n FROM ${q.from} WHERE ${w}`,
-        this.params,
-      )) as {
-        n: number;
-      }[];
+    const { count: countText, page: pageText } = textsOf(q, this.where.join(' AND '), this.params.length);
+    const total = cachedTotal(ds, `${countText}|${JSON.stringify(this.params)}`, async () => {
+      const r = (await preparedText(ds, countText, this.params)) as { n: number }[];
       return r[0].n;
     });
     const [rows, count] = await Promise.all([
-      preparedText(
-        ds,
-        `SELECT ${q.select} FROM ${q.from} WHERE ${w} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...this.params, limit, offset],
-      ) as Promise<T[]>,
+      preparedText(ds, pageText, [...this.params, limit, offset]) as Promise<T[]>,
       total.n,
     ]);
     const answered = provenTotal(total, count, rows.length, limit, offset);
     return { rows, total: answered, current: stillCurrent(total, total.rev) };
   }
+}
+
+/** The count and page statements of each list shape, by its select list, then by the rest (see textsOf). */
+const texts = new Map<string, Map<string, { count: string; page: string }>>();
+const TEXTS_MAX = 1_000;
+
+/**
+ * A list's two statements for its WHERE clause: built once per shape rather than per request (a page statement is
+ * several hundred characters, hashed again for its prepared statement's name each time it is built anew). A shape
+ * is a combination of filters, so there are few; past TEXTS_MAX per select list they are built each time.
+ */
+function textsOf(
+  q: { select: string; from: string; orderBy: string },
+  where: string,
+  n: number,
+): { count: string; page: string } {
+  let bySelect = texts.get(q.select);
+  if (!bySelect) texts.set(q.select, (bySelect = new Map()));
+  const key = `${q.from}\n${q.orderBy}\n${where}`;
+  let t = bySelect.get(key);
+  if (!t) {
+    t = {
+      count: `SELECT count(*)::int AS n FROM ${q.from} WHERE ${where}`,
+      page: `SELECT ${q.select} FROM ${q.from} WHERE ${where} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    };
+    if (bySelect.size < TEXTS_MAX) bySelect.set(key, t);
+  }
+  return t;
 }
 
 /**

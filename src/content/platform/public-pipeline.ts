@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
 import { Injectable, OnModuleInit, Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { RequestMethod } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiValidationPipe } from '../../common/errors/validation.pipe';
@@ -108,17 +107,10 @@ export class PublicPipeline implements OnModuleInit {
       const type = c.metatype as Type | null;
       if (!type || !c.instance) continue;
       if (surfaceOf(joinRoute(String(Reflect.getMetadata(PATH_METADATA, type) ?? ''))) !== 'public') continue;
-      for (const [route, handler] of directHandlers(c.instance as object, type, pipe))
+      for (const [route, { handler, method }] of directHandlers(c.instance as object, type, pipe)) {
         this.direct.set(route, handler);
-      const base = String(Reflect.getMetadata(PATH_METADATA, type) ?? '');
-      const proto = type.prototype as Record<string, unknown>;
-      for (const name of Object.getOwnPropertyNames(proto)) {
-        const method = proto[name];
-        if (name === 'constructor' || typeof method !== 'function') continue;
-        if (Reflect.getMetadata(METHOD_METADATA, method) !== RequestMethod.GET) continue;
         const tables = changesWith(type, method);
-        const route = joinRoute(base, String(Reflect.getMetadata(PATH_METADATA, method) ?? ''));
-        if (tables && this.direct.has(route)) this.tables.set(route, tables);
+        if (tables) this.tables.set(route, tables);
       }
     }
   }
