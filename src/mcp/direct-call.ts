@@ -16,12 +16,12 @@ const MAX_ENVELOPES = 1000;
 export const SERVER_INFO = { name: 'gatehouse', title: 'Gatehouse', version: '1.0.0' } as const;
 const RESULT_META = JSON.stringify({ [SERVER_INFO_META]: SERVER_INFO });
 
-/** One line for the model and the structured content (as JSON text, and as the object it is). */
+/** One line for the model and the structured content as JSON text (and as the object, when it was built as one). */
 export interface ToolAnswer {
   isError: boolean;
   text: string;
   json: string;
-  structured: Record<string, unknown>;
+  structured?: Record<string, unknown>;
 }
 
 /** A tools/call the direct path may answer: the JSON-RPC id, the tool and its arguments. */
@@ -95,9 +95,8 @@ export function callToolResult(a: ToolAnswer): {
   isError?: boolean;
 } {
   const content = [{ type: 'text' as const, text: a.text }];
-  return a.isError
-    ? { isError: true, content, structuredContent: a.structured }
-    : { content, structuredContent: a.structured };
+  const structuredContent = a.structured ?? (JSON.parse(a.json) as Record<string, unknown>);
+  return a.isError ? { isError: true, content, structuredContent } : { content, structuredContent };
 }
 
 /**

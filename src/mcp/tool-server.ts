@@ -259,9 +259,13 @@ export class McpToolServer implements OnApplicationShutdown {
       );
     const { operationId, input } = tool.route(args);
     const op = this.ops.get(operationId);
+    // The answer twice over: as the /v1 handler returned it (its response class), which the line of text is made
+    // from, and as the route's schema writes it (the serializer's whitelist), which is the structured content.
+    let value: unknown;
     let body: string;
     if (op.method === 'GET') {
-      body = this.ops.serialize(op, reply, await this.ops.call(op, req, reply, input));
+      value = await this.ops.call(op, req, reply, input);
+      body = this.ops.serialize(op, reply, value);
     } else {
       // The key is the credential and the arguments: the same write asked for again (a retry after a broken
       // stream) replays the first answer instead of acting twice.
@@ -273,16 +277,15 @@ export class McpToolServer implements OnApplicationShutdown {
           hash: `mcp:${digest.toString('base64url')}`,
           serialize: (v) => this.ops.serialize(op, reply, v),
         },
-        () => this.ops.call(op, req, reply, input),
+        async () => (value = await this.ops.call(op, req, reply, input)),
       );
       body = done.body;
+      if (done.replayed) value = JSON.parse(body);
     }
-    const result = JSON.parse(body) as unknown;
     // Every /v1 answer a tool gives is an object (a resource or a page); the protocol's structured content must be.
-    if (!result || typeof result !== 'object' || Array.isArray(result))
+    if (!value || typeof value !== 'object' || body.charCodeAt(0) !== 0x7b /* { */)
       throw new Error(`${op.operationId} answered with no JSON object`);
-    const structured = result as Record<string, unknown>;
-    return { isError: false, text: tool.summary(structured, args), json: body, structured };
+    return { isError: false, text: tool.summary(value as Record<string, unknown>, args), json: body };
   }
 
   private apiError(e: unknown, req: FastifyRequest, tool: ToolSpec): ApiError {
