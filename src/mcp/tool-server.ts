@@ -119,6 +119,7 @@ export class McpToolServer implements OnApplicationShutdown {
     const c = req.credential!;
     for (const name of toolCallsOf(req.body)) this.requireToolScopes(c, name);
     const call: Call = { req, reply };
+    // A closed handler refuses every request (500); a call reaching a closing server gets that from the SDK too.
     const direct = this.closed ? null : this.direct.match(req, (name) => TOOL_BY_NAME.has(name));
     if (direct) return this.answerDirectly(call, direct);
     return serveMcp(this.handler, this.config.baseUrl, req, reply, {
@@ -131,7 +132,7 @@ export class McpToolServer implements OnApplicationShutdown {
 
   /**
    * The direct path's answer: the tool run by the same `callTool` as the SDK's handler, written as the SDK writes
-   * its JSON-RPC response (200, `application/json`, the same bytes; tests/mcp/direct-path.e2e-spec.ts compares them).
+   * its JSON-RPC response (200, `application/json`, the same bytes; test/mcp/direct-path.e2e-spec.ts compares them).
    */
   private async answerDirectly(call: Call, d: DirectCall): Promise<void> {
     let payload: string;
