@@ -5,7 +5,6 @@ import {
   ProtocolErrorCode,
   Server,
   type AuthInfo,
-  type CallToolResult,
   type McpHttpHandler,
   type Tool,
 } from '@modelcontextprotocol/server';
@@ -21,6 +20,15 @@ import type { Credential } from '../visitor/platform/credential';
 import { canonical, IdempotencyClaims } from '../visitor/platform/idempotency';
 import { planGives } from '../visitor/platform/plans';
 import { roleAllows, type Scope } from '../visitor/platform/scopes';
+import {
+  callToolResult,
+  DirectCall,
+  DirectCalls,
+  jsonRpcError,
+  jsonRpcResult,
+  SERVER_INFO,
+  ToolAnswer,
+} from './direct-call';
 import { serveMcp } from './http-bridge';
 import { Args, ToolSpec, TOOLS } from './tools';
 import { V1Operation, V1Operations } from './v1-operations';
@@ -75,6 +83,8 @@ export class McpToolServer implements OnApplicationShutdown {
   private readonly handler: McpHttpHandler;
   private readonly validators: ReadonlyMap<string, ValidateFunction>;
   private readonly toolScopes = new Map<string, readonly Scope[]>();
+  private readonly direct = new DirectCalls();
+  private closed = false;
 
   constructor(
     private readonly ops: V1Operations,
@@ -85,7 +95,7 @@ export class McpToolServer implements OnApplicationShutdown {
     const ajv = new Ajv({ allErrors: true, strict: false });
     this.validators = new Map(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
     // Default response shaping: one JSON body (no tool emits a notification before its result).
-    this.handler = createMcpHandler(({ authInfo }) => this.serverFor(authInfo), {
+    this.handler = createMcpHandler(({ authInfo, era }) => this.serverFor(authInfo, era === 'modern'), {
       onerror: (e) => this.logger.debug(`MCP request refused: ${e.message}`),
     });
   }
@@ -95,6 +105,7 @@ export class McpToolServer implements OnApplicationShutdown {
    * the destroy and the shutdown hooks): closing it earlier would end a tool call mid-way.
    */
   async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
     await this.handler.close();
   }
 
@@ -102,11 +113,15 @@ export class McpToolServer implements OnApplicationShutdown {
    * Answers one HTTP request to /mcp (after the guard chain) with the SDK's handler. A `tools/call` of a tool whose
    * scopes the credential lacks is refused first, before the SDK or the tool reads its arguments: 403
    * `scope_missing`, whose `insufficient_scope` challenge names every scope the tool needs (a client's step-up).
+   * A plain 2026-07-28 tools/call of a client the SDK has already served takes the direct path (DirectCalls).
    */
   serve(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const c = req.credential!;
     for (const name of toolCallsOf(req.body)) this.requireToolScopes(c, name);
     const call: Call = { req, reply };
+    // A closed handler refuses every request (500); a call reaching a closing server gets that from the SDK too.
+    const direct = this.closed ? null : this.direct.match(req, (name) => TOOL_BY_NAME.has(name));
+    if (direct) return this.answerDirectly(call, direct);
     return serveMcp(this.handler, this.config.baseUrl, req, reply, {
       token: '',
       clientId: c.id,
@@ -115,18 +130,37 @@ export class McpToolServer implements OnApplicationShutdown {
     });
   }
 
-  /** A fresh protocol server for one request, serving the tools the request's credential may use. */
-  private serverFor(authInfo: AuthInfo | undefined): Server {
+  /**
+   * The direct path's answer: the tool run by the same `callTool` as the SDK's handler, written as the SDK writes
+   * its JSON-RPC response (200, `application/json`, the same bytes; test/mcp/direct-path.e2e-spec.ts compares them).
+   */
+  private async answerDirectly(call: Call, d: DirectCall): Promise<void> {
+    let payload: string;
+    try {
+      payload = jsonRpcResult(d.id, await this.callTool(call, d.name, d.args));
+    } catch (e) {
+      payload = jsonRpcError(d.id, e);
+    }
+    void call.reply.status(200).header('content-type', 'application/json');
+    await call.reply.send(Buffer.from(payload));
+  }
+
+  /**
+   * A fresh protocol server for one request, serving the tools the request's credential may use. A tools/call it
+   * hands to the tool on the modern path has passed the SDK's checks: its client's envelope may take the direct path.
+   */
+  private serverFor(authInfo: AuthInfo | undefined, modern: boolean): Server {
     const call = authInfo?.extra?.call as Call | undefined;
     if (!call?.req.credential) throw new Error('an MCP request reached the handler without a credential');
-    const server = new Server(
-      { name: 'gatehouse', title: 'Gatehouse', version: '1.0.0' },
-      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
-    );
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+    });
     server.setRequestHandler('tools/list', () => ({ tools: this.toolsFor(call.req.credential!) }));
-    server.setRequestHandler('tools/call', (request) =>
-      this.callTool(call, request.params.name, request.params.arguments ?? {}),
-    );
+    server.setRequestHandler('tools/call', async (request) => {
+      if (modern) this.direct.learn(call.req);
+      return callToolResult(await this.callTool(call, request.params.name, request.params.arguments ?? {}));
+    });
     return server;
   }
 
@@ -160,7 +194,7 @@ export class McpToolServer implements OnApplicationShutdown {
       ).needing(scopes);
   }
 
-  private async callTool(call: Call, name: string, args: Args): Promise<CallToolResult> {
+  private async callTool(call: Call, name: string, args: Args): Promise<ToolAnswer> {
     const tool = TOOL_BY_NAME.get(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const { req } = call;
@@ -198,7 +232,7 @@ export class McpToolServer implements OnApplicationShutdown {
     }
   }
 
-  private async run(call: Call, tool: ToolSpec, args: Args): Promise<CallToolResult> {
+  private async run(call: Call, tool: ToolSpec, args: Args): Promise<ToolAnswer> {
     const { req, reply } = call;
     const c = req.credential!;
     // Whether the credential may use the tool at all (role, plan) before what it was asked with: a refusal never
@@ -226,9 +260,13 @@ export class McpToolServer implements OnApplicationShutdown {
       );
     const { operationId, input } = tool.route(args);
     const op = this.ops.get(operationId);
+    // The answer twice over: as the /v1 handler returned it (its response class), which the line of text is made
+    // from, and as the route's schema writes it (the serializer's whitelist), which is the structured content.
+    let value: unknown;
     let body: string;
     if (op.method === 'GET') {
-      body = this.ops.serialize(op, reply, await this.ops.call(op, req, reply, input));
+      value = await this.ops.call(op, req, reply, input);
+      body = this.ops.serialize(op, reply, value);
     } else {
       // The key is the credential and the arguments: the same write asked for again (a retry after a broken
       // stream) replays the first answer instead of acting twice.
@@ -240,12 +278,15 @@ export class McpToolServer implements OnApplicationShutdown {
           hash: `mcp:${digest.toString('base64url')}`,
           serialize: (v) => this.ops.serialize(op, reply, v),
         },
-        () => this.ops.call(op, req, reply, input),
+        async () => (value = await this.ops.call(op, req, reply, input)),
       );
       body = done.body;
+      if (done.replayed) value = JSON.parse(body);
     }
-    const result = JSON.parse(body) as Record<string, unknown>;
-    return { content: [{ type: 'text', text: tool.summary(result, args) }], structuredContent: result };
+    // Every /v1 answer a tool gives is an object (a resource or a page); the protocol's structured content must be.
+    if (!value || typeof value !== 'object' || body.charCodeAt(0) !== 0x7b /* { */)
+      throw new Error(`${op.operationId} answered with no JSON object`);
+    return { isError: false, text: tool.summary(value as Record<string, unknown>, args), json: body };
   }
 
   private apiError(e: unknown, req: FastifyRequest, tool: ToolSpec): ApiError {
@@ -286,17 +327,14 @@ function toolCallsOf(body: unknown): string[] {
 }
 
 /** A domain error as the model reads it: the spec's code, what to do, and the request id for support. */
-function toolError(error: ApiError, requestId: string): CallToolResult {
+function toolError(error: ApiError, requestId: string): ToolAnswer {
   const code = visitorCode(error.code);
   const fields = error.errors.map((f) => `${f.location} ${f.message}`).join('; ');
+  const structured = { code, detail: error.detail, errors: error.errors, request_id: requestId };
   return {
     isError: true,
-    content: [
-      {
-        type: 'text',
-        text: `${code}: ${error.detail}${fields && !error.detail.includes(fields) ? ` (${fields})` : ''} [request ${requestId}]`,
-      },
-    ],
-    structuredContent: { code, detail: error.detail, errors: error.errors, request_id: requestId },
+    text: `${code}: ${error.detail}${fields && !error.detail.includes(fields) ? ` (${fields})` : ''} [request ${requestId}]`,
+    json: JSON.stringify(structured),
+    structured,
   };
 }
