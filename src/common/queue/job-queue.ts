@@ -130,6 +130,15 @@ export class JobQueue implements OnModuleDestroy {
       .catch(() => 0);
   }
 
+  /**
+   * Removes the jobs of `name` that wait to run (not the delayed or running ones), in one call: for wake-ups, where
+   * the run that follows covers every one removed.
+   */
+  async dropWaiting(name: JobName): Promise<void> {
+    if (!this.redis.isReady()) return;
+    await this.registered(name).queue.drain(false);
+  }
+
   /** Lets the last batches reach Redis before the queues close (onApplicationShutdown). */
   async onModuleDestroy(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));

@@ -176,6 +176,11 @@ export class DeliveryService {
     return result.ok ? 'succeeded' : next ? 'retrying' : 'failed';
   }
 
+  /** Removes the `webhooks.deliver` wake-ups waiting in Redis (the worker's loop is about to claim what is due). */
+  dropWaitingWakeUps(): Promise<void> {
+    return this.jobs.dropWaiting('webhooks.deliver');
+  }
+
   /** One attempt of one delivery, now: claim, sign, send, record, schedule the next attempt. */
   async attempt(deliveryId: string): Promise<AttemptResult> {
     const { ready, results } = await this.claim({ ids: [deliveryId] });
