@@ -2,7 +2,8 @@
  * The baseline of `npm run bench -- webhooks`, in its own process (as the worker is): a plain loop of signed POSTs
  * to the bench's receiver — the signature the worker puts on a delivery (signatureHeader), a keep-alive agent set
  * up as the worker's sender's (64 sockets, 64 kept free), BENCH_POSTS POSTs with BENCH_CONCURRENCY in flight (the
- * worker's WEBHOOK_CONCURRENCY) — and no outbox, queue or database. Sends `{ perSecond }` to its parent.
+ * worker's WEBHOOK_CONCURRENCY) — and no outbox, queue or database. Sends `{ perSecond, cpuMs }` (its CPU while
+ * sending) to its parent.
  */
 import { Agent, request } from 'node:http';
 import { newSigningSecret, signatureHeader } from '../src/visitor/webhooks/delivery/signature';
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       req.end(body);
     });
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < total) {
@@ -56,8 +58,9 @@ async function main(): Promise<void> {
     }),
   );
   const perSecond = Math.round(total / ((performance.now() - started) / 1000));
+  const cpu = process.cpuUsage(cpu0);
   agent.destroy();
-  process.send?.({ perSecond }, () => process.exit(0));
+  process.send?.({ perSecond, cpuMs: (cpu.user + cpu.system) / 1000 }, () => process.exit(0));
 }
 
 main().catch((e: unknown) => {

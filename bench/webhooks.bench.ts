@@ -3,7 +3,9 @@
  * Baseline (same run): the same signed POSTs sent by a plain loop in its own process, as the worker is
  * (signed-posts.ts: HMAC + node:http with a keep-alive agent set up as the worker's sender's, the worker's
  * concurrency), with no outbox, queue or database, so the ratio shows what the engine costs (target ≥ 0.7). Reports deliveries/s, event-to-receipt
- * p50/p99 with the queue idle, duplicate and lost counts (by webhook-id), and the worker's peak RSS.
+ * p50/p99 with the queue idle (after one warm-up delivery, so a slow start of the worker is not counted), duplicate and
+ * lost counts (by webhook-id), the worker's peak RSS, and CPU per delivery of the worker and of its PostgreSQL
+ * backends during the drain beside the baseline's CPU per POST (figures that hold on a busy machine).
  */
 import { fork, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -20,7 +22,7 @@ import { SecretBox } from '../src/common/crypto/secret-box';
 import { newId } from '../src/common/ids';
 import { newSigningSecret } from '../src/visitor/webhooks/delivery/signature';
 import { WebhooksRepository } from '../src/visitor/webhooks/webhooks.repository';
-import { benchDatabase, peakRssMb, runIfMain } from './support';
+import { benchDatabase, cpuMeter, peakRssMb, runIfMain } from './support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const ENDPOINTS = 4;
@@ -75,7 +77,11 @@ async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 /** The plain signed-POST loop (signed-posts.ts) in its own process, as the worker is; its POSTs per second. */
-async function baseline(port: number, total: number, concurrency: number): Promise<{ perSecond: number }> {
+async function baseline(
+  port: number,
+  total: number,
+  concurrency: number,
+): Promise<{ perSecond: number; cpuMs: number }> {
   const child = fork(join(__dirname, 'signed-posts.js'), [], {
     env: {
       ...process.env,
@@ -86,7 +92,7 @@ async function baseline(port: number, total: number, concurrency: number): Promi
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { perSecond: number }));
+    child.once('message', (m) => resolve(m as { perSecond: number; cpuMs: number }));
     child.once('exit', (code) => reject(new Error(`signed-posts exited ${code}`)));
   });
 }
@@ -150,7 +156,10 @@ export async function main(): Promise<void> {
         api.get(EventsService).record(uow, tenant, 'visit.created', { id: `visit_${i}`, i } as never),
       );
 
-  // Phase 1: queue idle, one event at a time: commit-to-receipt latency.
+  // Phase 1: queue idle, one event at a time: commit-to-receipt latency, once a warm-up event went through.
+  await record(-1);
+  await waitUntil(() => rx.receipts.length >= ENDPOINTS, 120_000);
+  rx.receipts.length = 0;
   for (let i = 0; i < IDLE_EVENTS; i++) {
     await record(i);
     await new Promise((r) => setTimeout(r, 25));
@@ -173,7 +182,15 @@ export async function main(): Promise<void> {
   );
   const recordedS = (performance.now() - recordStart) / 1000;
   worker = await startWorker();
-  const complete = await waitUntil(() => rx.receipts.length >= EVENTS * ENDPOINTS, 600_000);
+  // CPU of the worker and of its PostgreSQL backends from its first receipt (after its start) to its last.
+  await waitUntil(() => rx.receipts.length > 0, 120_000);
+  const meter = await cpuMeter(db, worker);
+  const drained = await meter.around(async () => {
+    const done = await waitUntil(() => rx.receipts.length >= EVENTS * ENDPOINTS, 600_000);
+    return { rps: 0, mean: 0, p50: 0, p99: 0, requests: rx.receipts.length, done };
+  });
+  await meter.close();
+  const complete = drained.done;
   const seconds = (receiptTimes[receiptTimes.length - 1] - receiptTimes[0]) / 1000;
   const keys = rx.receipts.map((r) => `${r.id}|${r.path}`);
   const unique = new Set(keys).size;
@@ -194,9 +211,12 @@ export async function main(): Promise<void> {
     events_recorded_per_s: Math.round(EVENTS / recordedS),
     idle_latency_ms: { p50: pct(idle, 50), p99: pct(idle, 99) },
     backlog_age_at_receipt_ms: { p50: pct(loaded, 50), p99: pct(loaded, 99) },
+    worker_cpu_ms_per_delivery: drained.app_cpu_ms,
+    worker_pg_cpu_ms_per_delivery: drained.pg_cpu_ms,
     worker_peak_rss_mb: workerRss,
     bench_process_peak_rss_mb: peakRssMb(process.pid),
     baseline_signed_posts_per_s: base.perSecond,
+    baseline_cpu_ms_per_post: Number((base.cpuMs / 20_000).toFixed(3)),
     ratio_to_baseline: Math.round((deliveriesPerS / base.perSecond) * 100) / 100,
     ratio_target: '≥ 0.7',
     load_average_1_5_15: loadavg().map((v) => Number(v.toFixed(2))),

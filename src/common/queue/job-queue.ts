@@ -122,12 +122,13 @@ export class JobQueue implements OnModuleDestroy {
     });
   }
 
-  /** Jobs waiting to run (0 when Redis is unreachable: then nothing can be known to wait there). */
-  async waiting(name: JobName): Promise<number> {
-    if (!this.redis.isReady()) return 0;
-    return this.registered(name)
-      .queue.getWaitingCount()
-      .catch(() => 0);
+  /**
+   * Removes the jobs of `name` that wait to run (not the delayed or running ones), in one call: for wake-ups, where
+   * the run that follows covers every one removed.
+   */
+  async dropWaiting(name: JobName): Promise<void> {
+    if (!this.redis.isReady()) return;
+    await this.registered(name).queue.drain(false);
   }
 
   /** Lets the last batches reach Redis before the queues close (onApplicationShutdown). */

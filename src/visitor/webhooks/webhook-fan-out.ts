@@ -127,14 +127,20 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
   }
 
   /**
-   * After commit, without the request waiting for Redis: the deliveries of every event of the transaction (and of
-   * other requests in the same turn of the event loop) go in one bulk add (`addSoon`); a lost add is the sweeper's.
+   * After commit, without the request waiting for Redis: one wake-up job (named after a delivery) for the deliveries
+   * of every event committed in this turn of the event loop. It reaches Redis after they are committed, and the
+   * worker it wakes claims every due delivery, so one is enough (`addSoon`); a lost add is the sweeper's.
    */
   private enqueueAfterCommit(uow: UnitOfWork, deliveryIds: string[]): void {
     if (deliveryIds.length)
       uow.afterCommit(() => {
-        for (const deliveryId of deliveryIds)
-          this.jobs.addSoon('webhooks.deliver', { deliveryId, attempt: 1 });
+        if (this.waking) return;
+        this.waking = true;
+        setImmediate(() => (this.waking = false));
+        this.jobs.addSoon('webhooks.deliver', { deliveryId: deliveryIds[0], attempt: 1 });
       });
   }
+
+  /** A wake-up is on its way for this turn's commits. */
+  private waking = false;
 }

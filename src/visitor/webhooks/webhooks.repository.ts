@@ -159,6 +159,9 @@ export interface ClaimedDelivery {
   >;
 }
 
+/** Which deliveries a claim takes: the named ones, or up to `limit` of those due. */
+export type ClaimOf = { ids: string[] } | { limit: number };
+
 export interface AttemptOutcome {
   deliveryId: string;
   endpointId: string;
@@ -363,35 +366,45 @@ export class WebhooksRepository {
   }
 
   /**
-   * Claims a due delivery for one attempt (so two workers never send it at once) and returns what the attempt
-   * needs — delivery, event body, endpoint — in one round trip; null when it is not due, not pending, held, or
-   * claimed by someone else. When the organisation is in live mode on a plan without webhooks, the delivery is
-   * held instead (`held`: no lock, no attempt; the sweeper resumes it when the plan returns).
+   * Claims deliveries for one attempt each (so two workers never send one at once) and returns what the attempts
+   * need — delivery, event body, endpoint — in one statement: the named ones that are due (`ids`), or up to `limit`
+   * of the due ones, oldest first, skipping rows another claim has locked right now (`limit`: a worker's batch).
+   * Not due, not pending, held or claimed by someone else: not returned. When the organisation is in live mode on
+   * a plan without webhooks, a delivery is held instead (`held`: no lock, no attempt; the sweeper resumes it when
+   * the plan returns).
    */
-  async claim(deliveryId: string, now: Date, lockMs: number): Promise<ClaimedDelivery | null> {
+  async claim(of: ClaimOf, now: Date, lockMs: number): Promise<ClaimedDelivery[]> {
+    const byIds = 'ids' in of;
     const rows = await this.prepared<ClaimRow>(
-      'webhook_claim',
-      `UPDATE visitor.webhook_delivery d
-          SET locked_until = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$4')} THEN NULL
-                                  ELSE $2::timestamptz + ($3 || ' milliseconds')::interval END,
-              held_since = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$4')} THEN $2 END,
-              updated_at = $2
-         FROM published.events_body e
+      byIds ? 'webhook_claim_ids' : 'webhook_claim_due',
+      `WITH claimed AS (${
+        byIds
+          ? 'SELECT unnest($4::text[]) AS id'
+          : `SELECT id FROM visitor.webhook_delivery
+              WHERE status = 'pending' AND held_since IS NULL AND next_attempt_at <= $1
+                AND (locked_until IS NULL OR locked_until < $1)
+              ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED`
+      })
+       UPDATE visitor.webhook_delivery d
+          SET locked_until = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$3')} THEN NULL
+                                  ELSE $1::timestamptz + ($2 || ' milliseconds')::interval END,
+              held_since = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$3')} THEN $1 END,
+              updated_at = $1
+         FROM claimed c
+         JOIN published.events_body e ON true
          JOIN visitor.webhook_endpoint ep ON true
          LEFT JOIN published.organisations_plan o ON o.id = ep.organisation_id
-        WHERE d.id = $1 AND e.id = d.event_id AND ep.id = d.endpoint_id
-          -- Inside CASE so the planner finds the row by its primary key: written plainly, these conditions
+        WHERE d.id = c.id AND e.id = d.event_id AND ep.id = d.endpoint_id
+          -- Inside CASE so the planner finds the rows by their primary key: written plainly, these conditions
           -- match the partial due index, which a plan with stale statistics scans through the whole backlog.
-          AND CASE WHEN d.held_since IS NULL AND d.status = 'pending' AND d.next_attempt_at <= $2
-                        AND (d.locked_until IS NULL OR d.locked_until < $2) THEN true ELSE false END
+          AND CASE WHEN d.held_since IS NULL AND d.status = 'pending' AND d.next_attempt_at <= $1
+                        AND (d.locked_until IS NULL OR d.locked_until < $1) THEN true ELSE false END
       RETURNING d.id, d.event_id, d.attempt_count, e.body, ep.id AS endpoint_id, ep.organisation_id, ep.livemode, ep.url, ep.status, ep.disabled_reason,
                 ep.deleted_at, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at,
                 d.held_since IS NOT NULL AS held`,
-      [deliveryId, now, String(lockMs), WEBHOOK_PLANS],
+      [now, String(lockMs), WEBHOOK_PLANS, byIds ? of.ids : of.limit],
     );
-    const r = rows[0];
-    if (!r) return null;
-    return {
+    return rows.map((r) => ({
       delivery: { id: r.id, eventId: r.event_id, attemptCount: r.attempt_count },
       held: r.held,
       body: r.body,
@@ -407,83 +420,102 @@ export class WebhooksRepository {
         previousSecretSealed: r.previous_secret_sealed,
         previousSecretExpiresAt: r.previous_secret_expires_at,
       },
-    };
+    }));
   }
 
   /**
-   * Stores an attempt and moves the delivery and its endpoint on, in one statement (one round trip, atomic).
-   * On failure the endpoint's `failing_since` starts (if not already); when it is older than `disableAfterMs`
-   * the endpoint is disabled (`failing`) and `disabledEndpoint` is true. A success clears `failing_since`.
+   * Stores attempts and moves their deliveries and endpoints on, in one statement (one round trip, atomic) for
+   * any number of outcomes. An endpoint's outcomes are taken in the order they were attempted: a failure starts
+   * its `failing_since` (if not already), a success clears it; when `failing_since` is older than `disableAfterMs`
+   * at its latest failure the endpoint is disabled (`failing`). Returns the endpoints this disabled.
    */
-  async recordOutcome(o: AttemptOutcome, disableAfterMs: number): Promise<{ disabledEndpoint: boolean }> {
-    const status = o.succeeded ? 'succeeded' : o.nextAttemptAt ? 'pending' : 'failed';
-    const rows = await this.prepared<{ status: string }>(
-      'webhook_outcome',
-      `WITH attempt AS (
+  async recordOutcome(
+    outcome: AttemptOutcome | readonly AttemptOutcome[],
+    disableAfterMs: number,
+  ): Promise<string[]> {
+    const outcomes = 'deliveryId' in outcome ? [outcome] : outcome;
+    if (!outcomes.length) return [];
+    const column = <K extends keyof AttemptOutcome>(k: K) => outcomes.map((o) => o[k]);
+    // The endpoint's new failing_since: failures since its latest success in this batch (or since before it).
+    const failing = `CASE WHEN s.last_success IS NULL THEN COALESCE(ep.failing_since, s.failing_from) ELSE s.failing_from END`;
+    const disable = `(s.last_failure IS NOT NULL AND ${failing} <= s.last_failure - ($12 || ' milliseconds')::interval)`;
+    const rows = await this.prepared<{ id: string }>(
+      'webhook_outcomes',
+      `WITH o AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[],
+                              $7::int[], $8::int[], $9::text[], $10::text[], $11::boolean[])
+           AS o(delivery_id, endpoint_id, attempt_number, status, next_attempt_at, attempted_at, status_code,
+                duration_ms, error, excerpt, succeeded)
+       ), attempt AS (
          INSERT INTO visitor.webhook_attempt (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_excerpt)
-         VALUES ($1, $3, $6, $7, $8, $9, $10)
+         SELECT delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, excerpt FROM o
        ), delivery AS (
-         UPDATE visitor.webhook_delivery
-            SET attempt_count = $3, status = $4, next_attempt_at = $5, locked_until = NULL, last_attempt_at = $6,
-                last_status_code = $7, last_error = $9, updated_at = $6,
-                first_failure_at = CASE WHEN $11 THEN first_failure_at ELSE COALESCE(first_failure_at, $6) END
-          WHERE id = $1
+         UPDATE visitor.webhook_delivery d
+            SET attempt_count = o.attempt_number, status = o.status, next_attempt_at = o.next_attempt_at,
+                locked_until = NULL, last_attempt_at = o.attempted_at, last_status_code = o.status_code,
+                last_error = o.error, updated_at = o.attempted_at,
+                first_failure_at = CASE WHEN o.succeeded THEN d.first_failure_at ELSE COALESCE(d.first_failure_at, o.attempted_at) END
+           FROM o WHERE d.id = o.delivery_id
+       ), s AS (
+         SELECT b.endpoint_id, b.last_success, b.last_failure,
+                (SELECT min(f.attempted_at) FROM o f
+                  WHERE f.endpoint_id = b.endpoint_id AND NOT f.succeeded
+                    AND (b.last_success IS NULL OR f.attempted_at > b.last_success)) AS failing_from
+           FROM (SELECT endpoint_id, max(attempted_at) FILTER (WHERE succeeded) AS last_success,
+                        max(attempted_at) FILTER (WHERE NOT succeeded) AS last_failure
+                   FROM o GROUP BY endpoint_id) b
        ), endpoint AS (
-         UPDATE visitor.webhook_endpoint
-            SET failing_since = CASE WHEN $11 THEN NULL ELSE COALESCE(failing_since, $6) END,
-                status = CASE WHEN NOT $11 AND COALESCE(failing_since, $6) <= $6::timestamptz - ($12 || ' milliseconds')::interval THEN 'disabled' ELSE status END,
-                disabled_reason = CASE WHEN NOT $11 AND COALESCE(failing_since, $6) <= $6::timestamptz - ($12 || ' milliseconds')::interval THEN 'failing' ELSE disabled_reason END
-          WHERE id = $2 AND status = 'enabled' AND (NOT $11 OR failing_since IS NOT NULL)
-          RETURNING status
+         UPDATE visitor.webhook_endpoint ep
+            SET failing_since = ${failing},
+                status = CASE WHEN ${disable} THEN 'disabled' ELSE ep.status END,
+                disabled_reason = CASE WHEN ${disable} THEN 'failing' ELSE ep.disabled_reason END
+           FROM s
+          WHERE ep.id = s.endpoint_id AND ep.status = 'enabled'
+            AND (ep.failing_since IS DISTINCT FROM ${failing} OR ${disable})
+          RETURNING ep.id, ep.status
        )
-       SELECT status FROM endpoint`,
+       SELECT id FROM endpoint WHERE status = 'disabled'`,
       [
-        o.deliveryId,
-        o.endpointId,
-        o.attemptNumber,
-        status,
-        o.nextAttemptAt,
-        o.attemptedAt,
-        o.statusCode,
-        o.durationMs,
-        o.error,
-        o.excerpt,
-        o.succeeded,
+        column('deliveryId'),
+        column('endpointId'),
+        column('attemptNumber'),
+        outcomes.map((o) => (o.succeeded ? 'succeeded' : o.nextAttemptAt ? 'pending' : 'failed')),
+        column('nextAttemptAt'),
+        column('attemptedAt'),
+        column('statusCode'),
+        column('durationMs'),
+        column('error'),
+        column('excerpt'),
+        column('succeeded'),
         String(disableAfterMs),
       ],
     );
-    return { disabledEndpoint: !o.succeeded && rows[0]?.status === 'disabled' };
+    return rows.map((r) => r.id);
   }
 
-  /** A delivery that can no longer be attempted (endpoint disabled or deleted) ends as failed. */
-  async abandon(deliveryId: string, now: Date, reason: string): Promise<void> {
+  /** Deliveries that can no longer be attempted (endpoint disabled or deleted) end as failed, each with its reason. */
+  async abandon(deliveries: { id: string; reason: string }[], now: Date): Promise<void> {
+    if (!deliveries.length) return;
     await this.ds.query(
-      `UPDATE visitor.webhook_delivery SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, held_since = NULL, last_error = $3, updated_at = $2 WHERE id = $1`,
-      [deliveryId, now, reason],
+      `UPDATE visitor.webhook_delivery d
+          SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, held_since = NULL, last_error = a.reason,
+              updated_at = $3
+         FROM unnest($1::text[], $2::text[]) AS a(id, reason)
+        WHERE d.id = a.id`,
+      [deliveries.map((d) => d.id), deliveries.map((d) => d.reason), now],
     );
   }
 
-  /**
-   * Due (or soon due) pending deliveries not claimed by a live worker and not held, oldest first.
-   * `expiredClaimsOnly`: only those whose worker died mid-attempt (the caller knows the queue holds the rest).
-   */
-  dueDeliveries(
-    now: Date,
-    horizonMs: number,
-    limit: number,
-    expiredClaimsOnly = false,
-  ): Promise<DueDelivery[]> {
-    return this.ds.transaction(
-      async (m) =>
-        (await m.query(
-          `SELECT id, attempt_count, next_attempt_at, locked_until FROM visitor.webhook_delivery
-          WHERE status = 'pending' AND held_since IS NULL
-            AND next_attempt_at <= $1::timestamptz + ($2 || ' milliseconds')::interval
-            AND ${expiredClaimsOnly ? 'locked_until < $1' : '(locked_until IS NULL OR locked_until < $1)'}
-          ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
-          [now, String(horizonMs), limit],
-        )) as DueDelivery[],
-    );
+  /** Due (or soon due) pending deliveries not claimed by a live worker and not held, oldest first. */
+  dueDeliveries(now: Date, horizonMs: number, limit: number): Promise<DueDelivery[]> {
+    return this.ds.query(
+      `SELECT id, attempt_count, next_attempt_at, locked_until FROM visitor.webhook_delivery
+        WHERE status = 'pending' AND held_since IS NULL
+          AND next_attempt_at <= $1::timestamptz + ($2 || ' milliseconds')::interval
+          AND (locked_until IS NULL OR locked_until < $1)
+        ORDER BY next_attempt_at LIMIT $3`,
+      [now, String(horizonMs), limit],
+    ) as Promise<DueDelivery[]>;
   }
 
   /**

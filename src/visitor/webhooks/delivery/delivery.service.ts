@@ -3,7 +3,7 @@ import type { Config } from '../../../config/config';
 import { InjectConfig } from '../../../config/config.module';
 import { Clock } from '../../../common/clock';
 import { SecretBox } from '../../../common/crypto/secret-box';
-import { WebhooksRepository } from '../webhooks.repository';
+import { AttemptOutcome, ClaimedDelivery, ClaimOf, WebhooksRepository } from '../webhooks.repository';
 import { DISABLE_AFTER_MS, nextAttemptAt } from './retry-schedule';
 import { signatureHeader } from './signature';
 import { Resolver } from './destination';
@@ -25,7 +25,20 @@ export abstract class EndpointDisabledListener {
   }): Promise<void>;
 }
 
-/** One attempt of one delivery: claim, sign, send, record, schedule the next attempt. */
+/** A claimed delivery ready to send: what the claim returned, the secrets that sign it, and when it was claimed. */
+export type ReadyDelivery = ClaimedDelivery & { secrets: string[]; claimedAt: Date };
+
+/** What one claim statement took: how many rows, those to send, and the results of the others (ended, held). */
+export interface ClaimedBatch {
+  claimed: number;
+  ready: ReadyDelivery[];
+  results: Map<string, AttemptResult>;
+}
+
+/**
+ * Delivery attempts: claimed in batches, signed, sent, recorded in batches, the next attempt scheduled. The worker's
+ * loop (DeliveryPump) drives it; `attempt` runs one delivery now.
+ */
 @Injectable()
 export class DeliveryService {
   private readonly logger = new Logger('WebhookDelivery');
@@ -82,35 +95,70 @@ export class DeliveryService {
     );
   }
 
-  async attempt(deliveryId: string): Promise<AttemptResult> {
+  /**
+   * Claims deliveries (`of`: named ones, or up to a number of the due ones) for one attempt each, in one statement;
+   * ends those whose endpoint was deleted or disabled (one statement) and leaves the held ones. The rest are ready
+   * to send, each with the secrets that sign for it, opened once per endpoint of the batch.
+   */
+  async claim(of: ClaimOf): Promise<ClaimedBatch> {
     const now = this.clock.now();
-    // The claim outlives the longest attempt; if this worker dies mid-attempt, the claim expires and the
-    // sweeper hands the delivery to another worker (at-least-once).
-    const claimed = await this.repo.claim(deliveryId, now, claimMs(this.config));
-    if (!claimed) return 'skipped';
-    const { delivery, body, endpoint } = claimed;
-    if (endpoint.deletedAt || endpoint.status !== 'enabled') {
-      await this.repo.abandon(
-        delivery.id,
-        now,
-        endpoint.deletedAt
-          ? 'endpoint deleted'
-          : `endpoint disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`,
-      );
-      return 'abandoned';
+    // The claim outlives the longest attempt; if this worker dies mid-attempt, the claim expires and another
+    // worker takes the delivery again (at-least-once).
+    const claimed = await this.repo.claim(of, now, claimMs(this.config));
+    const results = new Map<string, AttemptResult>();
+    const gone: { id: string; reason: string }[] = [];
+    const ready: ReadyDelivery[] = [];
+    const secrets = new Map<string, string[]>();
+    for (const c of claimed) {
+      const { delivery, endpoint } = c;
+      if (endpoint.deletedAt || endpoint.status !== 'enabled') {
+        gone.push({
+          id: delivery.id,
+          reason: endpoint.deletedAt
+            ? 'endpoint deleted'
+            : `endpoint disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`,
+        });
+        results.set(delivery.id, 'abandoned');
+      } else if (c.held) {
+        results.set(delivery.id, 'held');
+      } else {
+        let signing = secrets.get(endpoint.id);
+        if (!signing) secrets.set(endpoint.id, (signing = this.signingSecrets(endpoint, now)));
+        ready.push({ ...c, secrets: signing, claimedAt: now });
+      }
     }
-    if (claimed.held) return 'held';
-    const result = await this.post(
-      endpoint.url,
-      delivery.eventId,
-      body,
-      this.signingSecrets(endpoint, now),
-      now,
+    await this.repo.abandon(gone, now);
+    return { claimed: claimed.length, ready, results };
+  }
+
+  /**
+   * Whether a claimed delivery may still be sent: its claim must outlast the POST (WEBHOOK_TIMEOUT_MS), so that no
+   * other worker takes it while this attempt is open.
+   */
+  sendable(d: ReadyDelivery): boolean {
+    return (
+      this.clock.now().getTime() - d.claimedAt.getTime() <=
+      claimMs(this.config) - this.config.webhooks.timeoutMs - 1_000
     );
+  }
+
+  /**
+   * Sends a claimed delivery, records the attempt (in one statement with the others that end meanwhile) and
+   * schedules the next one; `posted` is called when the POST has ended.
+   */
+  async send(d: ReadyDelivery, posted?: () => void): Promise<AttemptResult> {
+    const { delivery, endpoint } = d;
+    const now = this.clock.now();
+    let result: SendResult;
+    try {
+      result = await this.post(endpoint.url, delivery.eventId, d.body, d.secrets, now);
+    } finally {
+      posted?.();
+    }
     const attemptNumber = delivery.attemptCount + 1;
     const after = new Date(now.getTime() + result.durationMs);
     const next = result.ok ? null : nextAttemptAt(attemptNumber, after, this.random);
-    const { disabledEndpoint } = await this.repo.recordOutcome(
+    await this.recorder.record(
       {
         deliveryId: delivery.id,
         endpointId: endpoint.id,
@@ -123,26 +171,94 @@ export class DeliveryService {
         succeeded: result.ok,
         nextAttemptAt: next,
       },
-      DISABLE_AFTER_MS,
+      endpoint,
     );
-    if (disabledEndpoint) {
-      this.logger.warn(`endpoint ${endpoint.id} disabled: every attempt failed for 5 days`);
-      await this.onDisabled
-        ?.endpointDisabled(endpoint)
-        .catch((e: Error) => this.logger.warn(`disable notification failed: ${e.message}`));
-    }
-    if (result.ok) return 'succeeded';
-    if (!next) return 'failed';
-    await this.jobs
-      .add('webhooks.deliver', [
-        {
-          data: { deliveryId: delivery.id, attempt: attemptNumber + 1 },
-          delayMs: next.getTime() - this.clock.now().getTime(),
-        },
-      ])
-      .catch(() => undefined);
-    return 'retrying';
+    return result.ok ? 'succeeded' : next ? 'retrying' : 'failed';
   }
 
+  /** Removes the `webhooks.deliver` wake-ups waiting in Redis (the worker's loop is about to claim what is due). */
+  dropWaitingWakeUps(): Promise<void> {
+    return this.jobs.dropWaiting('webhooks.deliver');
+  }
+
+  /** One attempt of one delivery, now: claim, sign, send, record, schedule the next attempt. */
+  async attempt(deliveryId: string): Promise<AttemptResult> {
+    const { ready, results } = await this.claim({ ids: [deliveryId] });
+    return ready.length ? this.send(ready[0]) : (results.get(deliveryId) ?? 'skipped');
+  }
+
+  /**
+   * Records outcomes group-commit style: the first waits for nothing, and the ones that end while its statement
+   * runs go together in the next (WebhooksRepository.recordOutcome). An outcome's promise settles once it is
+   * stored, its retry's job added and, if it disabled the endpoint, the notification made.
+   */
+  private readonly recorder = new OutcomeRecorder(async (batch) => {
+    const disabled = new Set(
+      await this.repo.recordOutcome(
+        batch.map((b) => b.outcome),
+        DISABLE_AFTER_MS,
+      ),
+    );
+    const retries = batch.map((b) => b.outcome).filter((o) => o.nextAttemptAt);
+    const added = this.jobs
+      .add(
+        'webhooks.deliver',
+        retries.map((o) => ({
+          data: { deliveryId: o.deliveryId, attempt: o.attemptNumber + 1 },
+          delayMs: o.nextAttemptAt!.getTime() - this.clock.now().getTime(),
+        })),
+      )
+      .catch(() => undefined);
+    const notified = [...disabled].map((id) => {
+      const endpoint = batch.find((b) => b.endpoint.id === id)!.endpoint;
+      this.logger.warn(`endpoint ${id} disabled: every attempt failed for 5 days`);
+      return this.onDisabled
+        ?.endpointDisabled(endpoint)
+        .catch((e: Error) => this.logger.warn(`disable notification failed: ${e.message}`));
+    });
+    return { settled: Promise.all([added, ...notified]).then(() => undefined) };
+  });
+
   onDisabled: EndpointDisabledListener | null = null;
+}
+
+/** The most outcomes one statement records. */
+const RECORD_BATCH = 500;
+
+type Endpoint = ClaimedDelivery['endpoint'];
+interface Pending {
+  outcome: AttemptOutcome;
+  endpoint: Endpoint;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** Outcomes waiting for one statement: while one batch is written, the next gathers (see DeliveryService). */
+class OutcomeRecorder {
+  private readonly pending: Pending[] = [];
+  private writing = false;
+
+  /** `write` stores a batch; then each outcome's caller waits for `settled` too (the batch's follow-ups). */
+  constructor(private readonly write: (batch: Pending[]) => Promise<{ settled: Promise<void> }>) {}
+
+  record(outcome: AttemptOutcome, endpoint: Endpoint): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ outcome, endpoint, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    while (this.pending.length) {
+      const batch = this.pending.splice(0, RECORD_BATCH);
+      try {
+        const { settled } = await this.write(batch);
+        void settled.then(() => batch.forEach((b) => b.resolve()));
+      } catch (e) {
+        batch.forEach((b) => b.reject(e));
+      }
+    }
+    this.writing = false;
+  }
 }

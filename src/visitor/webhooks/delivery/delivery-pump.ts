@@ -1,0 +1,111 @@
+import type { Logger } from '@nestjs/common';
+import type { DeliveryService, ReadyDelivery } from './delivery.service';
+
+/**
+ * A worker's delivery loop (one per worker process). It claims due deliveries in batches — one statement takes as
+ * many as there is room for — and sends them with at most `concurrency` POSTs in flight; each outcome is recorded
+ * with the others that end meanwhile (DeliveryService). Up to `concurrency` more are claimed ahead, so a POST that
+ * ends is followed by the next at once instead of after a claim's round trip; one that waited too long for a slot
+ * is not sent (its claim might lapse mid-POST) and is taken again when its claim expires.
+ *
+ * It is woken by a job (deliveries fell due: `webhooks.deliver`), by a timer every WEBHOOK_SWEEP_MS (retries,
+ * expired claims of dead workers, jobs Redis lost), and keeps claiming while claims come back full. A wake-up
+ * during a claim is not lost: the loop stops only after a claim that came back short began after the last one.
+ */
+export class DeliveryPump {
+  private readonly ready: ReadyDelivery[] = [];
+  private sending = 0;
+  /** Claimed and not yet recorded (ready, sending or being recorded). */
+  private open = 0;
+  private claiming = false;
+  /** Wake-ups since the last claim began. */
+  private woken = 0;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly idle: (() => void)[] = [];
+  private warned = false;
+
+  constructor(
+    private readonly delivery: DeliveryService,
+    private readonly concurrency: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(pollMs: number): void {
+    this.timer = setInterval(() => this.wake(), pollMs);
+    this.wake();
+  }
+
+  wake(): void {
+    this.woken++;
+    void this.claim();
+  }
+
+  /** Stops claiming; resolves when every claimed delivery was sent and recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    if (this.open > 0 || this.claiming) await new Promise<void>((r) => this.idle.push(r));
+  }
+
+  private async claim(): Promise<void> {
+    if (this.claiming) return;
+    this.claiming = true;
+    try {
+      // Ready ones fewer than a batch, and (bounding memory while PostgreSQL is slow) unrecorded ones under three.
+      while (
+        !this.stopped &&
+        this.woken > 0 &&
+        this.ready.length < this.concurrency &&
+        this.open < 3 * this.concurrency
+      ) {
+        const seen = this.woken;
+        const limit = 2 * this.concurrency - this.ready.length - this.sending;
+        let batch;
+        try {
+          batch = await this.delivery.claim({ limit });
+          this.warned = false;
+        } catch (e) {
+          // PostgreSQL unreachable: the timer wakes the loop again.
+          if (!this.warned) this.logger.warn(`cannot claim deliveries: ${(e as Error).message}`);
+          this.warned = true;
+          this.woken = 0;
+          break;
+        }
+        if (batch.claimed < limit && this.woken === seen) this.woken = 0;
+        this.open += batch.ready.length;
+        this.ready.push(...batch.ready);
+        this.send();
+      }
+    } finally {
+      this.claiming = false;
+      this.settle();
+    }
+  }
+
+  private send(): void {
+    while (this.sending < this.concurrency && this.ready.length) {
+      const d = this.ready.shift()!;
+      if (!this.delivery.sendable(d)) {
+        this.open--;
+        continue;
+      }
+      this.sending++;
+      this.delivery
+        .send(d, () => {
+          this.sending--;
+          this.send();
+        })
+        .catch((e: Error) => this.logger.warn(`delivery ${d.delivery.id} not recorded: ${e.message}`))
+        .finally(() => {
+          this.open--;
+          void this.claim();
+        });
+    }
+    if (this.ready.length < this.concurrency) void this.claim();
+  }
+
+  private settle(): void {
+    if (this.stopped && this.open === 0 && !this.claiming) this.idle.splice(0).forEach((r) => r());
+  }
+}

@@ -1,0 +1,172 @@
+import { Client } from 'pg';
+import { bootTestApp, TestApp } from '../../harness';
+import { createEndpoint, standIn } from '../../support/webhook-fixtures';
+import { Transactions } from '../../../src/database/unit-of-work';
+import { EventsService } from '../../../src/visitor/events/events.service';
+import { DeliveryService } from '../../../src/visitor/webhooks/delivery/delivery.service';
+import { AttemptOutcome, WebhooksRepository } from '../../../src/visitor/webhooks/webhooks.repository';
+
+const DAY = 86_400_000;
+
+/**
+ * The batch paths of the delivery engine, which the tests driving one attempt at a time do not reach: claims of
+ * due deliveries running at once never take one twice, and the outcomes of several attempts to one endpoint
+ * recorded in one statement move its failure clock in the order they were attempted. No worker runs here.
+ */
+describe('webhook delivery in batches', () => {
+  let t: TestApp;
+  let pg: Client;
+  let seq = 0;
+  const tenant = () => ({ organisationId: `org_batches${++seq}${Date.now()}`, livemode: false });
+
+  beforeAll(async () => {
+    t = await bootTestApp({ env: { WEBHOOK_ALLOW_LOCAL_TARGETS: 'true', RUN_WORKER: 'false' } });
+    pg = new Client({ connectionString: t.db.url });
+    await pg.connect();
+  });
+  afterAll(async () => {
+    await pg.end();
+    await t.close();
+  });
+
+  /** `n` events to one new endpoint; their deliveries' ids, in recording order. */
+  async function deliveries(n: number): Promise<{ endpointId: string; ids: string[] }> {
+    const tn = tenant();
+    const ep = await createEndpoint(t.app, t.config, tn, 'http://127.0.0.1:1/batches', ['*']);
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const event = await t.app
+        .get(Transactions)
+        .run((uow) => t.app.get(EventsService).record(uow, tn, 'visit.created', standIn({ i })));
+      const { rows } = await pg.query<{ id: string }>(
+        `SELECT id FROM visitor.webhook_delivery WHERE event_id = $1`,
+        [event.id],
+      );
+      ids.push(rows[0].id);
+    }
+    return { endpointId: ep.id, ids };
+  }
+
+  it('claims due deliveries oldest first, and two claims at once never take the same one', async () => {
+    const { ids } = await deliveries(12);
+    // Due one a second apart in the past, oldest first; the last is not due yet.
+    for (const [i, id] of ids.entries())
+      await pg.query(`UPDATE visitor.webhook_delivery SET next_attempt_at = $2 WHERE id = $1`, [
+        id,
+        new Date(Date.now() + (i === 11 ? 60_000 : (i - 20) * 1000)),
+      ]);
+    const svc = t.app.get(DeliveryService);
+
+    const first = await svc.claim({ limit: 3 });
+    expect(first.ready.map((d) => d.delivery.id).sort()).toEqual(ids.slice(0, 3).sort());
+    const [a, b] = await Promise.all([svc.claim({ limit: 5 }), svc.claim({ limit: 5 })]);
+    const taken = [...a.ready, ...b.ready].map((d) => d.delivery.id);
+    expect(taken).toHaveLength(8);
+    expect(new Set([...taken, ...first.ready.map((d) => d.delivery.id)])).toEqual(new Set(ids.slice(0, 11)));
+    expect((await svc.claim({ limit: 5 })).claimed).toBe(0); // all claimed, and the last not due
+
+    const { rows } = await pg.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM visitor.webhook_delivery WHERE id = ANY($1) AND locked_until > now()`,
+      [ids],
+    );
+    expect(rows[0].n).toBe(11);
+  });
+
+  it('records several outcomes of one endpoint in one statement, its failure clock in attempt order', async () => {
+    const { endpointId, ids } = await deliveries(3);
+    const repo = t.app.get(WebhooksRepository);
+    const t0 = new Date('2031-03-01T00:00:00Z');
+    const at = (days: number) => new Date(t0.getTime() + days * DAY);
+    const outcome = (deliveryId: string, attemptedAt: Date, succeeded: boolean): AttemptOutcome => ({
+      deliveryId,
+      endpointId,
+      attemptNumber: 1,
+      attemptedAt,
+      statusCode: succeeded ? 204 : 500,
+      durationMs: 3,
+      error: succeeded ? null : 'receiver answered 500',
+      excerpt: null,
+      succeeded,
+      nextAttemptAt: succeeded ? null : new Date(attemptedAt.getTime() + 5_000),
+    });
+    const endpoint = async () =>
+      (
+        await pg.query(
+          `SELECT status, disabled_reason, failing_since FROM visitor.webhook_endpoint WHERE id = $1`,
+          [endpointId],
+        )
+      ).rows[0];
+
+    // A failure, a later success, a later failure (listed out of order): the clock starts at the last failure.
+    expect(
+      await repo.recordOutcome(
+        [outcome(ids[2], at(0.2), false), outcome(ids[0], at(0), false), outcome(ids[1], at(0.1), true)],
+        5 * DAY,
+      ),
+    ).toEqual([]);
+    expect(await endpoint()).toMatchObject({ status: 'enabled', failing_since: at(0.2) });
+    const { rows } = await pg.query(
+      `SELECT d.id, d.status, d.attempt_count, d.first_failure_at, count(a.id)::int AS attempts
+         FROM visitor.webhook_delivery d LEFT JOIN visitor.webhook_attempt a ON a.delivery_id = d.id
+        WHERE d.id = ANY($1) GROUP BY d.id`,
+      [ids],
+    );
+    expect(new Map(rows.map((r) => [r.id, r]))).toEqual(
+      new Map([
+        [ids[0], { id: ids[0], status: 'pending', attempt_count: 1, first_failure_at: at(0), attempts: 1 }],
+        [ids[1], { id: ids[1], status: 'succeeded', attempt_count: 1, first_failure_at: null, attempts: 1 }],
+        [ids[2], { id: ids[2], status: 'pending', attempt_count: 1, first_failure_at: at(0.2), attempts: 1 }],
+      ]),
+    );
+
+    // Failures only: the clock keeps its start; past 5 days at the latest failure, the endpoint is disabled once.
+    const again = (id: string, days: number) => ({ ...outcome(id, at(days), false), attemptNumber: 2 });
+    expect(await repo.recordOutcome([again(ids[0], 3), again(ids[2], 5.3)], 5 * DAY)).toEqual([endpointId]);
+    expect(await endpoint()).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'failing',
+      failing_since: at(0.2),
+    });
+    expect(await repo.recordOutcome([{ ...again(ids[0], 6), attemptNumber: 3 }], 5 * DAY)).toEqual([]);
+  });
+
+  it('a success after failures in one statement clears the clock', async () => {
+    const { endpointId, ids } = await deliveries(2);
+    await pg.query(`UPDATE visitor.webhook_endpoint SET failing_since = $2 WHERE id = $1`, [
+      endpointId,
+      new Date(Date.now() - 6 * DAY),
+    ]);
+    const base = { endpointId, attemptNumber: 1, durationMs: 3, excerpt: null };
+    const now = Date.now();
+    expect(
+      await t.app.get(WebhooksRepository).recordOutcome(
+        [
+          {
+            ...base,
+            deliveryId: ids[0],
+            attemptedAt: new Date(now),
+            statusCode: 500,
+            error: 'receiver answered 500',
+            succeeded: false,
+            nextAttemptAt: new Date(now + 5_000),
+          },
+          {
+            ...base,
+            deliveryId: ids[1],
+            attemptedAt: new Date(now + 1),
+            statusCode: 204,
+            error: null,
+            succeeded: true,
+            nextAttemptAt: null,
+          },
+        ],
+        5 * DAY,
+      ),
+    ).toEqual([]);
+    const { rows } = await pg.query(
+      `SELECT status, failing_since FROM visitor.webhook_endpoint WHERE id = $1`,
+      [endpointId],
+    );
+    expect(rows[0]).toEqual({ status: 'enabled', failing_since: null });
+  });
+});
