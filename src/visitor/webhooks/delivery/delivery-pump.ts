@@ -52,12 +52,14 @@ export class DeliveryPump {
     if (this.claiming) return;
     this.claiming = true;
     try {
-      // Ready ones fewer than a batch, and (bounding memory while PostgreSQL is slow) unrecorded ones under three.
+      // Ready ones fewer than a batch, and (bounding memory while PostgreSQL is slow) unrecorded ones under eight
+      // batches: outcomes wait for one recording statement at a time, and a lower bound (three) held the sending
+      // back while they waited (the bench: 4,900 deliveries/s against 5,700).
       while (
         !this.stopped &&
         this.woken > 0 &&
         this.ready.length < this.concurrency &&
-        this.open < 3 * this.concurrency
+        this.open < 8 * this.concurrency
       ) {
         const seen = this.woken;
         const limit = 2 * this.concurrency - this.ready.length - this.sending;
