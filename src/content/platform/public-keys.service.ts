@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { Clock } from '../../common/clock';
-import { CachedKeyRow, KeyRowCache } from '../../common/crypto/key-row-cache';
 import { newId, randomBase62 } from '../../common/ids';
 import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
@@ -22,6 +21,8 @@ const hash = (key: string) => createHash('sha256').update(key).digest();
 export const KEY_CACHE_MS = 5_000;
 const KEY_CACHE_MAX = 10_000;
 type KeyRow = { id: string; key_hash: Buffer; revoked_at: Date | null };
+/** A key row read from the database, and the full key value once one request has proven it. */
+type CachedKey = { at: number; row: KeyRow; proven: Buffer | null };
 
 export interface PublicKeyView {
   id: string;
@@ -52,13 +53,12 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   private pending = new Map<string, { keyId: string; day: string; requests: number; lastUsedAt: Date }>();
   private timer: NodeJS.Timeout | null = null;
   /** Key rows by lookup part (only keys that exist; an unknown key is looked up every time). */
-  private readonly rows = new KeyRowCache<KeyRow>(KEY_CACHE_MS, KEY_CACHE_MAX, {
-    stored: (row) => row.key_hash,
-    of: hash,
-  });
+  private readonly rows = new Map<string, CachedKey>();
   /** The UTC day requests are counted under, worked out once a day rather than per request. */
   private dayStart = NaN;
   private day = '';
+  /** When cached rows were last dropped for a revocation: a row read that started earlier is not cached. */
+  private invalidatedAt = 0;
   private subscriber: Redis | null = null;
 
   /** `redis` and `config` are absent where the service is built by hand (a bench); revoking announces nothing itself:
@@ -91,7 +91,8 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
 
   /** Drops every cached key row (a key was revoked somewhere), so the next request with a key reads its row. */
   private forgetRows(): void {
-    this.rows.forget();
+    this.invalidatedAt = Date.now();
+    this.rows.clear();
   }
 
   async create(name: string): Promise<PublicKeyView & { key: string }> {
@@ -125,11 +126,7 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   async resolve(value: string): Promise<string | 'revoked' | null> {
     const known = this.resolveCached(value);
     if (known !== undefined) return known;
-    const lookup = KEY.exec(value)![1];
-    const entry = await this.rows.read(
-      lookup,
-      async () => (await this.repo.byLookup(lookup)) as KeyRow | null,
-    );
+    const entry = await this.byLookup(KEY.exec(value)![1]);
     return entry ? this.check(entry, value) : null;
   }
 
@@ -140,13 +137,40 @@ export class PublicKeysService implements OnModuleInit, OnApplicationShutdown {
   resolveCached(value: string): string | 'revoked' | null | undefined {
     const m = KEY.exec(value);
     if (!m) return null;
-    const hit = this.rows.cached(m[1]);
-    return hit && this.check(hit, value);
+    const hit = this.rows.get(m[1]);
+    if (!hit || Date.now() - hit.at >= KEY_CACHE_MS) return undefined;
+    return this.check(hit, value);
   }
 
-  private check(entry: CachedKeyRow<KeyRow>, value: string): string | 'revoked' | null {
-    if (!this.rows.proves(entry, value)) return null;
+  private check(entry: CachedKey, value: string): string | 'revoked' | null {
+    const presented = Buffer.from(value);
+    // A value already proven against the stored hash is compared directly (in constant time), not hashed again.
+    if (!(
+      entry.proven &&
+      entry.proven.length === presented.length &&
+      timingSafeEqual(entry.proven, presented)
+    )) {
+      const h = hash(value);
+      const stored = Buffer.from(entry.row.key_hash);
+      if (stored.length !== h.length || !timingSafeEqual(stored, h)) return null;
+      entry.proven = presented;
+    }
     return entry.row.revoked_at ? 'revoked' : entry.row.id;
+  }
+
+  private async byLookup(lookup: string): Promise<CachedKey | null> {
+    const started = Date.now();
+    const row = (await this.repo.byLookup(lookup)) as KeyRow | null;
+    if (!row) {
+      this.rows.delete(lookup);
+      return null;
+    }
+    const entry: CachedKey = { at: started, row, proven: null };
+    // A read that began before a revocation was announced may have missed it: used for this request only.
+    if (started <= this.invalidatedAt) return entry;
+    if (this.rows.size >= KEY_CACHE_MAX) this.rows.delete(this.rows.keys().next().value as string);
+    this.rows.set(lookup, entry);
+    return entry;
   }
 
   /** Counts one request of the key (written by the next flush). */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../../common/ids';
 
 export type KeyKind = 'secret' | 'publishable';
@@ -47,4 +47,9 @@ export function parseKey(token: string): ParsedKey | null {
 
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
+}
+
+export function keyMatches(key: string, storedHash: Buffer): boolean {
+  const h = hashKey(key);
+  return h.length === storedHash.length && timingSafeEqual(h, storedHash);
 }

@@ -2,15 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, FieldError } from '../../common/errors/api-error';
-import { KeyRowCache } from '../../common/crypto/key-row-cache';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { isTimestamp } from '../../common/validation/timestamp';
 import { Transactions } from '../../database/unit-of-work';
 import { OrganisationsService } from '../organisations/organisations.service';
-import { generateKey, hashKey, KEY_PREFIXES, KeyKind, parseKey } from './api-key-format';
-import { ApiKeyRow, ApiKeysRepository, KeyWithOrganisation } from './api-keys.repository';
-import { CredentialChanges } from '../platform/credential-changes';
+import { generateKey, hashKey, KEY_PREFIXES, keyMatches, KeyKind, parseKey } from './api-key-format';
+import { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
 import { Actor, AuditService } from '../audit/audit.service';
 import type { Credential, CredentialResolver } from '../platform/credential';
 import { PLAN_RULES } from '../platform/plans';
@@ -56,14 +54,6 @@ export function toApiKeyResponse(k: ApiKeyRow): ApiKeyResponse {
   };
 }
 
-/**
- * How long an instance trusts a key row (with its organisation's plan, limits and allow-list) it has read: every
- * /v1 request would otherwise cost one more query. Changes are announced (CredentialChanges), on which every
- * instance drops its cached rows at once; this is the bound when that announcement cannot travel (Redis down).
- */
-const KEY_CACHE_MS = 5_000;
-const KEY_CACHE_MAX = 10_000;
-
 export interface CreateKeyInput {
   name: string;
   kind: string;
@@ -80,11 +70,6 @@ export class ApiKeysService implements CredentialResolver {
   private readonly logger = new Logger('ApiKeys');
   /** When each key's use was last written (last_used_at is kept to the minute; first use per day is audited). */
   private readonly lastTouch = new Map<string, number>();
-  /** Key rows with their organisation's access facts, by lookup part. */
-  private readonly rows = new KeyRowCache<KeyWithOrganisation>(KEY_CACHE_MS, KEY_CACHE_MAX, {
-    stored: (row) => row.secret_hash,
-    of: hashKey,
-  });
 
   constructor(
     private readonly repo: ApiKeysRepository,
@@ -92,11 +77,7 @@ export class ApiKeysService implements CredentialResolver {
     private readonly audit: AuditService,
     private readonly tx: Transactions,
     private readonly clock: Clock,
-    private readonly changes: CredentialChanges,
-  ) {
-    // A credential changed somewhere: the next request reads its key's row.
-    changes.listen(() => this.rows.forget());
-  }
+  ) {}
 
   async create(
     organisationId: string,
@@ -243,7 +224,6 @@ export class ApiKeysService implements CredentialResolver {
         uow.manager,
       );
     });
-    await this.changes.announce();
     return { organisation_id: organisationId, name: input.name, grants, description };
   }
 
@@ -268,7 +248,7 @@ export class ApiKeysService implements CredentialResolver {
     actor: Actor,
     request?: FastifyRequest,
   ): Promise<ApiKeyResponse> {
-    const revoked = await this.tx.run(async (uow) => {
+    return this.tx.run(async (uow) => {
       const key = await this.repo.find(organisationId, id, uow.manager);
       if (!key) throw ApiError.notFound('The API key');
       const now = this.clock.now();
@@ -287,19 +267,14 @@ export class ApiKeysService implements CredentialResolver {
       );
       return toApiKeyResponse({ ...key, revoked_at: now });
     });
-    await this.changes.announce();
-    return revoked;
   }
 
   /** CredentialResolver: an API key in `Authorization: Bearer`. */
   async resolve(token: string, req?: FastifyRequest): Promise<Credential | 'revoked' | null> {
     const parsed = parseKey(token);
     if (!parsed) return null;
-    const entry =
-      this.rows.cached(parsed.lookup) ??
-      (await this.rows.read(parsed.lookup, () => this.repo.findByLookup(parsed.lookup)));
-    if (!entry || !this.rows.proves(entry, token)) return null;
-    const k = entry.row;
+    const k = await this.repo.findByLookup(parsed.lookup);
+    if (!k || !keyMatches(token, k.secret_hash)) return null;
     const now = this.clock.now();
     if (k.revoked_at || (k.expires_at && new Date(k.expires_at) <= now)) return 'revoked';
     await this.noteUse(k.id, k.organisation_id, k.livemode, now, req);

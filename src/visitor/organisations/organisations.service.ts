@@ -7,7 +7,6 @@ import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { Transactions, UnitOfWork } from '../../database/unit-of-work';
 import { Actor, AuditService } from '../audit/audit.service';
-import { CredentialChanges } from '../platform/credential-changes';
 import { CursorCodecProvider } from '../platform/cursor-codec.provider';
 import type { ListQuery, Page } from '../platform/pagination';
 import { isPlan, Plan } from '../platform/plans';
@@ -67,7 +66,6 @@ export class OrganisationsService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly cursors: CursorCodecProvider,
-    private readonly credentials: CredentialChanges,
   ) {}
 
   private checkSite(s: SiteInput, at: string): FieldError[] {
@@ -298,7 +296,7 @@ export class OrganisationsService {
       if (!isCidr(cidr))
         errors.push({ location: `ip_allow_list.${i}`, message: 'must be an IP address or CIDR range' });
     if (errors.length) throw ApiError.validation(errors);
-    const updated = await this.tx.run(async (uow) => {
+    return this.tx.run(async (uow) => {
       if (!(await this.repo.findOrganisation(id, uow.manager))) throw ApiError.notFound('The organisation');
       await this.repo.updateOrganisation(
         uow.manager,
@@ -312,9 +310,6 @@ export class OrganisationsService {
       );
       return (await this.repo.findOrganisation(id, uow.manager)) as OrganisationRow;
     });
-    // Credentials carry the plan, limits and allow-list: instances that cached them read them again.
-    await this.credentials.announce();
-    return updated;
   }
 }
 

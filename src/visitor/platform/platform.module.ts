@@ -3,7 +3,6 @@ import { RateLimitModule } from '../../common/rate-limit/rate-limit.module';
 import { OpenApiModule } from '../../docs/docs.module';
 import { PassportModule } from '@nestjs/passport';
 import { BearerCredentialGuard, BearerCredentialStrategy } from './bearer.strategy';
-import { CredentialChanges } from './credential-changes';
 import { CredentialRegistry } from './credential.registry';
 import { CursorCodecProvider } from './cursor-codec.provider';
 import { IdempotencyClaims, IdempotencyInterceptor } from './idempotency';
@@ -12,7 +11,6 @@ import { IdempotencyRepository } from './idempotency.repository';
 import { VisitorAuthGuard } from './visitor-auth.guard';
 
 const SHARED = [
-  CredentialChanges,
   CredentialRegistry,
   CursorCodecProvider,
   IdempotencyClaims,
