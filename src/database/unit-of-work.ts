@@ -96,6 +96,8 @@ export class Transactions {
     const uow = new UnitOfWork(runner.manager);
     let open = true;
     try {
+      // Held with the work's first statement (written before this turn ends), so both leave in one write.
+      writeTogether(client);
       const begun = client.query('BEGIN');
       uow.defer(begun);
       let result: T;

@@ -1,4 +1,6 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import type { ValidatorOptions } from 'class-validator';
+import { passesForSure } from '../validation/compiled-rules';
 import { ApiError, FieldError } from './api-error';
 import { LONE_SURROGATE_MESSAGE, NUL_MESSAGE } from './query-string';
 
@@ -91,6 +93,23 @@ export class ApiValidationPipe extends ValidationPipe {
       validationError: { target: false, value: true },
       exceptionFactory: (errors) => new RawValidationErrors(errors),
     });
+  }
+
+  /** The rules of each class, as class-validator found them (the binary-value check's lookups), kept across requests. */
+  private readonly rulesByClass = new Map<unknown, unknown[]>();
+
+  /** A value that passes every rule for sure (compiled-rules.ts) skips class-validator, which judges the rest. */
+  protected override validate(
+    object: object,
+    validatorOptions?: ValidatorOptions,
+  ): Promise<ValidationError[]> | ValidationError[] {
+    const plain =
+      !validatorOptions?.groups?.length && !validatorOptions?.always && !validatorOptions?.strictGroups;
+    return plain && passesForSure(object) ? [] : super.validate(object, validatorOptions);
+  }
+
+  protected override findNestedBinaryValues(object: unknown): ValidationError[] {
+    return super.findNestedBinaryValues(object, this.rulesByClass as Map<unknown, never[]>);
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {

@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { Observable } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
 import { StoredResponse } from '../../common/http/stored-response';
@@ -55,6 +55,8 @@ interface Claim {
   committed: boolean;
   /** The body that transaction stored (the onSend hook stores the body sent only when it differs). */
   storedBody?: string;
+  /** The response that body was serialized from by the route's own serializer (then the reply sends that body). */
+  storedResponse?: unknown;
   /** Set when a transaction of the request committed without storing the response (see `store`). */
   unanswered: boolean;
 }
@@ -158,16 +160,27 @@ export class IdempotencyClaims implements OnModuleInit {
     return renewal;
   }
 
-  /** Holds the claim for `req` (renewing its lease) and runs `handle` with it as the current claim. */
-  hold<T>(
+  /**
+   * Holds the claim for `req` (renewing its lease) and runs `handle` with it as the current claim. A handler that
+   * returns the very response its transaction stored is answered with the stored body, so the response is
+   * serialized once, not again by the reply (the same serializer, so the same text).
+   */
+  hold(
     req: FastifyRequest,
     claim: Omit<Claim, 'renewal' | 'committed' | 'unanswered'>,
-    handle: () => T,
-  ): T {
+    handle: () => Observable<unknown>,
+  ): Observable<unknown> {
     const renewal = this.renewing(claim.tenant, claim.key, claim.hash);
     const held: Claim = { ...claim, renewal, committed: false, unanswered: false };
     this.claims.set(req, held);
-    return current.run(held, handle);
+    return current.run(held, handle).pipe(
+      map((result) => {
+        if (!held.committed || held.storedResponse === undefined || result !== held.storedResponse)
+          return result;
+        void held.reply.type(JSON_TYPE);
+        return held.storedBody;
+      }),
+    );
   }
 
   /**
@@ -236,16 +249,19 @@ export class IdempotencyClaims implements OnModuleInit {
       return undefined;
     }
     let body: string;
+    let bySchema = true;
     try {
       body = claim.reply.serializeInput(response as Record<string, unknown>, String(claim.status)) as string;
     } catch {
       body = JSON.stringify(response); // the route has no response schema for the status
+      bySchema = false;
     }
     return this.repo
       .complete(claim.tenant, claim.key, claim.hash, claim.status, JSON_TYPE, body, false, manager)
       .then(() => {
         claim.committed = true;
         claim.storedBody = body;
+        if (bySchema && response !== null && typeof response === 'object') claim.storedResponse = response;
       });
   }
 
