@@ -310,7 +310,8 @@ export const CONFIG_SPEC: VarSpec[] = [
   },
   {
     name: 'WEBHOOK_SWEEP_MS',
-    description: 'How often workers re-enqueue due deliveries from PostgreSQL',
+    description:
+      'How often each worker claims due deliveries from PostgreSQL without a wake-up (retries, claims of a dead worker, jobs Redis lost)',
     default: '5000',
   },
   { name: 'WEBHOOK_CONCURRENCY', description: 'Deliveries in flight per worker process', default: '50' },
