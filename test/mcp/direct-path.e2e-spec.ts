@@ -1,4 +1,5 @@
 import { bootTestApp, TestApp } from '../harness';
+import { rawToolCall } from '../support/mcp-raw';
 import { createOrg, TestOrg } from '../support/platform-fixtures';
 import { McpToolServer } from '../../src/mcp/tool-server';
 
@@ -40,31 +41,7 @@ describe('the direct path of /mcp', () => {
 
   /** A tools/call of the 2026-07-28 revision as the v2 client sends it, from a client named `client`. */
   async function send(credential: string, client: string, name: string, args: unknown): Promise<Seen> {
-    const res = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-        authorization: `Bearer ${credential}`,
-      },
-      body: JSON.stringify({
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: args,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: client, version: '1.0.0' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-        jsonrpc: '2.0',
-        id: 7,
-      }),
-    });
+    const res = await rawToolCall(base, credential, name, args, client, 7);
     return {
       status: res.status,
       contentType: res.headers.get('content-type'),

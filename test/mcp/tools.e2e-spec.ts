@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { rawToolCall } from '../support/mcp-raw';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { bootTestApp, TestApp } from '../harness';
@@ -93,31 +94,7 @@ describe('the tool server at /mcp', () => {
 
   /** A raw tools/call of the 2026-07-28 revision, for the status and headers a client sees. */
   const rawCall = (credential: string, name: string, args: Record<string, unknown>) =>
-    fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-        authorization: `Bearer ${credential}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: args,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    });
+    rawToolCall(base, credential, name, args);
 
   it('lists only the tools the scopes allow; a tool outside them is 403 insufficient_scope naming every scope it needs', async () => {
     const limited = await org.key({ scopes: ['visits:read', 'sites:read'] });
