@@ -74,7 +74,8 @@ describe('typed jobs', () => {
     const app = await bootServiceContext({ db, env: env(), extraModules: [JobProbeWorkerModule] });
     apps.push(app);
     const jobs = app.app.get(JobQueue);
-    const id = randomBytes(6).toString('hex');
+    // BullMQ refuses a custom id that reads as an integer (`Custom Id cannot be integers`): all-digit hex happens.
+    const id = `probe-${randomBytes(6).toString('hex')}`;
     await jobs.add('probe.echo', [{ data: { id, n: 1 } }, { data: { id, n: 2 } }]);
     jobs.addSoon('probe.echo', { id: `${id}-soon`, n: 3 });
     const { rows } = await until(async () => {

@@ -20,7 +20,10 @@ export interface JobKind<K extends JobName = JobName> {
    * are kept, so jobs waiting in Redis across a deploy are still run.
    */
   readonly queue: string;
-  /** The job's id from its payload: adding the same job twice adds it once (sweepers re-add freely). */
+  /**
+   * The job's id from its payload: adding the same job twice adds it once (sweepers re-add freely). Never an
+   * integer-looking string: BullMQ refuses those (`Custom Id cannot be integers`); UUIDs and prefixed ids are safe.
+   */
   id(data: Jobs[K]): string;
   /** Where the work waits while Redis is down, for the warnings ("deliveries wait in PostgreSQL"). */
   readonly waiting: string;
