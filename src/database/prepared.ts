@@ -32,24 +32,24 @@ export function preparedQuery<T>(
   const router = 'driver' in on ? routerOf(on) : undefined;
   if (router) return router.run((ds) => preparedQuery<T>(ds, name, text, values, types));
   const q = { name, text, values, ...(types ? { types } : {}) };
-  const now = connectionAtHand(on);
-  if (now) {
-    writeTogether(now);
-    return now.query<T>(q).then((r) => r.rows);
+  const conn = connectionOf(on);
+  if ('query' in conn) {
+    writeTogether(conn);
+    return conn.query<T>(q).then((r) => r.rows);
   }
-  return driverConnection(on).then((conn) => conn.query<T>(q).then((r) => r.rows));
+  return conn.then((c) => c.query<T>(q).then((r) => r.rows));
 }
 
-function connectionAtHand(on: DataSource | EntityManager): PgQueryable | undefined {
+/**
+ * What `on` sends statements to: the pool, or the client of its query runner — at hand when the runner holds one
+ * (a transaction's), else a promise of the one it connects.
+ */
+function connectionOf(on: DataSource | EntityManager): PgQueryable | Promise<PgQueryable> {
   const runner = 'queryRunner' in on ? on.queryRunner : undefined;
-  if (runner) return (runner as unknown as { databaseConnection?: PgQueryable }).databaseConnection;
-  const ds = 'driver' in on ? on : on.connection;
-  return (ds.driver as unknown as { master: PgQueryable }).master;
-}
-
-async function driverConnection(on: DataSource | EntityManager): Promise<PgQueryable> {
-  const runner = 'queryRunner' in on ? on.queryRunner : undefined;
-  if (runner) return (runner as unknown as { connect(): Promise<PgQueryable> }).connect();
+  if (runner) {
+    const r = runner as unknown as { databaseConnection?: PgQueryable; connect(): Promise<PgQueryable> };
+    return r.databaseConnection ?? r.connect();
+  }
   const ds = 'driver' in on ? on : on.connection;
   return (ds.driver as unknown as { master: PgQueryable }).master;
 }

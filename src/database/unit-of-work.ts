@@ -9,6 +9,7 @@ import { endTransaction, transactionClient, writeTogether } from './prepared';
 export class UnitOfWork {
   private readonly after: (() => unknown)[] = [];
   private readonly written: Promise<unknown>[] = [];
+  private readonly atCommit: (() => void)[] = [];
   constructor(readonly manager: EntityManager) {}
 
   afterCommit(fn: () => unknown): void {
@@ -24,6 +25,20 @@ export class UnitOfWork {
   defer(written: Promise<unknown>): void {
     written.catch(() => undefined); // observed in `Transactions.run`
     this.written.push(written);
+  }
+
+  /**
+   * Writes statements just before COMMIT, in the same round trip: `write` runs once, when the work has ended, and
+   * writes its statements at once, deferring their outcomes (`defer`). For what a transaction gathers as it goes
+   * and writes in one statement (the outbox's events of the transaction).
+   */
+  beforeCommit(write: () => void): void {
+    this.atCommit.push(write);
+  }
+
+  /** @internal */
+  commitWriters(): (() => void)[] {
+    return this.atCommit;
   }
 
   /** @internal */
@@ -85,8 +100,9 @@ export class Transactions {
 
   /**
    * Runs `work` in one transaction on one pooled connection. BEGIN is written without waiting for its answer, so
-   * it goes out with the work's first statement; the participants' statements (`withCommit`) and COMMIT go out
-   * after the work's last awaited statement and the deferred ones (`UnitOfWork.defer`), together: a write whose
+   * it goes out with the work's first statement; the statements gathered during the work (`UnitOfWork.beforeCommit`),
+   * the participants' statements (`withCommit`) and COMMIT go out after the work's last awaited statement and the
+   * deferred ones (`UnitOfWork.defer`), together: a write whose
    * statements depend on each other in turn pays one round trip per dependency, not one per statement. When any
    * of those statements failed PostgreSQL answers COMMIT with ROLLBACK, and the first failure (in the order
    * written) is thrown.
@@ -109,6 +125,7 @@ export class Transactions {
       }
       for (const p of this.participants) await p.beforeCommit?.(runner.manager, result, options);
       writeTogether(client);
+      for (const write of uow.commitWriters()) write();
       const last = this.participants.map((p) => p.withCommit?.(runner.manager, result, options));
       const commit = client.query('COMMIT');
       const failure = await firstFailure([...uow.deferred(), ...last.filter((w) => w !== undefined), commit]);

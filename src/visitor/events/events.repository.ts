@@ -42,8 +42,12 @@ export interface EventFilter {
   requestId?: string;
 }
 
-const INSERT_EVENT = `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
-  VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+/** The events of one transaction and tenant, in one statement: $1, $2 the tenant; the rest one array per column. */
+const INSERT_EVENTS = `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
+  SELECT x.id, $1, $2, x.type, x.created_at, x.body, x.request_id
+    FROM unnest($3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[])
+         WITH ORDINALITY x(id, type, created_at, body, request_id, n)
+   ORDER BY x.n`;
 
 /** The event table (the outbox's first half): written in the caller's transaction, read by /v1/events. */
 @Injectable()
@@ -64,19 +68,32 @@ export class EventsRepository implements VisitorDataHolder, SandboxDataHolder {
   }
 
   /**
-   * Writes an event in the caller's transaction, with the id of the request that caused it (null outside one). A
-   * prepared statement, written to the transaction's connection when called (see `EventsService.record`).
+   * Writes events of one tenant in the caller's transaction, in their order, each with the id of the request that
+   * recorded it (null outside one). One prepared statement, written to the transaction's connection when called
+   * (see `EventsService.record`).
    */
-  async insert(m: EntityManager, row: EventRow, requestId: string | null): Promise<void> {
-    assertTenant(row);
-    const values = [row.id, row.organisationId, row.livemode, row.type, row.createdAt, row.body, requestId];
+  async insert(
+    m: EntityManager,
+    tenant: Tenant,
+    rows: readonly (Omit<EventRow, 'organisationId' | 'livemode'> & { requestId: string | null })[],
+  ): Promise<void> {
+    assertTenant(tenant);
+    const values = [
+      tenant.organisationId,
+      tenant.livemode,
+      rows.map((r) => r.id),
+      rows.map((r) => r.type),
+      rows.map((r) => r.createdAt),
+      rows.map((r) => r.body),
+      rows.map((r) => r.requestId),
+    ];
     // A test-mode event also tells the event streams of every instance (src/visitor/event-stream), on commit.
-    if (row.livemode) await preparedQuery(m, 'event_insert', INSERT_EVENT, values);
+    if (tenant.livemode) await preparedQuery(m, 'event_insert_many', INSERT_EVENTS, values);
     else
       await preparedQuery(
         m,
-        'event_insert_notify',
-        `WITH e AS (${INSERT_EVENT} RETURNING organisation_id || ' ' || id AS note) SELECT pg_notify('gatehouse_event', note) FROM e`,
+        'event_insert_many_notify',
+        `WITH e AS (${INSERT_EVENTS} RETURNING organisation_id || ' ' || id AS note) SELECT pg_notify('gatehouse_event', note) FROM e`,
         values,
       );
   }

@@ -35,11 +35,19 @@ export interface RecordedEvent {
 /**
  * Something that acts on every recorded event in the recording transaction (webhooks write one delivery per
  * subscribed endpoint). Subscribers register themselves (`EventsService.subscribe`); events know none of them.
- * `onRecorded` writes its statements at once (`preparedQuery` on `uow.manager`, before any await): the recording
- * does not wait for it, and the transaction commits only if it succeeded.
+ * `onRecorded` gets the events of one tenant that the transaction recorded, in order, just before its COMMIT, and
+ * writes its statements at once (`preparedQuery` on `uow.manager`, before any await): the commit waits for them
+ * and happens only if they succeeded.
  */
 export interface EventSubscriber {
-  onRecorded(uow: UnitOfWork, event: RecordedEvent): Promise<void>;
+  onRecorded(uow: UnitOfWork, tenant: Tenant, events: readonly RecordedEvent[]): Promise<void>;
+}
+
+/** An event recorded in a transaction, to be written with its COMMIT. */
+interface PendingEvent extends RecordedEvent {
+  body: string;
+  createdAt: Date;
+  requestId: string | null;
 }
 
 /**
@@ -75,6 +83,8 @@ export class EventsService {
 
   /** The created_at of the last event each open transaction recorded. */
   private readonly lastInTransaction = new WeakMap<UnitOfWork, Date>();
+  /** The events each open transaction recorded, written with its COMMIT. */
+  private readonly pending = new WeakMap<UnitOfWork, PendingEvent[]>();
 
   /** `type` must be catalogued (EVENT_CATALOGUE) and `object` the shape its domain declared for it (EventObjects). */
   async record<T extends EventType>(
@@ -98,24 +108,56 @@ export class EventsService {
       livemode: tenant.livemode,
       data: { object },
     };
-    // The event's INSERT and each subscriber's statements are written now, in this order, on the transaction's
-    // connection; their answers are awaited with the COMMIT (UnitOfWork.defer), so recording costs no round trip
-    // of its own. A subscriber writes its statement before its first await (EventSubscriber).
-    const inserted = this.repo.insert(
-      uow.manager,
-      {
-        id: envelope.id,
-        organisationId: tenant.organisationId,
-        livemode: tenant.livemode,
-        type,
-        createdAt: now,
-        body: storedJson(envelope),
-      },
-      currentRequestId(),
-    );
-    uow.defer(inserted);
-    for (const s of this.subscribers) uow.defer(s.onRecorded(uow, { envelope, tenant, dueAt }));
+    // Written with the COMMIT, all of the transaction's events in one INSERT and one statement per subscriber
+    // (a confirmed booking records three): recording costs no round trip and no statement of its own. The body is
+    // the object as it is now.
+    let pending = this.pending.get(uow);
+    if (!pending) {
+      const list: PendingEvent[] = [];
+      this.pending.set(uow, list);
+      uow.beforeCommit(() => this.write(uow, list));
+      pending = list;
+    }
+    pending.push({
+      envelope,
+      tenant,
+      dueAt,
+      body: storedJson(envelope),
+      createdAt: now,
+      requestId: currentRequestId(),
+    });
     return envelope;
+  }
+
+  /**
+   * The events of a transaction about to commit, per tenant (a transaction is nearly always one tenant's): their
+   * INSERT, then each subscriber's statements.
+   */
+  private write(uow: UnitOfWork, events: readonly PendingEvent[]): void {
+    const byTenant = new Map<string, PendingEvent[]>();
+    for (const e of events) {
+      const key = `${e.tenant.organisationId} ${e.tenant.livemode}`;
+      const same = byTenant.get(key);
+      if (same) same.push(e);
+      else byTenant.set(key, [e]);
+    }
+    for (const same of byTenant.values()) {
+      const tenant = same[0].tenant;
+      uow.defer(
+        this.repo.insert(
+          uow.manager,
+          tenant,
+          same.map((e) => ({
+            id: e.envelope.id,
+            type: e.envelope.type,
+            createdAt: e.createdAt,
+            body: e.body,
+            requestId: e.requestId,
+          })),
+        ),
+      );
+      for (const s of this.subscribers) uow.defer(s.onRecorded(uow, tenant, same));
+    }
   }
 
   /**

@@ -28,12 +28,16 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
     this.events.subscribe(this);
   }
 
-  async onRecorded(uow: UnitOfWork, { envelope, tenant, dueAt }: RecordedEvent): Promise<void> {
-    const ids = await this.repo.insertDeliveriesOfEvent(
+  async onRecorded(uow: UnitOfWork, tenant: Tenant, events: readonly RecordedEvent[]): Promise<void> {
+    const ids = await this.repo.insertDeliveriesOfEvents(
       uow.manager,
       tenant,
-      { id: envelope.id, type: envelope.type, createdAt: new Date(envelope.created_at) },
-      dueAt,
+      events.map(({ envelope, dueAt }) => ({
+        id: envelope.id,
+        type: envelope.type,
+        createdAt: new Date(envelope.created_at),
+        dueAt,
+      })),
     );
     this.enqueueAfterCommit(uow, ids);
   }

@@ -186,38 +186,41 @@ export class WebhooksRepository {
   }
 
   /**
-   * One pending delivery of a just-recorded event per enabled endpoint of its mode subscribed to its type, in one
-   * statement (every change of the API records events, so this is a hot path); returns the delivery ids.
-   * The subscription rule is `subscribed`: `*` covers every type but EXPLICIT_ONLY_EVENT_TYPES (watchlist.matched). Delivery ids are `dlv_` + 122 random bits (base64url-like).
-   * `dueAt` (the wall clock, not the event's ticked `created_at`, which may run a few ms ahead of it) is when
-   * the first attempt is due, so the job enqueued after commit finds the delivery due when it runs.
+   * One pending delivery per enabled endpoint of `tenant` subscribed to each just-recorded event (the tenant's
+   * events of one transaction, in the order recorded), in one statement (every change of the API records events,
+   * so this is a hot path); returns the delivery ids. Prepared, and written to the transaction's connection when
+   * called, right behind the events' INSERT. The subscription rule is `subscribed`: `*` covers every type but
+   * EXPLICIT_ONLY_EVENT_TYPES (watchlist.matched). Delivery ids are `dlv_` + 122 random bits (base64url-like).
+   * `dueAt` (the wall clock, not the event's ticked `created_at`, which may run a few ms ahead of it) is when the
+   * first attempt is due, so the job enqueued after commit finds the delivery due when it runs.
    */
-  async insertDeliveriesOfEvent(
+  async insertDeliveriesOfEvents(
     m: EntityManager,
     tenant: Tenant,
-    event: { id: string; type: string; createdAt: Date },
-    dueAt: Date,
+    events: readonly { id: string; type: string; createdAt: Date; dueAt: Date }[],
   ): Promise<string[]> {
     assertTenant(tenant);
-    // Prepared, and written to the transaction's connection when called, right behind the event's INSERT.
     const rows = await preparedQuery<{ id: string }>(
       m,
-      'delivery_insert_of_event',
+      'delivery_insert_of_events',
       `INSERT INTO visitor.webhook_delivery (id, organisation_id, livemode, event_id, endpoint_id, status, attempt_count,
                                              next_attempt_at, created_at, updated_at)
        SELECT 'dlv_' || translate(encode(decode(replace(gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/=', ''),
-              $2, $3, $1, e.id, 'pending', 0, $6, $5, $5
-         FROM visitor.webhook_endpoint e
-        WHERE e.organisation_id = $2 AND e.livemode = $3 AND e.status = 'enabled' AND e.deleted_at IS NULL
-          AND ${subscribed('$4', '$7')}
+              $1, $2, x.id, e.id, 'pending', 0, x.due_at, x.created_at, x.created_at
+         FROM unnest($3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+              WITH ORDINALITY x(id, type, created_at, due_at, n)
+         JOIN visitor.webhook_endpoint e
+           ON e.organisation_id = $1 AND e.livemode = $2 AND e.status = 'enabled' AND e.deleted_at IS NULL
+          AND ${subscribed('x.type', '$7')}
+        ORDER BY x.n
        RETURNING id`,
       [
-        event.id,
         tenant.organisationId,
         tenant.livemode,
-        event.type,
-        event.createdAt,
-        dueAt,
+        events.map((e) => e.id),
+        events.map((e) => e.type),
+        events.map((e) => e.createdAt),
+        events.map((e) => e.dueAt),
         EXPLICIT_ONLY_EVENT_TYPES,
       ],
     );

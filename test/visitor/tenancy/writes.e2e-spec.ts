@@ -312,7 +312,7 @@ const CASES: Record<string, WriteCase> = {
       return (t) => c.app.get(WebhooksRepository).deleteEndpoint(t, ep.id as string, new Date());
     },
   },
-  'WebhooksRepository.insertDeliveriesOfEvent': {
+  'WebhooksRepository.insertDeliveriesOfEvents': {
     // an event of the stranger's (with A's event's id and type): A's endpoints must get no delivery of it
     prepare: async (c) => {
       const [e] = (await listAll(c.w, c.w.aTest, '/events?type=person.created')).slice(-1);
@@ -320,12 +320,9 @@ const CASES: Record<string, WriteCase> = {
         inTx(c, (m) =>
           c.app
             .get(WebhooksRepository)
-            .insertDeliveriesOfEvent(
-              m,
-              t,
-              { id: e.id as string, type: 'person.created', createdAt: new Date() },
-              new Date(),
-            ),
+            .insertDeliveriesOfEvents(m, t, [
+              { id: e.id as string, type: 'person.created', createdAt: new Date(), dueAt: new Date() },
+            ]),
         );
     },
     refused: (r) => Array.isArray(r) && r.length === 0,
