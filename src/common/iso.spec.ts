@@ -13,3 +13,14 @@ describe('public timestamps', () => {
     expect(isoOrNull(null)).toBeNull();
   });
 });
+
+describe('public timestamps already in ISO form', () => {
+  it('keeps text Date#toISOString would write as it is', () => {
+    expect(iso('2026-11-24T13:05:09.007Z')).toBe('2026-11-24T13:05:09.007Z');
+  });
+
+  it('normalises any other ISO 8601 text (JSON timestamps: microseconds, an offset)', () => {
+    expect(iso('2026-11-24T15:05:09.007123+02:00')).toBe('2026-11-24T13:05:09.007Z');
+    expect(iso('2026-11-24T13:05:09Z')).toBe('2026-11-24T13:05:09.000Z');
+  });
+});

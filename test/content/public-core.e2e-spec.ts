@@ -88,6 +88,26 @@ describe('public content API: campaigns, petitions, profiles, stats, keys, limit
       }
     });
 
+    it('writes list timestamps as the detail does: the stored instant in UTC, cut to milliseconds', async () => {
+      // The list page reads them as ISO text (ISO_TIMESTAMPTZ), the detail as Dates: the same text either way.
+      const { rows } = await pg.query<{
+        slug: string;
+        created_at: Date;
+        deadline: Date | null;
+        micros: string;
+      }>(
+        `SELECT slug, created_at, deadline, to_char(created_at, 'US') AS micros FROM content.campaign
+          WHERE status IN ('active','won') ORDER BY created_at DESC, id DESC LIMIT 50`,
+      );
+      expect(rows.some((r) => !r.micros.endsWith('000'))).toBe(true);
+      const body = await ok('/public/v1/campaigns?limit=50');
+      expect(
+        body.data.map((c: { created_at: string; deadline: string | null }) => [c.created_at, c.deadline]),
+      ).toEqual(rows.map((r) => [r.created_at.toISOString(), r.deadline?.toISOString() ?? null]));
+      const detail = await ok(`/public/v1/campaigns/${rows[0].slug}`);
+      expect([detail.created_at, detail.deadline]).toEqual([body.data[0].created_at, body.data[0].deadline]);
+    });
+
     it('filters by category and target country; pages never repeat or skip', async () => {
       const all = await ok('/public/v1/campaigns?limit=50');
       const cat = all.data[0].category;

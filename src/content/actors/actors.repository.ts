@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** The public columns of an actor. */
 export interface ActorRow {
@@ -13,7 +14,7 @@ export interface ActorRow {
   avatar_url: string | null;
   verified: boolean;
   country: string | null;
-  created_at: Date;
+  created_at: Timestamp;
 }
 
 const COLUMNS = `a.handle, a.display_name, a.kind, a.bio, a.avatar_url, a.verified, a.country, a.created_at`;

@@ -3,12 +3,13 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
+import type { Timestamp } from '../../common/iso';
 
 export interface BlogRow {
   title: string;
   slug: string;
   excerpt: string | null;
-  published_at: Date;
+  published_at: Timestamp;
   featured_image_url: string | null;
   /** Built as JSON in SQL: the category's name and slug only. */
   category: { name: string; slug: string } | null;

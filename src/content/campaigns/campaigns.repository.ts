@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** The public columns of a campaign; organizer, notes and donations are never selected. */
 export interface CampaignRow {
@@ -17,9 +18,9 @@ export interface CampaignRow {
   image_url: string | null;
   country: string | null;
   target_country: string | null;
-  goal_reached_at: Date | null;
-  deadline: Date | null;
-  created_at: Date;
+  goal_reached_at: Timestamp | null;
+  deadline: Timestamp | null;
+  created_at: Timestamp;
 }
 
 export interface CampaignUpdateRow {

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { preparedText } from '../../database/prepared';
+import { ISO_TIMESTAMPTZ } from '../../database/timestamps';
 
 /**
  * Totals of public lists, kept TOTAL_TTL_MS per query and filters: counting every matching row on every request
@@ -87,9 +88,10 @@ export class PublicQuery {
 
   /**
    * One page and the total. The page's rows are always read, whatever the cached total says: a total cached
-   * before rows were added must never hide them. The total answered is the cached count corrected by what the
-   * page itself proves: at least `offset + rows.length`, and exactly that when the page holds rows but is not
-   * full (the last page; the cache takes the exact figure). A deep `page` costs at most a scan of the list's
+   * before rows were added must never hide them. Their timestamptz columns arrive as ISO text (ISO_TIMESTAMPTZ:
+   * list mappers only write them out, through `iso`), hence `Timestamp` in the row types. The total answered is
+   * the cached count corrected by what the page itself proves: at least `offset + rows.length`, and exactly that
+   * when the page holds rows but is not full (the last page; the cache takes the exact figure). A deep `page` costs at most a scan of the list's
    * matching rows, as counting it does.
    */
   async page<T>(
@@ -104,7 +106,7 @@ export class PublicQuery {
       return r[0].n;
     });
     const [rows, count] = await Promise.all([
-      preparedText(ds, pageText, [...this.params, limit, offset]) as Promise<T[]>,
+      preparedText<T>(ds, pageText, [...this.params, limit, offset], ISO_TIMESTAMPTZ),
       total.n,
     ]);
     const answered = provenTotal(total, count, rows.length, limit, offset);

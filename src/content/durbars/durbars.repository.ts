@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { preparedQuery } from '../../database/prepared';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
+import type { Timestamp } from '../../common/iso';
 
 export interface DurbarRow {
   id: string;
@@ -10,9 +11,9 @@ export interface DurbarRow {
   title: string;
   description: string;
   status: string;
-  scheduled_for: Date | null;
-  started_at: Date | null;
-  ended_at: Date | null;
+  scheduled_for: Timestamp | null;
+  started_at: Timestamp | null;
+  ended_at: Timestamp | null;
   is_recorded: boolean;
   language: string;
   peak_listener_count: number | null;
@@ -22,7 +23,7 @@ export interface DurbarRow {
   host_avatar_url: string | null;
   host_kind: string;
   host_verified: boolean;
-  created_at: Date;
+  created_at: Timestamp;
 }
 
 export interface DurbarSpeakerRow {
@@ -44,7 +45,7 @@ export interface DurbarReplayRow {
 export interface DurbarTranscriptRow {
   language: string;
   duration_seconds: number;
-  completed_at: Date;
+  completed_at: Timestamp;
 }
 
 /** A transcript segment without its speaker (never selected). */
@@ -98,7 +99,7 @@ interface SegmentArrays {
 interface TranscriptColumns {
   t_language: string | null;
   t_duration_seconds: number | null;
-  t_completed_at: Date | null;
+  t_completed_at: Timestamp | null;
 }
 
 /**

@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** Public columns of an event; organizer, joining link, promo codes, inventory and RSVPs stay inside. */
 export interface EventRow {
@@ -12,8 +13,8 @@ export interface EventRow {
   description: string | null;
   event_type: string;
   category: string | null;
-  start_date: Date;
-  end_date: Date | null;
+  start_date: Timestamp;
+  end_date: Timestamp | null;
   timezone: string;
   location: string | null;
   is_online: boolean;
@@ -22,7 +23,7 @@ export interface EventRow {
   currency: string;
   tags: string[];
   is_featured: boolean;
-  created_at: Date;
+  created_at: Timestamp;
 }
 
 /** A ticket tier with its availability computed in SQL; inventory and sales are never selected. */

@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** The public columns of a community group (private and secret groups are never selected). */
 export interface GroupRow {
@@ -12,7 +13,7 @@ export interface GroupRow {
   category: string;
   avatar_url: string | null;
   member_count: number;
-  created_at: Date;
+  created_at: Timestamp;
 }
 
 const COLUMNS = `g.slug, g.name, g.description, g.category, g.avatar_url, g.member_count, g.created_at`;

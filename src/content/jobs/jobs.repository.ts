@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { likeEscape, PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** Public columns of an open job; salaries only when not hidden (decided in SQL). Applications never. */
 export interface JobRow {
@@ -20,10 +21,10 @@ export interface JobRow {
   salary_period: string;
   salary_hidden: boolean;
   skills: string[];
-  application_deadline: Date | null;
+  application_deadline: Timestamp | null;
   is_featured: boolean;
-  published_at: Date;
-  created_at: Date;
+  published_at: Timestamp;
+  created_at: Timestamp;
 }
 
 /** The public columns of an employer, built as one JSON object in SQL; contact and billing details never. */

@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { likeEscape, PublicQuery } from '../common/public-query';
+import type { Timestamp } from '../../common/iso';
 
 export interface ListingRow {
   id: string;
@@ -21,7 +22,7 @@ export interface ListingRow {
   is_featured: boolean;
   cover_url: string | null;
   supports_campaign_id: string | null;
-  created_at: Date;
+  created_at: Timestamp;
 }
 
 export interface ListingDetailRow extends ListingRow {

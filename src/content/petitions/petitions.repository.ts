@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** The public columns of a petition; the creator and every signature stay inside. */
 export interface PetitionRow {
@@ -17,7 +18,7 @@ export interface PetitionRow {
   image_url: string | null;
   country: string | null;
   target_country: string | null;
-  created_at: Date;
+  created_at: Timestamp;
 }
 
 const COLUMNS = `p.id, p.slug, p.title, p.description, p.category, p.status, p.petition_target, p.signatures_count,

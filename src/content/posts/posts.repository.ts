@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** The public columns of a post, its author's public columns and its attachments (JSON built in SQL). */
 export interface PostRow {
@@ -11,7 +12,7 @@ export interface PostRow {
   group_slug: string | null;
   like_count: number;
   comment_count: number;
-  created_at: Date;
+  created_at: Timestamp;
   author: {
     handle: string;
     display_name: string;

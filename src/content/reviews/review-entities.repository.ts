@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** The public columns of a reviewed entity: aggregates only, never an individual review. */
 export interface ReviewEntityRow {
@@ -16,7 +17,7 @@ export interface ReviewEntityRow {
   review_count: number;
   is_claimed: boolean;
   is_verified: boolean;
-  created_at: Date;
+  created_at: Timestamp;
 }
 
 const COLUMNS = `e.slug, e.name, e.kind, e.category, e.location, e.country, e.rating::float8 AS rating, e.review_count, e.is_claimed,

@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { PageRows, PublicQuery } from '../common/public-query';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
+import type { Timestamp } from '../../common/iso';
 
 /** The public columns of a safety hazard; the reporter is never selected. */
 export interface HazardRow {
@@ -14,8 +15,8 @@ export interface HazardRow {
   status: string;
   location: string | null;
   country: string | null;
-  reported_at: Date;
-  resolved_at: Date | null;
+  reported_at: Timestamp;
+  resolved_at: Timestamp | null;
 }
 
 const COLUMNS = `h.case_number, h.title, h.description, h.hazard_type, h.severity, h.status, h.location, h.country, h.reported_at, h.resolved_at`;

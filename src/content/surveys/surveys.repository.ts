@@ -3,6 +3,7 @@ import { preparedText } from '../../database/prepared';
 import { DataSource } from 'typeorm';
 import { READ_DATA_SOURCE } from '../../database/read-replica';
 import { PublicQuery } from '../common/public-query';
+import type { Timestamp } from '../../common/iso';
 
 export interface SurveyRow {
   id: string;
@@ -14,11 +15,11 @@ export interface SurveyRow {
   guests_allowed: boolean;
   result_visibility: string;
   status: string;
-  opens_at: Date | null;
-  closes_at: Date | null;
+  opens_at: Timestamp | null;
+  closes_at: Timestamp | null;
   category_slug: string;
-  published_at: Date;
-  created_at: Date;
+  published_at: Timestamp;
+  created_at: Timestamp;
   /** Computed in SQL and withheld there: null unless the disclosure rule reveals results. */
   response_count: number | null;
 }

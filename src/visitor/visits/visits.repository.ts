@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { types as pgTypes } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, preparedText } from '../../database/prepared';
+import { ISO_TIMESTAMPTZ } from '../../database/timestamps';
 import type { CreatedAfter } from '../platform/pagination';
 import { assertTenant, Tenant } from '../platform/tenant';
 import type { FormSchema } from '../forms/custom-fields.validator';
@@ -106,30 +106,6 @@ const CURRENT_FORM = `
   SELECT json_build_object('version', f.version, 'schema', f.schema)
     FROM published.forms_versions f WHERE f.kind = 'visit' AND f.organisation_id = $1 AND f.livemode = $2
    ORDER BY f.version DESC LIMIT 1`;
-
-const TIMESTAMPTZ = 1184;
-const parseTimestamptz = pgTypes.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
-const UTC_TIMESTAMP = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
-
-/**
- * PostgreSQL's text form of a timestamptz as `Date#toISOString` would print it, without building a Date: the
- * session time zone is UTC (`…+00`), so only the separators change and the fraction is cut to milliseconds,
- * as a Date cuts it. Any other form (another session time zone, years beyond 9999, infinity) goes through the
- * driver's parser.
- */
-export function timestamptzToIso(text: string): string {
-  const m = UTC_TIMESTAMP.exec(text);
-  if (!m) return parseTimestamptz(text).toISOString();
-  return `${m[1]}T${m[2]}.${(m[3] ?? '').slice(0, 3).padEnd(3, '0')}Z`;
-}
-
-/** Driver type parsers for list pages: timestamptz as its ISO string, every other type as usual. */
-const LIST_TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === TIMESTAMPTZ
-      ? timestamptzToIso
-      : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
-};
 
 /**
  * The visitor (matched by phone: inserted, or refreshed on conflict), the visit and its pending pass in one
@@ -393,7 +369,7 @@ export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
     }
     const text = `${VISIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY v.created_at, v.id LIMIT ${limit}`;
     // One named statement per filter combination and limit (named after its text).
-    return preparedText<VisitListRow>(this.ds, text, params, LIST_TYPES);
+    return preparedText<VisitListRow>(this.ds, text, params, ISO_TIMESTAMPTZ);
   }
 
   /**

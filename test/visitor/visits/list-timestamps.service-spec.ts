@@ -1,5 +1,5 @@
 import { Client, types } from 'pg';
-import { timestamptzToIso } from '../../../src/visitor/visits/visits.repository';
+import { timestamptzToIso } from '../../../src/database/timestamps';
 
 /** PostgreSQL's own text forms of timestamps (as the driver receives them), against the Date-based conversion. */
 describe('timestamptzToIso', () => {
