@@ -71,6 +71,7 @@ export class DeliveryPump {
     ) {
       void this.claimBatch(4 * c - this.ready.length - this.sending - this.claimingRows);
     }
+    this.settle();
   }
 
   private async claimBatch(limit: number): Promise<void> {
@@ -95,7 +96,6 @@ export class DeliveryPump {
       this.claimingRows -= limit;
     }
     this.send();
-    this.settle();
   }
 
   private send(): void {
