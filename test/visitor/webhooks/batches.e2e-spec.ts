@@ -1,9 +1,13 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { bootTestApp, TestApp } from '../../harness';
 import { createEndpoint, standIn } from '../../support/webhook-fixtures';
 import { Transactions } from '../../../src/database/unit-of-work';
 import { EventsService } from '../../../src/visitor/events/events.service';
 import { DeliveryService } from '../../../src/visitor/webhooks/delivery/delivery.service';
+import { DeliveryPump } from '../../../src/visitor/webhooks/delivery/delivery-pump';
 import { AttemptOutcome, WebhooksRepository } from '../../../src/visitor/webhooks/webhooks.repository';
 
 const DAY = 86_400_000;
@@ -11,7 +15,8 @@ const DAY = 86_400_000;
 /**
  * The batch paths of the delivery engine, which the tests driving one attempt at a time do not reach: claims of
  * due deliveries running at once never take one twice, and the outcomes of several attempts to one endpoint
- * recorded in one statement move its failure clock in the order they were attempted. No worker runs here.
+ * recorded in one statement move its failure clock in the order they were attempted, and a stopped loop ends only
+ * once what it claimed is recorded. No worker runs here (one test runs a delivery loop of its own).
  */
 describe('webhook delivery in batches', () => {
   let t: TestApp;
@@ -30,9 +35,12 @@ describe('webhook delivery in batches', () => {
   });
 
   /** `n` events to one new endpoint; their deliveries' ids, in recording order. */
-  async function deliveries(n: number): Promise<{ endpointId: string; ids: string[] }> {
+  async function deliveries(
+    n: number,
+    url = 'http://127.0.0.1:1/batches',
+  ): Promise<{ endpointId: string; ids: string[] }> {
     const tn = tenant();
-    const ep = await createEndpoint(t.app, t.config, tn, 'http://127.0.0.1:1/batches', ['*']);
+    const ep = await createEndpoint(t.app, t.config, tn, url, ['*']);
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const event = await t.app
@@ -168,5 +176,32 @@ describe('webhook delivery in batches', () => {
       [endpointId],
     );
     expect(rows[0]).toEqual({ status: 'enabled', failing_since: null });
+  });
+
+  it('a loop stopped while its POSTs are under way ends once every delivery it claimed is sent and recorded', async () => {
+    let received = 0;
+    const slow = createServer((req, res) => {
+      received++;
+      req.resume();
+      setTimeout(() => res.writeHead(204).end(), 300);
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    try {
+      const { ids } = await deliveries(6, `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`);
+      const pump = new DeliveryPump(t.app.get(DeliveryService), 2, new Logger('batches'));
+      pump.start(60_000);
+      while (received === 0) await new Promise((r) => setTimeout(r, 10));
+      await pump.stop();
+      const { rows } = await pg.query<{ status: string; locked_until: Date | null }>(
+        `SELECT status, locked_until FROM visitor.webhook_delivery WHERE id = ANY($1)`,
+        [ids],
+      );
+      // Claimed ones (two sending, more ready) were all sent and recorded; none is left under a claim.
+      expect(rows.filter((r) => r.status === 'succeeded')).toHaveLength(received);
+      expect(received).toBeGreaterThanOrEqual(2);
+      expect(rows.filter((r) => r.locked_until !== null)).toEqual([]);
+    } finally {
+      await new Promise((r) => slow.close(r));
+    }
   });
 });

@@ -12,8 +12,9 @@ import { LOCAL_DELIVERY_ENV } from '../../support/webhook-app';
 import { standIn } from '../../support/webhook-fixtures';
 
 /**
- * Destination checks at connect time: every attempt resolves the host again, refuses a non-public answer, and
- * connects to exactly the address it checked (the DeliveryService resolver hook plays DNS).
+ * Destination checks at connect time: an attempt resolves the host again (a worker trusts a check of the same URL
+ * for a few seconds), refuses a non-public answer, and connects to exactly the address it checked (the
+ * DeliveryService resolver hook plays DNS).
  */
 describe('webhook delivery: DNS rebinding', () => {
   let strict: TestApp;
@@ -140,5 +141,43 @@ describe('webhook delivery: DNS rebinding', () => {
     expect(calls).toBe(2); // resolved once per attempt, by our check; the socket did not look it up again
     const [got] = receiver.on('/ok/pinned');
     expect(got.headers.host).toBe(`nowhere.invalid:${receiver.port}`);
+  });
+
+  it('an attempt soon after another to the same URL reuses its check; a changed URL is checked afresh', async () => {
+    const svc = local.app.get(DeliveryService);
+    const lookups: string[] = [];
+    svc.resolver = async (host) => {
+      lookups.push(host);
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const { deliveryId, endpointId } = await deliveryTo(
+      local.app,
+      `http://first.invalid:${receiver.port}/ok/a`,
+    );
+    expect(await svc.attempt(deliveryId)).toBe('succeeded');
+    expect(lookups).toEqual(['first.invalid', 'first.invalid']); // saved, then the attempt's check
+    // A second delivery to the same URL within seconds: no new lookup.
+    await pg.query(
+      `UPDATE visitor.webhook_delivery SET status = 'pending', next_attempt_at = now() - interval '1 second' WHERE id = $1`,
+      [deliveryId],
+    );
+    expect(await svc.attempt(deliveryId)).toBe('succeeded');
+    expect(lookups).toHaveLength(2);
+
+    const ep = await pg.query(
+      `SELECT organisation_id, livemode FROM visitor.webhook_endpoint WHERE id = $1`,
+      [endpointId],
+    );
+    const tenant = { organisationId: ep.rows[0].organisation_id, livemode: ep.rows[0].livemode };
+    await local.app
+      .get(WebhookEndpointsService)
+      .update(tenant, endpointId, { url: `http://second.invalid:${receiver.port}/ok/b` });
+    await pg.query(
+      `UPDATE visitor.webhook_delivery SET status = 'pending', next_attempt_at = now() - interval '1 second' WHERE id = $1`,
+      [deliveryId],
+    );
+    expect(await svc.attempt(deliveryId)).toBe('succeeded');
+    expect(lookups).toEqual(['first.invalid', 'first.invalid', 'second.invalid', 'second.invalid']);
+    expect(receiver.on('/ok/b')).toHaveLength(1);
   });
 });

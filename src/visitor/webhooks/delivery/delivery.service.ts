@@ -5,8 +5,15 @@ import { Clock } from '../../../common/clock';
 import { SecretBox } from '../../../common/crypto/secret-box';
 import { AttemptOutcome, ClaimedDelivery, ClaimOf, WebhooksRepository } from '../webhooks.repository';
 import { DISABLE_AFTER_MS, nextAttemptAt } from './retry-schedule';
-import { signatureHeader } from './signature';
-import { Resolver } from './destination';
+import type { KeyObject } from 'node:crypto';
+import { signatureHeader, signingKey } from './signature';
+import {
+  CheckedDestination,
+  checkedDestination,
+  DestinationCache,
+  DestinationPolicy,
+  Resolver,
+} from './destination';
 import { sendWebhook, SendResult } from './webhook-sender';
 import { JobQueue } from '../../../common/queue/job-queue';
 
@@ -25,8 +32,14 @@ export abstract class EndpointDisabledListener {
   }): Promise<void>;
 }
 
-/** A claimed delivery ready to send: what the claim returned, the secrets that sign it, and when it was claimed. */
-export type ReadyDelivery = ClaimedDelivery & { secrets: string[]; claimedAt: Date };
+/** A claimed delivery ready to send: what the claim returned, the keys that sign it, and when it was claimed. */
+export type ReadyDelivery = ClaimedDelivery & { keys: KeyObject[]; claimedAt: Date };
+
+/**
+ * How long the delivery path trusts a destination check (DestinationCache): a DNS answer that turns private is
+ * refused at most this long after, and connections meanwhile go to the address that was checked.
+ */
+const DESTINATION_CHECK_MS = 5_000;
 
 /** What one claim statement took: how many rows, those to send, and the results of the others (ended, held). */
 export interface ClaimedBatch {
@@ -43,8 +56,8 @@ export interface ClaimedBatch {
 export class DeliveryService {
   private readonly logger = new Logger('WebhookDelivery');
   private readonly box: SecretBox;
-  /** Tests may swap the resolver to play DNS answers. */
-  resolver: Resolver | undefined;
+  private dns: Resolver | undefined;
+  private readonly destinations = new DestinationCache(() => this.policy(), DESTINATION_CHECK_MS);
   random: () => number = Math.random;
 
   constructor(
@@ -76,29 +89,48 @@ export class DeliveryService {
     return secrets;
   }
 
-  /** Signs and POSTs `body` to `url` (also used for synchronous test sends). */
-  async post(url: string, eventId: string, body: string, secrets: string[], now: Date): Promise<SendResult> {
+  /** Tests may swap the resolver to play DNS answers (which forgets the destinations checked so far). */
+  get resolver(): Resolver | undefined {
+    return this.dns;
+  }
+  set resolver(r: Resolver | undefined) {
+    this.dns = r;
+    this.destinations.clear();
+  }
+
+  private policy(): DestinationPolicy {
+    return { allowLocalTargets: this.config.webhooks.allowLocalTargets, resolver: this.dns };
+  }
+
+  /** Checks `url` afresh, then signs and POSTs `body` to it (synchronous test sends). */
+  post(url: string, eventId: string, body: string, secrets: string[], now: Date): Promise<SendResult> {
+    return this.postTo(checkedDestination(url, this.policy()), eventId, body, secrets, now);
+  }
+
+  private postTo(
+    to: Promise<CheckedDestination | { error: string }>,
+    eventId: string,
+    body: string,
+    secrets: (string | KeyObject)[],
+    now: Date,
+  ): Promise<SendResult> {
     const ts = Math.floor(now.getTime() / 1000);
     return sendWebhook(
-      url,
+      to,
       body,
       {
         'webhook-id': eventId,
         'webhook-timestamp': String(ts),
         'webhook-signature': signatureHeader(secrets, eventId, ts, body),
       },
-      {
-        allowLocalTargets: this.config.webhooks.allowLocalTargets,
-        resolver: this.resolver,
-        timeoutMs: this.config.webhooks.timeoutMs,
-      },
+      this.config.webhooks.timeoutMs,
     );
   }
 
   /**
    * Claims deliveries (`of`: named ones, or up to a number of the due ones) for one attempt each, in one statement;
    * ends those whose endpoint was deleted or disabled (one statement) and leaves the held ones. The rest are ready
-   * to send, each with the secrets that sign for it, opened once per endpoint of the batch.
+   * to send, each with the keys that sign for it, opened once per endpoint of the batch.
    */
   async claim(of: ClaimOf): Promise<ClaimedBatch> {
     const now = this.clock.now();
@@ -108,7 +140,7 @@ export class DeliveryService {
     const results = new Map<string, AttemptResult>();
     const gone: { id: string; reason: string }[] = [];
     const ready: ReadyDelivery[] = [];
-    const secrets = new Map<string, string[]>();
+    const keys = new Map<string, KeyObject[]>();
     for (const c of claimed) {
       const { delivery, endpoint } = c;
       if (endpoint.deletedAt || endpoint.status !== 'enabled') {
@@ -122,9 +154,9 @@ export class DeliveryService {
       } else if (c.held) {
         results.set(delivery.id, 'held');
       } else {
-        let signing = secrets.get(endpoint.id);
-        if (!signing) secrets.set(endpoint.id, (signing = this.signingSecrets(endpoint, now)));
-        ready.push({ ...c, secrets: signing, claimedAt: now });
+        let signing = keys.get(endpoint.id);
+        if (!signing) keys.set(endpoint.id, (signing = this.signingSecrets(endpoint, now).map(signingKey)));
+        ready.push({ ...c, keys: signing, claimedAt: now });
       }
     }
     await this.repo.abandon(gone, now);
@@ -143,7 +175,7 @@ export class DeliveryService {
   }
 
   /**
-   * Sends a claimed delivery, records the attempt (in one statement with the others that end meanwhile) and
+   * Sends a claimed delivery (its URL checked within DESTINATION_CHECK_MS), records the attempt (in one statement with the others that end meanwhile) and
    * schedules the next one; `posted` is called when the POST has ended.
    */
   async send(d: ReadyDelivery, posted?: () => void): Promise<AttemptResult> {
@@ -151,7 +183,7 @@ export class DeliveryService {
     const now = this.clock.now();
     let result: SendResult;
     try {
-      result = await this.post(endpoint.url, delivery.eventId, d.body, d.secrets, now);
+      result = await this.postTo(this.destinations.get(endpoint.url), delivery.eventId, d.body, d.keys, now);
     } finally {
       posted?.();
     }

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { newSigningSecret, sign, signatureHeader } from './signature';
+import { newSigningSecret, sign, signatureHeader, signingKey } from './signature';
 
 describe('Standard Webhooks signing', () => {
   it('matches the reference vector', () => {
@@ -53,5 +53,16 @@ describe('Standard Webhooks signing', () => {
     expect(new Webhook(newSecret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(new Webhook(oldSecret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow();
+  });
+
+  it('signs the same with a decoded key as with the secret (the worker decodes each secret once per claim)', () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const other = newSigningSecret();
+    expect(sign(signingKey(secret), 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
+    expect(signatureHeader([signingKey(secret), signingKey(other)], 'evt_1', 1700000000, '{}')).toBe(
+      signatureHeader([secret, other], 'evt_1', 1700000000, '{}'),
+    );
   });
 });
