@@ -7,13 +7,7 @@ import { AttemptOutcome, ClaimedDelivery, ClaimOf, WebhooksRepository } from '..
 import { DISABLE_AFTER_MS, nextAttemptAt } from './retry-schedule';
 import type { KeyObject } from 'node:crypto';
 import { signatureHeader, signingKey } from './signature';
-import {
-  CheckedDestination,
-  checkedDestination,
-  DestinationCache,
-  DestinationPolicy,
-  Resolver,
-} from './destination';
+import { CheckedDestination, checkedDestination, DestinationPolicy, Resolver } from './destination';
 import { sendWebhook, SendResult } from './webhook-sender';
 import { JobQueue } from '../../../common/queue/job-queue';
 
@@ -35,12 +29,6 @@ export abstract class EndpointDisabledListener {
 /** A claimed delivery ready to send: what the claim returned, the keys that sign it, and when it was claimed. */
 export type ReadyDelivery = ClaimedDelivery & { keys: KeyObject[]; claimedAt: Date };
 
-/**
- * How long the delivery path trusts a destination check (DestinationCache): a DNS answer that turns private is
- * refused at most this long after, and connections meanwhile go to the address that was checked.
- */
-const DESTINATION_CHECK_MS = 5_000;
-
 /** What one claim statement took: how many rows, those to send, and the results of the others (ended, held). */
 export interface ClaimedBatch {
   claimed: number;
@@ -56,8 +44,8 @@ export interface ClaimedBatch {
 export class DeliveryService {
   private readonly logger = new Logger('WebhookDelivery');
   private readonly box: SecretBox;
-  private dns: Resolver | undefined;
-  private readonly destinations = new DestinationCache(() => this.policy(), DESTINATION_CHECK_MS);
+  /** Tests may swap the resolver to play DNS answers. */
+  resolver: Resolver | undefined;
   random: () => number = Math.random;
 
   constructor(
@@ -89,17 +77,8 @@ export class DeliveryService {
     return secrets;
   }
 
-  /** Tests may swap the resolver to play DNS answers (which forgets the destinations checked so far). */
-  get resolver(): Resolver | undefined {
-    return this.dns;
-  }
-  set resolver(r: Resolver | undefined) {
-    this.dns = r;
-    this.destinations.clear();
-  }
-
   private policy(): DestinationPolicy {
-    return { allowLocalTargets: this.config.webhooks.allowLocalTargets, resolver: this.dns };
+    return { allowLocalTargets: this.config.webhooks.allowLocalTargets, resolver: this.resolver };
   }
 
   /** Checks `url` afresh, then signs and POSTs `body` to it (synchronous test sends). */
@@ -183,7 +162,13 @@ export class DeliveryService {
     const now = this.clock.now();
     let result: SendResult;
     try {
-      result = await this.postTo(this.destinations.get(endpoint.url), delivery.eventId, d.body, d.keys, now);
+      result = await this.postTo(
+        checkedDestination(endpoint.url, this.policy()),
+        delivery.eventId,
+        d.body,
+        d.keys,
+        now,
+      );
     } finally {
       posted?.();
     }

@@ -1,4 +1,4 @@
-import { checkDestination, DestinationCache, Resolver } from './destination';
+import { checkDestination, checkedDestination, Resolver } from './destination';
 
 const strict = { allowLocalTargets: false };
 const resolverOf =
@@ -61,63 +61,23 @@ describe('webhook destination rules', () => {
   });
 });
 
-describe('checked destinations of the delivery path (DestinationCache)', () => {
-  /** A resolver that answers `answer.address` and counts its lookups. */
-  function playedDns(address: string) {
-    const dns = { address, lookups: 0 };
-    const resolver: Resolver = async () => {
-      dns.lookups++;
-      return [{ address: dns.address, family: 4 }];
-    };
-    return { dns, cache: new DestinationCache(() => ({ ...strict, resolver }), 5_000) };
-  }
-
-  it('checks a URL once per period, then again: a DNS answer that turned private is refused', async () => {
-    const { dns, cache } = playedDns('93.184.216.34');
-    const url = 'https://hooks.example.com/h';
-    await expect(cache.get(url, 0)).resolves.toMatchObject({ address: '93.184.216.34' });
-    dns.address = '10.0.0.9';
-    await expect(cache.get(url, 4_999)).resolves.toMatchObject({ address: '93.184.216.34' });
-    expect(dns.lookups).toBe(1);
-    await expect(cache.get(url, 5_000)).resolves.toEqual({
-      error: 'destination refused: host hooks.example.com resolves to a non-public address (10.0.0.9)',
-    });
-    expect(dns.lookups).toBe(2);
-  });
-
-  it('checks a changed URL afresh, and keeps no refusal', async () => {
-    const { dns, cache } = playedDns('10.0.0.9');
-    await expect(cache.get('https://a.example.com/h', 0)).resolves.toHaveProperty('error');
-    dns.address = '93.184.216.34';
-    await expect(cache.get('https://a.example.com/h', 1)).resolves.toMatchObject({
-      address: '93.184.216.34',
-    });
-    await expect(cache.get('https://b.example.com/h', 2)).resolves.toMatchObject({
-      address: '93.184.216.34',
-    });
-    await expect(cache.get('http://b.example.com/h', 3)).resolves.toEqual({
-      error: 'destination refused: must use https',
-    });
-    expect(dns.lookups).toBe(3);
-  });
-
-  it('sends at once to an unchecked URL share one check; clear() forgets every check', async () => {
-    const { dns, cache } = playedDns('93.184.216.34');
-    const url = 'https://hooks.example.com/h';
-    await Promise.all([cache.get(url, 0), cache.get(url, 0), cache.get(url, 1)]);
-    expect(dns.lookups).toBe(1);
-    cache.clear();
-    await cache.get(url, 2);
-    expect(dns.lookups).toBe(2);
-  });
-
+describe('checked destinations of the delivery path', () => {
   it('connects to the checked address whatever name the socket asks for', async () => {
-    const { cache } = playedDns('93.184.216.34');
-    const checked = await cache.get('https://hooks.example.com/h', 0);
+    const resolver: Resolver = async () => [{ address: '93.184.216.34', family: 4 }];
+    const checked = await checkedDestination('https://hooks.example.com/h', { ...strict, resolver });
     if ('error' in checked) throw new Error(checked.error);
     const answer = await new Promise((resolve) =>
       checked.lookup('elsewhere.example', {}, (_e, address, family) => resolve({ address, family })),
     );
     expect(answer).toEqual({ address: '93.184.216.34', family: 4 });
+  });
+
+  it('reports a refusal as the delivery error, never throws', async () => {
+    const resolver: Resolver = async () => [{ address: '10.0.0.9', family: 4 }];
+    await expect(checkedDestination('https://hooks.example.com/h', { ...strict, resolver })).resolves.toEqual(
+      {
+        error: 'destination refused: host hooks.example.com resolves to a non-public address (10.0.0.9)',
+      },
+    );
   });
 });

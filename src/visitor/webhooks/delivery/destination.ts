@@ -88,39 +88,3 @@ export async function checkedDestination(
     };
   }
 }
-
-/**
- * The delivery path's checked destinations, per URL, for at most `ttlMs`: a worker sending thousands of POSTs a
- * second to one endpoint checks (and resolves) its URL once per `ttlMs` instead of once per POST. Only accepted
- * URLs are kept, so a connection still goes only to an address that passed the check, at most `ttlMs` ago; a
- * changed URL is another key and is checked afresh. Concurrent sends to an unchecked URL share one check.
- */
-export class DestinationCache {
-  private readonly entries = new Map<
-    string,
-    { until: number; checked: Promise<CheckedDestination | { error: string }> }
-  >();
-
-  constructor(
-    private readonly policy: () => DestinationPolicy,
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
-
-  get(raw: string, now = performance.now()): Promise<CheckedDestination | { error: string }> {
-    const hit = this.entries.get(raw);
-    if (hit && hit.until > now) return hit.checked;
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    const checked = checkedDestination(raw, this.policy());
-    this.entries.set(raw, { until: now + this.ttlMs, checked });
-    void checked.then((c) => {
-      if ('error' in c && this.entries.get(raw)?.checked === checked) this.entries.delete(raw);
-    });
-    return checked;
-  }
-
-  /** Forgets every check (the policy or resolver changed). */
-  clear(): void {
-    this.entries.clear();
-  }
-}

@@ -29,9 +29,8 @@ const agents = {
 };
 
 /**
- * POSTs one signed webhook to `to`, a destination checked by `checkedDestination` (a fresh check, or one the
- * delivery path's DestinationCache holds): the connection goes to exactly the checked address (its `lookup`
- * returns it), so a DNS answer cannot change between check and connect. Redirects are never followed; any non-2xx,
+ * POSTs one signed webhook to `to`, a destination just checked by `checkedDestination`: the connection goes to
+ * exactly the checked address (its `lookup` returns it), so a DNS answer cannot change between check and connect. Redirects are never followed; any non-2xx,
  * a redirect, a timeout, a connection or TLS error is a failure. `durationMs` counts the check too.
  */
 export async function sendWebhook(
