@@ -102,8 +102,8 @@ export class Transactions {
    * Runs `work` in one transaction on one pooled connection. BEGIN is written without waiting for its answer, so
    * it goes out with the work's first statement; the statements gathered during the work (`UnitOfWork.beforeCommit`),
    * the participants' statements (`withCommit`) and COMMIT go out after the work's last awaited statement and the
-   * deferred ones (`UnitOfWork.defer`), together: a write whose
-   * statements depend on each other in turn pays one round trip per dependency, not one per statement. When any
+   * deferred ones (`UnitOfWork.defer`), together: a write whose statements depend on each other in turn pays one
+   * round trip per dependency, not one per statement. When any
    * of those statements failed PostgreSQL answers COMMIT with ROLLBACK, and the first failure (in the order
    * written) is thrown.
    */

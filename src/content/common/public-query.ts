@@ -91,8 +91,8 @@ export class PublicQuery {
    * before rows were added must never hide them. Their timestamptz columns arrive as ISO text (ISO_TIMESTAMPTZ:
    * list mappers only write them out, through `iso`), hence `Timestamp` in the row types. The total answered is
    * the cached count corrected by what the page itself proves: at least `offset + rows.length`, and exactly that
-   * when the page holds rows but is not full (the last page; the cache takes the exact figure). A deep `page` costs at most a scan of the list's
-   * matching rows, as counting it does.
+   * when the page holds rows but is not full (the last page; the cache takes the exact figure). A deep `page`
+   * costs at most a scan of the list's matching rows, as counting it does.
    */
   async page<T>(
     ds: DataSource,

@@ -30,6 +30,8 @@ export interface RecordedEvent {
   tenant: Tenant;
   /** When work the event starts is due: the wall clock when it was recorded. */
   dueAt: Date;
+  /** The envelope's `created_at` (ticked to keep the transaction's events in order; may run ahead of `dueAt`). */
+  createdAt: Date;
 }
 
 /**
@@ -46,7 +48,6 @@ export interface EventSubscriber {
 /** An event recorded in a transaction, to be written with its COMMIT. */
 interface PendingEvent extends RecordedEvent {
   body: string;
-  createdAt: Date;
   requestId: string | null;
 }
 

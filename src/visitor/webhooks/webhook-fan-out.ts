@@ -32,10 +32,10 @@ export class WebhookFanOut implements EventSubscriber, OnModuleInit {
     const ids = await this.repo.insertDeliveriesOfEvents(
       uow.manager,
       tenant,
-      events.map(({ envelope, dueAt }) => ({
+      events.map(({ envelope, createdAt, dueAt }) => ({
         id: envelope.id,
         type: envelope.type,
-        createdAt: new Date(envelope.created_at),
+        createdAt,
         dueAt,
       })),
     );

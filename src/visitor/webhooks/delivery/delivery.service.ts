@@ -7,7 +7,7 @@ import { AttemptOutcome, ClaimedDelivery, ClaimOf, WebhooksRepository } from '..
 import { DISABLE_AFTER_MS, nextAttemptAt } from './retry-schedule';
 import type { KeyObject } from 'node:crypto';
 import { signatureHeader, signingKey } from './signature';
-import { CheckedDestination, checkedDestination, DestinationPolicy, Resolver } from './destination';
+import { checkedDestination, DestinationPolicy, Resolver } from './destination';
 import { sendWebhook, SendResult } from './webhook-sender';
 import { JobQueue } from '../../../common/queue/job-queue';
 
@@ -81,13 +81,9 @@ export class DeliveryService {
     return { allowLocalTargets: this.config.webhooks.allowLocalTargets, resolver: this.resolver };
   }
 
-  /** Checks `url` afresh, then signs and POSTs `body` to it (synchronous test sends). */
-  post(url: string, eventId: string, body: string, secrets: string[], now: Date): Promise<SendResult> {
-    return this.postTo(checkedDestination(url, this.policy()), eventId, body, secrets, now);
-  }
-
-  private postTo(
-    to: Promise<CheckedDestination | { error: string }>,
+  /** Checks `url` (shape, then its resolved address), then signs and POSTs `body` to it (also test sends). */
+  post(
+    url: string,
     eventId: string,
     body: string,
     secrets: (string | KeyObject)[],
@@ -95,7 +91,7 @@ export class DeliveryService {
   ): Promise<SendResult> {
     const ts = Math.floor(now.getTime() / 1000);
     return sendWebhook(
-      to,
+      checkedDestination(url, this.policy()),
       body,
       {
         'webhook-id': eventId,
@@ -154,21 +150,15 @@ export class DeliveryService {
   }
 
   /**
-   * Sends a claimed delivery (its URL checked within DESTINATION_CHECK_MS), records the attempt (in one statement with the others that end meanwhile) and
-   * schedules the next one; `posted` is called when the POST has ended.
+   * Sends a claimed delivery (its URL checked again first), records the attempt (in one statement with the others
+   * that end meanwhile) and schedules the next one; `posted` is called when the POST has ended.
    */
   async send(d: ReadyDelivery, posted?: () => void): Promise<AttemptResult> {
     const { delivery, endpoint } = d;
     const now = this.clock.now();
     let result: SendResult;
     try {
-      result = await this.postTo(
-        checkedDestination(endpoint.url, this.policy()),
-        delivery.eventId,
-        d.body,
-        d.keys,
-        now,
-      );
+      result = await this.post(endpoint.url, delivery.eventId, d.body, d.keys, now);
     } finally {
       posted?.();
     }

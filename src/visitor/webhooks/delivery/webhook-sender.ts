@@ -14,8 +14,8 @@ export interface SendResult {
 const EXCERPT_BYTES = 1024;
 
 // Connections are kept alive and reused per host and port. A pooled connection goes to an address that was
-// checked when it was opened; every new connection goes to a checked address (the destination's lookup hook). Free sockets are
-// kept up to the pool size: a worker spends much of each delivery on its database round trips, so many of its
+// checked when it was opened; every new connection goes to a checked address (the destination's lookup hook).
+// Free sockets are kept up to the pool size: a worker spends much of each delivery on its database round trips, so many of its
 // sockets are idle at any moment, and a smaller free list closed some only to open new ones for the next jobs.
 const agents = {
   http: new HttpAgent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000 }),
@@ -30,8 +30,9 @@ const agents = {
 
 /**
  * POSTs one signed webhook to `to`, a destination just checked by `checkedDestination`: the connection goes to
- * exactly the checked address (its `lookup` returns it), so a DNS answer cannot change between check and connect. Redirects are never followed; any non-2xx,
- * a redirect, a timeout, a connection or TLS error is a failure. `durationMs` counts the check too.
+ * exactly the checked address (its `lookup` returns it), so a DNS answer cannot change between check and connect.
+ * Redirects are never followed; any non-2xx, a redirect, a timeout, a connection or TLS error is a failure.
+ * `durationMs` counts the check too.
  */
 export async function sendWebhook(
   to: Promise<CheckedDestination | { error: string }>,
