@@ -39,6 +39,7 @@ import {
   runIfMain,
   startBenchServer,
   stopBenchServer,
+  WARMUP,
 } from './support';
 
 const PEOPLE = 1000;
@@ -284,8 +285,8 @@ export async function main(): Promise<void> {
     };
     const appUrl = `${base}/v1/bookings`;
     const floorUrl = `${floorBase}/bookings`;
-    await booking(floorUrl, types.floorWarm, 2);
-    await booking(appUrl, types.warm, 2);
+    await booking(floorUrl, types.floorWarm, WARMUP);
+    await booking(appUrl, types.warm, WARMUP);
     await new Promise((r) => setTimeout(r, 1000));
     const before = { app: await rowsOf(admin, org), floor: await rowsOf(admin, floorOrg.id) };
     const rounds = { confirmed: [] as Checked[], floor: [] as Checked[] };

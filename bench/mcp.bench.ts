@@ -27,6 +27,7 @@ import {
   runIfMain,
   startBenchServer,
   stopBenchServer,
+  WARMUP,
 } from './support';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 10_000);
@@ -100,8 +101,8 @@ export async function main(): Promise<void> {
 
     // Warm both paths, then measure each in turn.
     const loadBefore = loadavg().map((v) => Number(v.toFixed(2)));
-    await autocannon({ ...v1, connections: 4, duration: 2 });
-    await autocannon({ ...mcp, connections: 4, duration: 2 });
+    await autocannon({ ...v1, connections: CONNECTIONS, duration: WARMUP });
+    await autocannon({ ...mcp, connections: CONNECTIONS, duration: WARMUP });
     let rest: Measured;
     let tool: Measured;
     try {

@@ -35,6 +35,7 @@ import {
   runIfMain,
   startBenchServer,
   stopBenchServer,
+  WARMUP,
 } from './support';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 2000);
@@ -205,8 +206,8 @@ export async function main(): Promise<void> {
           bare: opts(`http://127.0.0.1:${port + 1}${path}`),
           not_modified: opts(url, { 'x-api-key': full.key, 'if-none-match': etags[e.name] }),
         };
-        await load({ ...targets.app, duration: 1 });
-        await load({ ...targets.bare, duration: 1 });
+        await load({ ...targets.app, duration: WARMUP });
+        await load({ ...targets.bare, duration: WARMUP });
         const m = await alternating(ROUNDS, {
           app: () => appMeter.measured(targets.app),
           bare: () => bareMeter.measured(targets.bare),
@@ -238,7 +239,7 @@ export async function main(): Promise<void> {
         const url = `http://127.0.0.1:${port + 2}${e.path(small.samples)}`;
         const m = measured[e.name];
         const smallItems = await itemsAt(url, small.key, e.name);
-        await load({ ...opts(url, { 'x-api-key': small.key }), duration: 1 });
+        await load({ ...opts(url, { 'x-api-key': small.key }), duration: WARMUP });
         const s = await load(opts(url, { 'x-api-key': small.key }));
         rows.push({
           ...m,

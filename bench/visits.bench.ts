@@ -37,6 +37,7 @@ import {
   seedVisits,
   startBenchServer,
   stopBenchServer,
+  WARMUP,
 } from './support';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 1_000_000);
@@ -126,8 +127,8 @@ export async function main(): Promise<void> {
     const appCreate = createRequest(`${base}/v1/visits`, { site, host });
     const floorCreate = createRequest(`${floorBase}/visits`, floorOrg);
     // Warm both paths.
-    await autocannon({ ...floorCreate, connections: 4, duration: 2 });
-    await autocannon({ ...appCreate, connections: 4, duration: 2 });
+    await autocannon({ ...floorCreate, connections: CONNECTIONS, duration: WARMUP });
+    await autocannon({ ...appCreate, connections: CONNECTIONS, duration: WARMUP });
     await new Promise((r) => setTimeout(r, 1000));
     const before = { app: await rowsOf(admin, orgId), floor: await rowsOf(admin, floorOrg.id) };
     const { create, floor } = await alternating(ROUNDS, {
