@@ -131,16 +131,17 @@ export class Transactions {
       const failure = await firstFailure([...uow.deferred(), ...last.filter((w) => w !== undefined), commit]);
       open = false;
       if (failure) {
-        // A deferred step that failed in code, not in PostgreSQL, cannot stop a COMMIT already written: say so.
         const ended = await commit.then(
           (r) => r.command,
           () => null,
         );
-        if (ended === 'COMMIT')
-          this.logger.error(
-            `a transaction committed although one of its steps failed: ${(failure as Error).message}`,
-          );
-        throw failure;
+        if (ended !== 'COMMIT') throw failure;
+        // A deferred step that failed in code after its statement was answered (in its own `.then`) cannot stop
+        // the COMMIT written behind it: the change stands, and the idempotency layer stored this result as the
+        // key's response. So the request answers as committed (a retry would replay the same), and the log says so.
+        this.logger.error(
+          `a step of a committed transaction failed in code; the change stands: ${(failure as Error).message}`,
+        );
       }
       const { command } = await commit;
       if (command !== 'COMMIT') throw new Error(`the transaction ended with ${command} instead of COMMIT`);

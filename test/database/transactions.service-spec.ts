@@ -94,4 +94,19 @@ describe('database/Transactions (pipelined)', () => {
     await expect(run).rejects.toThrow('cannot serialize the response');
     expect(await names()).toEqual([]);
   });
+  it('a deferred step that fails in code after its statement was answered leaves the commit standing, answered as committed', async () => {
+    // The statement succeeded and COMMIT was written behind it: the change stands, so the request must not
+    // answer with an error while a retry of its idempotency key would replay this success.
+    const result = await tx.run(async (uow) => {
+      await insert(uow.manager, 1, 'first');
+      uow.defer(
+        insert(uow.manager, 2, 'second').then(() => {
+          throw new Error('a follow-up failed in code');
+        }),
+      );
+      return 'committed';
+    });
+    expect(result).toBe('committed');
+    expect(await names()).toEqual(['first', 'second']);
+  });
 });
