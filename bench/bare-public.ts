@@ -11,8 +11,8 @@
  * /public/v1/events[?q&limit&page], /public/v1/events/:slug, /public/v1/jobs[?q&limit&page], /public/v1/jobs/:slug,
  * /public/v1/durbars/:slug, /public/v1/durbars/:slug/transcript.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Pool } from 'pg';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { barePool, serveBare } from './bare-server';
 import { toCampaignDetailResponse, toCampaignResponse } from '../src/content/campaigns/dto/campaign.response';
 import { toEventDetailResponse, toEventResponse } from '../src/content/events/dto/event.response';
 import { toJobDetailResponse, toJobResponse } from '../src/content/jobs/dto/job.response';
@@ -21,17 +21,7 @@ import {
   toDurbarTranscriptResponse,
 } from '../src/content/durbars/dto/durbar.response';
 
-const pool = new Pool({
-  connectionString: process.env.DATABASE_URL,
-  max: 10,
-  // Idle connections stay open: a backend closed mid-run would void the bench's PostgreSQL CPU figure, and
-  // reconnecting is no work a request needs.
-  idleTimeoutMillis: 0,
-  // As the app's pool (src/database/data-source.factory.ts): no JIT for short OLTP queries.
-  options: '-c jit=off',
-  application_name: 'bench-bare',
-});
-pool.on('error', () => undefined);
+const pool = barePool('bench-bare');
 
 const TOTAL_TTL_MS = 30_000;
 const totals = new Map<string, { at: number; n: Promise<number> }>();
@@ -298,10 +288,4 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   );
 }
 
-const server = createServer(handle);
-server.keepAliveTimeout = 60_000;
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
-process.on('SIGTERM', () => {
-  server.close(() => void pool.end().then(() => process.exit(0)));
-  server.closeAllConnections();
-});
+serveBare(handle, pool);

@@ -18,8 +18,9 @@
  * benches, so neither side writes a delivery row. Bodies have the app's shape (same keys, same order).
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Pool, type PoolClient } from 'pg';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PoolClient } from 'pg';
+import { barePool, serveBare } from './bare-server';
 import { newId } from '../src/common/ids';
 
 const ORG = String(process.env.BENCH_FLOOR_ORG);
@@ -27,17 +28,7 @@ const LIVEMODE = false;
 const CHANNELS = ['whatsapp', 'sms', 'email'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const pool = new Pool({
-  connectionString: process.env.DATABASE_URL,
-  max: 10,
-  // Idle connections stay open: a backend closed mid-run would void the bench's PostgreSQL CPU figure, and
-  // reconnecting is no work a request needs.
-  idleTimeoutMillis: 0,
-  // As the app's pool (src/database/data-source.factory.ts): no JIT for short OLTP queries.
-  options: '-c jit=off',
-  application_name: 'bench-floor',
-});
-pool.on('error', () => undefined);
+const pool = barePool('bench-floor');
 
 /** Visitor (upsert by phone), visit and pending pass in one statement; returns the visitor as stored. */
 const VISIT = `
@@ -422,10 +413,4 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-const server = createServer(handle);
-server.keepAliveTimeout = 60_000;
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
-process.on('SIGTERM', () => {
-  server.close(() => void pool.end().then(() => process.exit(0)));
-  server.closeAllConnections();
-});
+serveBare(handle, pool);
