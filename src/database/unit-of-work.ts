@@ -103,9 +103,9 @@ export class Transactions {
    * it goes out with the work's first statement; the statements gathered during the work (`UnitOfWork.beforeCommit`),
    * the participants' statements (`withCommit`) and COMMIT go out after the work's last awaited statement and the
    * deferred ones (`UnitOfWork.defer`), together: a write whose statements depend on each other in turn pays one
-   * round trip per dependency, not one per statement. When any
-   * of those statements failed PostgreSQL answers COMMIT with ROLLBACK, and the first failure (in the order
-   * written) is thrown.
+   * round trip per dependency, not one per statement. When any of those statements failed PostgreSQL answers COMMIT
+   * with ROLLBACK, and the first failure (in the order written) is thrown; a deferred step that failed only in its
+   * own code after its statement succeeded is logged, and the run answers as committed.
    */
   async run<T>(work: (uow: UnitOfWork) => Promise<T>, options: RunOptions = {}): Promise<T> {
     const { runner, client } = await transactionClient(this.ds);

@@ -94,6 +94,7 @@ describe('database/Transactions (pipelined)', () => {
     await expect(run).rejects.toThrow('cannot serialize the response');
     expect(await names()).toEqual([]);
   });
+
   it('a deferred step that fails in code after its statement was answered leaves the commit standing, answered as committed', async () => {
     // The statement succeeded and COMMIT was written behind it: the change stands, so the request must not
     // answer with an error while a retry of its idempotency key would replay this success.

@@ -15,8 +15,9 @@ const EXCERPT_BYTES = 1024;
 
 // Connections are kept alive and reused per host and port. A pooled connection goes to an address that was
 // checked when it was opened; every new connection goes to a checked address (the destination's lookup hook).
-// Free sockets are kept up to the pool size: a worker spends much of each delivery on its database round trips, so many of its
-// sockets are idle at any moment, and a smaller free list closed some only to open new ones for the next jobs.
+// Free sockets are kept up to the pool size: a worker spends much of each delivery on its database round trips, so
+// many of its sockets are idle at any moment, and a smaller free list closed some only to open new ones for the next
+// jobs.
 const agents = {
   http: new HttpAgent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000 }),
   https: new HttpsAgent({
