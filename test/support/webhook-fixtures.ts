@@ -41,3 +41,13 @@ export async function createEndpoint(
  * EventsService.record otherwise takes only the object its type declares (EventObjects).
  */
 export const standIn = (object: unknown): never => object as never;
+
+/**
+ * Resolves once the wall clock has passed `event`'s created_at. Events listed newest first are ordered by
+ * `(created_at, id)`, so two recorded in separate transactions within one millisecond come in the order of their
+ * random ids. A test that records events one after the other and expects that order waits for this between them,
+ * as separate requests are in practice.
+ */
+export async function pastCreation(event: { created_at: string }): Promise<void> {
+  while (Date.now() <= Date.parse(event.created_at)) await new Promise((r) => setTimeout(r, 1));
+}

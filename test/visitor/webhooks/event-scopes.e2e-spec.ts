@@ -15,7 +15,7 @@ import { Transactions } from '../../../src/database/unit-of-work';
 import { EventEnvelope, EventsService } from '../../../src/visitor/events/events.service';
 import { EVENT_TYPES, eventReadScope, EventType } from '../../../src/visitor/events/event-types';
 import { roleAllows, SCOPES, type Scope } from '../../../src/visitor/platform/scopes';
-import { standIn } from '../../support/webhook-fixtures';
+import { pastCreation, standIn } from '../../support/webhook-fixtures';
 
 /**
  * Each event type's object needs the read scope of its own endpoint (events/event-types.ts) on GET /v1/events,
@@ -38,8 +38,13 @@ describe('events: every type needs its object read scope; redelivery follows the
     manageKey = await org.key({ mode: 'test', scopes: ['webhooks:manage'] });
     // Naming a type in a subscription needs its read scope: the all-types endpoint is made with every scope.
     everyType = (await endpoint(await org.key({ mode: 'test' }), [...EVENT_TYPES])).json();
-    // One event of every type, recorded oldest first in catalogue order.
-    for (const type of EVENT_TYPES) events.set(type, await record(type, { id: `obj_${type}` }));
+    // One event of every type, recorded oldest first in catalogue order, each in a later millisecond.
+    let last: EventEnvelope | undefined;
+    for (const type of EVENT_TYPES) {
+      if (last) await pastCreation(last);
+      last = await record(type, { id: `obj_${type}` });
+      events.set(type, last);
+    }
   });
   afterAll(() => t.close());
 

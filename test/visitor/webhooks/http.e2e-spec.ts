@@ -11,7 +11,7 @@ import { Transactions } from '../../../src/database/unit-of-work';
 import { OrganisationsService } from '../../../src/visitor/organisations/organisations.service';
 import { EventsService } from '../../../src/visitor/events/events.service';
 import { EVENT_TYPES, EventType } from '../../../src/visitor/events/event-types';
-import { standIn } from '../../support/webhook-fixtures';
+import { pastCreation, standIn } from '../../support/webhook-fixtures';
 import { EventSamples } from '../../../src/visitor/events/event-samples';
 
 const OPERATOR = { type: 'operator' as const, id: 'test' };
@@ -269,7 +269,9 @@ describe('webhooks over HTTP: endpoints, events, redelivery, plan lapse, console
 
   it('lists and reads events with filters, newest first, paged by cursor, mode-separated', async () => {
     const a = await record(false, 'person.deactivated', { id: 'person_a' });
+    await pastCreation(a);
     const b = await record(false, 'person.reactivated', { id: 'person_a' });
+    await pastCreation(b);
     const c = await record(false, 'person.deactivated', { id: 'person_b' });
     const live = await record(true, 'person.deactivated', { id: 'person_live' });
     const page1 = (
