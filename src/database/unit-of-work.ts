@@ -78,6 +78,12 @@ export const IS_RESPONSE: RunOptions = Object.freeze({ isResponse: true });
  * right after the commit (a test's crash point). Registered once per application with `Transactions.participate`.
  */
 export interface TransactionParticipant {
+  /**
+   * Writes statements right behind BEGIN, before the work's first (`preparedQuery` on `uow.manager`, without
+   * awaiting): they share its round trip. Their outcomes are the participant's to read later (`beforeCommit`), and
+   * to `uow.defer` so a failure among them is the one reported.
+   */
+  atBegin?(uow: UnitOfWork, options: RunOptions): void;
   beforeCommit?(manager: EntityManager, result: unknown, options: RunOptions): Promise<void>;
   /**
    * Writes its one statement at once (`preparedQuery` on `manager`, before any await) and returns its outcome, or
@@ -116,6 +122,7 @@ export class Transactions {
       writeTogether(client);
       const begun = client.query('BEGIN');
       uow.defer(begun);
+      for (const p of this.participants) p.atBegin?.(uow, options);
       let result: T;
       try {
         result = await work(uow);

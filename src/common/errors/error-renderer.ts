@@ -111,6 +111,12 @@ export class ErrorRenderer {
     void reply.status(answer.status).type(answer.contentType).send(answer.body);
   }
 
+  /** The status a /v1 request that failed with `err` is answered with (what `send` would answer). */
+  visitorStatus(err: unknown, req: FastifyRequest): number {
+    const error = this.classify(err, req);
+    return error ? visitorCodeInfo(visitorCode(error.code)).status : 500;
+  }
+
   /**
    * RFC 6750 / RFC 9728 on a protected resource (/v1, /mcp): every 401 tells the client where the resource's
    * metadata is and the scopes the call needs (`ApiError.scopes`), so an OAuth client can discover how to connect

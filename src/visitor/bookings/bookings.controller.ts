@@ -14,6 +14,7 @@ import {
 } from './dto/booking.request';
 import { BookingResponse } from './dto/booking.response';
 import { ApiErrors, ApiExampleShows } from '../platform/doc-decorators';
+import { ClaimedWithCommit } from '../platform/idempotency';
 
 @ApiTags('Bookings')
 @Controller('v1/bookings')
@@ -22,6 +23,7 @@ export class BookingsController {
 
   @Post()
   @Authorize({ scope: 'bookings:write', publishable: true })
+  @ClaimedWithCommit()
   @ApiErrors('conflict')
   @ApiOperation({
     summary: 'Book a slot',

@@ -57,6 +57,16 @@ const CLAIM_OR_READ = `
 /** The outcome of a claim: taken (run the request), or the key's row (null: taken meanwhile by another request). */
 export type ClaimResult = { claimed: true } | { claimed: false; row: IdempotencyRow | null };
 
+/**
+ * What a transaction that takes its key with its commit (`IdempotencyClaims`, routes marked `@ClaimedWithCommit`)
+ * learns with its first statements: whether it holds the key's transaction lock (no other such transaction runs
+ * with the key), and the key's row as it is once the lock is held.
+ */
+export interface KeyInTransaction {
+  locked: boolean;
+  row: (IdempotencyRow & { created_at: Date }) | null;
+}
+
 @Injectable()
 @HoldsVisitorData(50)
 @HoldsSandboxData(50)
@@ -93,6 +103,59 @@ export class IdempotencyRepository implements VisitorDataHolder, SandboxDataHold
     );
     if (r.claimed) return { claimed: true };
     return { claimed: false, row: r.state === null ? null : r };
+  }
+
+  /**
+   * In the transaction of `manager`, written at once (it goes out with BEGIN and the work's first statement): the
+   * key's transaction-scoped advisory lock, tried without waiting, and the key's row. The row is read as committed
+   * when the statement started: a request that took the key and committed in between is missed here, and the
+   * INSERT of `insertAnswered` then fails on its row instead, so the key is still used once.
+   */
+  inTransaction(manager: EntityManager, t: Tenant, key: string): Promise<KeyInTransaction> {
+    return preparedQuery<{ locked: boolean } & (IdempotencyRow & { created_at: Date })>(
+      manager,
+      'idem_tx_read',
+      `SELECT pg_try_advisory_xact_lock(hashtextextended($4, 0)) AS locked, e.*
+         FROM (SELECT 1) AS one LEFT JOIN (
+           SELECT request_hash, state, locked_until, response_status, response_type, response_body, created_at
+             FROM visitor.idempotency_key WHERE organisation_id = $1 AND livemode = $2 AND key = $3::uuid) e ON true`,
+      [t.organisationId, t.livemode, key, `idempotency ${t.organisationId} ${t.livemode} ${key}`],
+    ).then(([{ locked, ...row }]) => ({ locked, row: row.state === null ? null : row }));
+  }
+
+  /**
+   * Inserts the key answered with the response, in the transaction of `manager` that made the change (written with
+   * its COMMIT). `replacing`: the row read in that transaction may be taken over (expired, or its holder died), so
+   * it is deleted first, only while it still may. A row that is there when the INSERT runs (another request took the
+   * key meanwhile) fails it with a unique violation, and the transaction rolls back.
+   */
+  insertAnswered(
+    manager: EntityManager,
+    t: Tenant,
+    key: string,
+    hash: string,
+    answer: { status: number; type: string; body: string; at: Date },
+    replacing?: { expiredBefore: Date },
+  ): Promise<unknown> {
+    const deleted =
+      replacing &&
+      preparedQuery(
+        manager,
+        'idem_tx_replace',
+        `DELETE FROM visitor.idempotency_key
+          WHERE organisation_id = $1 AND livemode = $2 AND key = $3::uuid
+            AND (created_at < $4 OR (state = 'running' AND locked_until < $5 AND request_hash = $6))`,
+        [t.organisationId, t.livemode, key, replacing.expiredBefore, answer.at, hash],
+      );
+    const inserted = preparedQuery(
+      manager,
+      'idem_tx_insert',
+      `INSERT INTO visitor.idempotency_key (organisation_id, livemode, key, request_hash, state, locked_until,
+                                            response_status, response_type, response_body, created_at)
+       VALUES ($1, $2, $3::uuid, $4, 'done', $5, $6, $7, $8, $5)`,
+      [t.organisationId, t.livemode, key, hash, answer.at, answer.status, answer.type, answer.body],
+    );
+    return deleted ? Promise.all([deleted, inserted]) : inserted;
   }
 
   /**

@@ -5,6 +5,7 @@ import {
   Logger,
   NestInterceptor,
   OnModuleInit,
+  SetMetadata,
 } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -12,12 +13,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { map, type Observable } from 'rxjs';
+import { catchError, from, map, mergeMap, of, throwError, type Observable } from 'rxjs';
 import { Clock } from '../../common/clock';
 import { ApiError } from '../../common/errors/api-error';
 import { StoredResponse } from '../../common/http/stored-response';
-import { RunOptions, Transactions } from '../../database/unit-of-work';
-import { ClaimResult, IdempotencyRepository } from './idempotency.repository';
+import { RunOptions, Transactions, type UnitOfWork } from '../../database/unit-of-work';
+import { ErrorRenderer } from '../../common/errors/error-renderer';
+import {
+  ClaimResult,
+  IdempotencyRepository,
+  type IdempotencyRow,
+  type KeyInTransaction,
+} from './idempotency.repository';
 import type { Tenant } from './tenant';
 import { fastifyOf } from '../../common/http/http-host';
 
@@ -42,6 +49,19 @@ const RENEW_MS = 1_000;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const CLAIMED_WITH_COMMIT = 'gatehouse:idempotency-claimed-with-commit';
+
+/**
+ * The route's key is taken in the transaction that makes its change, not by a statement of its own before the
+ * handler runs: a transaction-scoped lock and a read of the key go out with BEGIN, and the answered key is inserted
+ * with COMMIT, so the request pays no round trip and no commit of its own for its key. For routes whose one effect
+ * is one transaction run with IS_RESPONSE (everything before it only reads): the handler then runs before the key
+ * is known to be free, and a replay runs it too, up to that transaction, which rolls back and answers the stored
+ * response. A route that fails before or in that transaction takes the key as other routes do, after the fact, and
+ * stores its error (or answers the key's stored response instead).
+ */
+export const ClaimedWithCommit = () => SetMetadata(CLAIMED_WITH_COMMIT, true);
+
 interface Claim {
   tenant: Tenant;
   key: string;
@@ -49,8 +69,17 @@ interface Claim {
   /** The status the route answers with on success (its @HttpCode, else 201). */
   status: number;
   reply: FastifyReply;
-  /** Renews the lease while the request runs. */
-  renewal: NodeJS.Timeout;
+  /** Renews the lease while the request runs (none while no row holds the key: `deferred`). */
+  renewal?: NodeJS.Timeout;
+  /**
+   * No row holds the key yet (`@ClaimedWithCommit`): the request's response transaction inserts it with its
+   * commit, or the request takes it after its handler ended (`lateClaim`).
+   */
+  deferred: boolean;
+  /** The key as the response transaction read it under its lock (`deferred`), and whether a row is to be replaced. */
+  inTx?: { manager: EntityManager; key: Promise<KeyInTransaction>; replacing?: { expiredBefore: Date } };
+  /** The request was answered with the key's stored response or a refusal instead: nothing is stored. */
+  refused: boolean;
   /** Set when the request's transaction stored its result as the key's response (in that transaction). */
   committed: boolean;
   /** The body that transaction stored (the onSend hook stores the body sent only when it differs). */
@@ -61,8 +90,41 @@ interface Claim {
   unanswered: boolean;
 }
 
+/** The response within a transaction's result that the transaction stores as the key's (see RunOptions). */
+const responseOf = (result: unknown, o: RunOptions): unknown =>
+  o.responseOf ? o.responseOf(result as never) : o.isResponse ? result : undefined;
+
 /** The claim of the idempotent request whose handler is running in this async context. */
 const current = new AsyncLocalStorage<Claim>();
+
+/**
+ * Why a request may not run with a key whose row is `row` (null: taken by a request still running): the stored
+ * response to replay, or the refusal.
+ */
+function refusalOf(row: IdempotencyRow | null, hash: string): ApiError | StoredResponse {
+  if (!row)
+    return new ApiError(
+      'conflict',
+      'A request with this Idempotency-Key is in progress; retry with the same key.',
+    );
+  if (row.request_hash !== hash)
+    return new ApiError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was used in the last 24 hours with a different method, path or body, or by another credential; use a new key.',
+      [{ location: 'header.Idempotency-Key', message: 'was used for a different request' }],
+    );
+  if (row.state === 'running')
+    return new ApiError(
+      'conflict',
+      'A request with this Idempotency-Key is still in progress; retry with the same key.',
+    );
+  return new StoredResponse(
+    row.response_status ?? 200,
+    row.response_type ?? 'application/json',
+    row.response_body ?? '',
+    { 'Idempotent-Replayed': 'true' },
+  );
+}
 
 /** Whether this code runs inside a claimed idempotent /v1 POST (for test-only crash points). */
 export function inIdempotentRequest(): boolean {
@@ -123,10 +185,13 @@ export class IdempotencyClaims implements OnModuleInit {
     private readonly repo: IdempotencyRepository,
     private readonly adapter: HttpAdapterHost,
     private readonly clock: Clock,
+    private readonly errors: ErrorRenderer,
     transactions: Transactions,
   ) {
     transactions.participate({
-      // Written with the COMMIT (one round trip): the UPDATE goes out before storeInTransaction's first await.
+      atBegin: (uow, o) => this.readInTransaction(uow, o),
+      beforeCommit: (manager, result, o) => this.decideInTransaction(manager, result, o),
+      // Written with the COMMIT (one round trip): the statement goes out before storeInTransaction's first await.
       withCommit: (manager, result, o) => this.storeInTransaction(manager, result, o),
     });
   }
@@ -148,6 +213,59 @@ export class IdempotencyClaims implements OnModuleInit {
     );
   }
 
+  /** A `@ClaimedWithCommit` request's response transaction: the key's lock and row, read with BEGIN. */
+  private readInTransaction(uow: UnitOfWork, o: RunOptions): void {
+    const claim = current.getStore();
+    if (!claim?.deferred || claim.committed || !(o.isResponse || o.responseOf)) return;
+    const key = this.repo.inTransaction(uow.manager, claim.tenant, claim.key);
+    uow.defer(key);
+    claim.inTx = { manager: uow.manager, key };
+  }
+
+  /**
+   * Before that transaction commits its response: it runs on only if it holds the key's lock and the key is free
+   * (no row, an expired one, or one whose holder of the same request died); otherwise it rolls back and the
+   * request is answered as a claim refused before the handler would have been (the stored response, or a refusal).
+   */
+  private async decideInTransaction(manager: EntityManager, result: unknown, o: RunOptions): Promise<void> {
+    const claim = current.getStore();
+    const inTx = claim?.inTx;
+    if (!claim || !inTx || inTx.manager !== manager) return;
+    if (responseOf(result, o) === undefined) {
+      claim.inTx = undefined; // this commit stores no response: the key is taken later
+      return;
+    }
+    const { locked, row } = await inTx.key;
+    const now = this.clock.now();
+    const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+    const free =
+      !row ||
+      row.created_at < expiredBefore ||
+      (row.state === 'running' && row.locked_until < now && row.request_hash === claim.hash);
+    if (locked && free) {
+      if (row) inTx.replacing = { expiredBefore };
+      return;
+    }
+    claim.inTx = undefined;
+    claim.refused = true;
+    throw refusalOf(locked ? row : null, claim.hash);
+  }
+
+  /**
+   * A `@ClaimedWithCommit` request that ended without its response transaction storing its answer (it failed
+   * before or in it): the key is claimed now, as before any other route's handler, and the onSend hook stores the
+   * answer; a key already held answers the request instead (its stored response, or the refusal).
+   */
+  private async lateClaim(claim: Claim): Promise<void> {
+    const taken = await this.claim(claim.tenant, claim.key, claim.hash);
+    if (taken.claimed) {
+      claim.deferred = false;
+      return;
+    }
+    claim.refused = true;
+    throw refusalOf(taken.row, claim.hash);
+  }
+
   /** Renews a claim's lease every RENEW_MS while its request runs (cleared when the request ends). */
   private renewing(tenant: Tenant, key: string, hash: string): NodeJS.Timeout {
     const renewal = setInterval(() => {
@@ -167,13 +285,31 @@ export class IdempotencyClaims implements OnModuleInit {
    */
   hold(
     req: FastifyRequest,
-    claim: Omit<Claim, 'renewal' | 'committed' | 'unanswered'>,
+    claim: Pick<Claim, 'tenant' | 'key' | 'hash' | 'status' | 'reply'>,
     handle: () => Observable<unknown>,
+    deferred = false,
   ): Observable<unknown> {
-    const renewal = this.renewing(claim.tenant, claim.key, claim.hash);
-    const held: Claim = { ...claim, renewal, committed: false, unanswered: false };
+    const renewal = deferred ? undefined : this.renewing(claim.tenant, claim.key, claim.hash);
+    const held: Claim = { ...claim, renewal, committed: false, unanswered: false, deferred, refused: false };
     this.claims.set(req, held);
-    return current.run(held, handle).pipe(
+    let handled = current.run(held, handle);
+    if (deferred) {
+      const unsettled = () => held.deferred && !held.committed && !held.refused;
+      handled = handled.pipe(
+        mergeMap((result) => (unsettled() ? from(this.lateClaim(held).then(() => result)) : of(result))),
+        catchError((e: unknown) =>
+          // A 5xx stores nothing (a retry runs again), as on other routes.
+          unsettled() && this.errors.visitorStatus(e, req) < 500
+            ? from(
+                this.lateClaim(held).then(() => {
+                  throw e;
+                }),
+              )
+            : throwError(() => e),
+        ),
+      );
+    }
+    return handled.pipe(
       map((result) => {
         if (!held.committed || held.storedResponse === undefined || result !== held.storedResponse)
           return result;
@@ -215,6 +351,8 @@ export class IdempotencyClaims implements OnModuleInit {
       renewal,
       committed: false,
       unanswered: false,
+      deferred: false,
+      refused: false,
     };
     try {
       const result = await current.run(held, work);
@@ -242,8 +380,8 @@ export class IdempotencyClaims implements OnModuleInit {
     o: RunOptions,
   ): Promise<void> | undefined {
     const claim = current.getStore();
-    if (!claim || claim.committed) return undefined;
-    const response = o.responseOf ? o.responseOf(result as never) : o.isResponse ? result : undefined;
+    if (!claim || claim.committed || (claim.deferred && claim.inTx?.manager !== manager)) return undefined;
+    const response = responseOf(result, o);
     if (response === undefined) {
       claim.unanswered = true;
       return undefined;
@@ -256,13 +394,39 @@ export class IdempotencyClaims implements OnModuleInit {
       body = JSON.stringify(response); // the route has no response schema for the status
       bySchema = false;
     }
-    return this.repo
-      .complete(claim.tenant, claim.key, claim.hash, claim.status, JSON_TYPE, body, false, manager)
-      .then(() => {
-        claim.committed = true;
-        claim.storedBody = body;
-        if (bySchema && response !== null && typeof response === 'object') claim.storedResponse = response;
-      });
+    const stored = claim.deferred
+      ? this.repo
+          .insertAnswered(
+            manager,
+            claim.tenant,
+            claim.key,
+            claim.hash,
+            { status: claim.status, type: JSON_TYPE, body, at: this.clock.now() },
+            claim.inTx?.replacing,
+          )
+          .catch((e: unknown) => {
+            // Another request took the key meanwhile (a route that claims first): this one rolls back, and the
+            // late claim answers it with what that request stored, or a conflict while it runs.
+            if ((e as { code?: string }).code === '23505')
+              throw new ApiError('conflict', 'A request with this Idempotency-Key is in progress.');
+            throw e;
+          })
+      : this.repo.complete(
+          claim.tenant,
+          claim.key,
+          claim.hash,
+          claim.status,
+          JSON_TYPE,
+          body,
+          false,
+          manager,
+        );
+    return stored.then(() => {
+      claim.committed = true;
+      claim.deferred = false;
+      claim.storedBody = body;
+      if (bySchema && response !== null && typeof response === 'object') claim.storedResponse = response;
+    });
   }
 
   onModuleInit(): void {
@@ -273,6 +437,8 @@ export class IdempotencyClaims implements OnModuleInit {
       if (!claim) return done(null, payload);
       this.claims.delete(req);
       clearInterval(claim.renewal);
+      // No row holds the key (a 5xx, or a request answered with the key's stored response or a refusal).
+      if (claim.deferred) return done(null, payload);
       void this.store(claim, reply, payload).then(() => done(null, payload));
     });
   }
@@ -358,38 +524,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
       )
       .digest('base64url');
     const lowered = key.toLowerCase();
+    const status =
+      (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const held = { tenant, key: lowered, hash, status, reply };
+    // Taken with the commit of the route's change: no statement now.
+    if (Reflect.getMetadata(CLAIMED_WITH_COMMIT, context.getHandler()) === true)
+      return this.claims.hold(req, held, () => next.handle(), true);
     const claim = await this.claims.claim(tenant, lowered, hash);
-    if (claim.claimed) {
-      const status =
-        (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
-      const reply = context.switchToHttp().getResponse<FastifyReply>();
-      return this.claims.hold(req, { tenant, key: lowered, hash, status, reply }, () => next.handle());
-    }
+    if (claim.claimed) return this.claims.hold(req, held, () => next.handle());
     // Not taken: a replay, a reuse, or a request still running (read in the same statement as the claim).
-    const row = claim.row;
-    if (!row)
-      throw new ApiError(
-        'conflict',
-        'A request with this Idempotency-Key is in progress; retry with the same key.',
-      );
-    if (row.request_hash !== hash)
-      throw new ApiError(
-        'idempotency_key_reused',
-        'This Idempotency-Key was used in the last 24 hours with a different method, path or body, or by another credential; use a new key.',
-        [{ location: 'header.Idempotency-Key', message: 'was used for a different request' }],
-      );
-    if (row.state === 'running')
-      throw new ApiError(
-        'conflict',
-        'A request with this Idempotency-Key is still in progress; retry with the same key.',
-      );
-    throw new StoredResponse(
-      row.response_status ?? 200,
-      row.response_type ?? 'application/json',
-      row.response_body ?? '',
-      {
-        'Idempotent-Replayed': 'true',
-      },
-    );
+    throw refusalOf(claim.row, hash);
   }
 }

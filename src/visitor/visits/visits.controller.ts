@@ -22,6 +22,7 @@ import { VisitResponse } from './dto/visit.response';
 import { VisitAction } from './visit-state-machine';
 import { VisitsService } from './visits.service';
 import { ApiErrors, ApiExampleShows } from '../platform/doc-decorators';
+import { ClaimedWithCommit } from '../platform/idempotency';
 
 @ApiTags('Visits')
 @Controller('v1/visits')
@@ -30,6 +31,7 @@ export class VisitsController {
 
   @Post()
   @Authorize({ scope: 'visits:write', publishable: true })
+  @ClaimedWithCommit()
   @ApiOperation({
     summary: 'Invite or pre-register a visitor',
     description:

@@ -415,6 +415,7 @@ const EXEMPT: Record<string, string> = {
   ),
   'IdempotencyRepository.claim': IDEMPOTENCY,
   'IdempotencyRepository.complete': IDEMPOTENCY,
+  'IdempotencyRepository.insertAnswered': IDEMPOTENCY,
   'IdempotencyRepository.renew': IDEMPOTENCY,
   'IdempotencyRepository.release': IDEMPOTENCY,
   'IdempotencyRepository.purge': 'a retention sweep over every organisation (no tenant by design)',
