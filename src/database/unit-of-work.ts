@@ -86,7 +86,7 @@ export interface TransactionParticipant {
   atBegin?(uow: UnitOfWork, options: RunOptions): void;
   beforeCommit?(manager: EntityManager, result: unknown, options: RunOptions): Promise<void>;
   /**
-   * Writes its one statement at once (`preparedQuery` on `manager`, before any await) and returns its outcome, or
+   * Writes its statements at once (`preparedQuery` on `manager`, before any await) and returns their outcome, or
    * undefined when it has none: COMMIT is written right behind it, in the same round trip, and the transaction
    * commits only if it succeeded.
    */

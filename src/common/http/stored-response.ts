@@ -1,6 +1,7 @@
 /**
- * A response decided before the handler ran (an idempotent replay): thrown from an interceptor and sent as is
- * by the global filter, so no handler runs and no side effect repeats.
+ * A response decided instead of the handler's (an idempotent replay): thrown from an interceptor before the handler
+ * runs, or from the transaction of a `@ClaimedWithCommit` route, which then rolls back; sent as is by the global
+ * filter, so no side effect repeats.
  */
 export class StoredResponse {
   constructor(

@@ -59,8 +59,8 @@ export type ClaimResult = { claimed: true } | { claimed: false; row: Idempotency
 
 /**
  * What a transaction that takes its key with its commit (`IdempotencyClaims`, routes marked `@ClaimedWithCommit`)
- * learns with its first statements: whether it holds the key's transaction lock (no other such transaction runs
- * with the key), and the key's row as it is once the lock is held.
+ * learns with its first statement: whether it holds the key's transaction lock (no other such transaction runs
+ * with the key), and the key's row as committed when that statement began (see `inTransaction`).
  */
 export interface KeyInTransaction {
   locked: boolean;

@@ -248,7 +248,9 @@ export class IdempotencyClaims implements OnModuleInit {
     }
     claim.inTx = undefined;
     claim.refused = true;
-    throw refusalOf(locked ? row : null, claim.hash);
+    // A row that holds the key decides, lock or not (a finished key replays even while a retry holds the lock);
+    // without one, the lock's holder is a request still running.
+    throw refusalOf(row && !free ? row : null, claim.hash);
   }
 
   /**
@@ -260,6 +262,7 @@ export class IdempotencyClaims implements OnModuleInit {
     const taken = await this.claim(claim.tenant, claim.key, claim.hash);
     if (taken.claimed) {
       claim.deferred = false;
+      claim.renewal = this.renewing(claim.tenant, claim.key, claim.hash); // until onSend has stored the answer
       return;
     }
     claim.refused = true;
@@ -279,7 +282,8 @@ export class IdempotencyClaims implements OnModuleInit {
   }
 
   /**
-   * Holds the claim for `req` (renewing its lease) and runs `handle` with it as the current claim. A handler that
+   * Holds the claim for `req` (renewing its lease; a `deferred` one has no row to renew) and runs `handle` with it
+   * as the current claim. A handler that
    * returns the very response its transaction stored is answered with the stored body, so the response is
    * serialized once, not again by the reply (the same serializer, so the same text).
    */
@@ -372,7 +376,8 @@ export class IdempotencyClaims implements OnModuleInit {
   /**
    * The response is the transaction's result: stored as the key's response before the transaction commits. Not
    * async on purpose: what can fail in code (the response, its serialization) throws here, before COMMIT is written,
-   * so the transaction rolls back; only the UPDATE goes out with COMMIT.
+   * so the transaction rolls back; only the key's statements (the UPDATE; for a `deferred` claim the INSERT, after a
+   * DELETE of a row it replaces) go out with COMMIT.
    */
   private storeInTransaction(
     manager: EntityManager,
@@ -405,10 +410,16 @@ export class IdempotencyClaims implements OnModuleInit {
             claim.inTx?.replacing,
           )
           .catch((e: unknown) => {
-            // Another request took the key meanwhile (a route that claims first): this one rolls back, and the
-            // late claim answers it with what that request stored, or a conflict while it runs.
-            if ((e as { code?: string }).code === '23505')
-              throw new ApiError('conflict', 'A request with this Idempotency-Key is in progress.');
+            // Another request took the key meanwhile (a route that claims first): this one rolls back and is
+            // answered `conflict`, never stored (that request may yet fail and free the key); a retry with the
+            // key then replays what that request stored, or runs again.
+            if ((e as { code?: string }).code === '23505') {
+              claim.refused = true;
+              throw new ApiError(
+                'conflict',
+                'A request with this Idempotency-Key is in progress; retry with the same key.',
+              );
+            }
             throw e;
           })
       : this.repo.complete(
@@ -486,7 +497,8 @@ export class IdempotencyClaims implements OnModuleInit {
  * `Idempotency-Key` on every /v1 POST, scoped to organisation and mode, kept 24 hours in PostgreSQL, and bound to
  * the credential that made the request (another credential's request with the key is `idempotency_key_reused`).
  * The interceptor claims the key before the handler runs (one atomic INSERT … ON CONFLICT, so of concurrent
- * requests exactly one executes); IdempotencyClaims then stores the response. A replay is the stored response
+ * requests exactly one executes), except on `@ClaimedWithCommit` routes, whose change's transaction takes it;
+ * IdempotencyClaims then stores the response. A replay is the stored response
  * with `Idempotent-Replayed: true`. It is attached to every credentialed /v1 route by @Authorize (not
  * globally, so routes of other surfaces run without any interceptor).
  */

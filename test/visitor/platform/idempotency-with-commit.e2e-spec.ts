@@ -121,7 +121,7 @@ describe('Idempotency-Key taken with the commit (visit and booking create)', () 
     expect(await visitsOf(body.visitor.phone)).toBe(1);
   });
 
-  it('while a request with the key is in its transaction, another is conflict and creates nothing', async () => {
+  it('while a request with the key is in its transaction, another is conflict and creates nothing; an answered key replays even then', async () => {
     const key = randomUUID();
     const body = invitation();
     // What a request in flight holds: the key's transaction lock (idempotency.repository.ts, inTransaction).
@@ -140,6 +140,22 @@ describe('Idempotency-Key taken with the commit (visit and booking create)', () 
     expect(await visitsOf(body.visitor.phone)).toBe(0);
     const after = await o.visit(body, undefined, key);
     expect(after.statusCode).toBe(201);
+    expect(await visitsOf(body.visitor.phone)).toBe(1);
+    // Once the key is answered, its row decides even while another retry holds the lock: a replay, or a reuse.
+    await o.pg.query('BEGIN');
+    await o.pg.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `idempotency ${o.org.id} false ${key}`,
+    ]);
+    try {
+      const replay = await o.visit(body, undefined, key);
+      expect([replay.statusCode, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+      expect(replay.json()).toEqual(after.json());
+      expect((await o.visit(invitation(), undefined, key)).json()).toMatchObject({
+        code: 'idempotency_key_reused',
+      });
+    } finally {
+      await o.pg.query('ROLLBACK');
+    }
     expect(await visitsOf(body.visitor.phone)).toBe(1);
   });
 
