@@ -26,6 +26,18 @@ export interface IdempotencyRow {
 }
 
 /**
+ * Whether the key's row `r` may be taken by a request with hash `$hash`: it expired (created before `$expired`), or
+ * it is running with its lock run out for the same request (its holder died). The one rule of every statement that
+ * takes a key; the arguments are parameter references.
+ */
+const takeable = (r: string, p: { hash: string; expired: string; now: string }) =>
+  `(${r}.created_at < ${p.expired}
+    OR (${r}.state = 'running' AND ${r}.locked_until < ${p.now} AND ${r}.request_hash = ${p.hash}))`;
+
+/** CLAIM_OR_READ's parameters that `takeable` reads. */
+const CLAIM_PARAMS = { hash: '$4', expired: '$6', now: '$7' };
+
+/**
  * Claims a key or reads it, in one round trip. The key is taken when it is new, expired (older than `$6`), or
  * running with an expired lock for the same request (its holder died); the INSERT … ON CONFLICT keeps that
  * atomic between concurrent requests. A live key (the replay path) is only read: the INSERT is skipped, so a
@@ -39,15 +51,11 @@ const CLAIM_OR_READ = `
   ), claimed AS (
     INSERT INTO visitor.idempotency_key (organisation_id, livemode, key, request_hash, state, locked_until, created_at)
     SELECT $1::text, $2::boolean, $3::uuid, $4::text, 'running', $5::timestamptz, $7::timestamptz
-     WHERE NOT EXISTS (
-       SELECT 1 FROM existing e
-        WHERE NOT (e.created_at < $6 OR (e.state = 'running' AND e.locked_until < $7 AND e.request_hash = $4)))
+     WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE NOT ${takeable('e', CLAIM_PARAMS)})
     ON CONFLICT (organisation_id, livemode, key) DO UPDATE
        SET request_hash = excluded.request_hash, state = 'running', locked_until = excluded.locked_until,
            created_at = excluded.created_at, response_status = NULL, response_type = NULL, response_body = NULL
-     WHERE idempotency_key.created_at < $6
-        OR (idempotency_key.state = 'running' AND idempotency_key.locked_until < $7
-            AND idempotency_key.request_hash = excluded.request_hash)
+     WHERE ${takeable('idempotency_key', CLAIM_PARAMS)}
     RETURNING key
   )
   SELECT EXISTS (SELECT 1 FROM claimed) AS claimed, e.request_hash, e.state, e.locked_until,
@@ -60,11 +68,13 @@ export type ClaimResult = { claimed: true } | { claimed: false; row: Idempotency
 /**
  * What a transaction that takes its key with its commit (`IdempotencyClaims`, routes marked `@ClaimedWithCommit`)
  * learns with its first statement: whether it holds the key's transaction lock (no other such transaction runs
- * with the key), and the key's row as committed when that statement began (see `inTransaction`).
+ * with the key), the key's row as committed when that statement began (see `inTransaction`), and whether the key is
+ * free for the request (no row, or one it may take over: `takeable`).
  */
 export interface KeyInTransaction {
   locked: boolean;
-  row: (IdempotencyRow & { created_at: Date }) | null;
+  row: IdempotencyRow | null;
+  free: boolean;
 }
 
 @Injectable()
@@ -111,16 +121,31 @@ export class IdempotencyRepository implements VisitorDataHolder, SandboxDataHold
    * when the statement started: a request that took the key and committed in between is missed here, and the
    * INSERT of `insertAnswered` then fails on its row instead, so the key is still used once.
    */
-  inTransaction(manager: EntityManager, t: Tenant, key: string): Promise<KeyInTransaction> {
-    return preparedQuery<{ locked: boolean } & (IdempotencyRow & { created_at: Date })>(
+  inTransaction(
+    manager: EntityManager,
+    t: Tenant,
+    key: string,
+    hash: string,
+    at: { now: Date; expiredBefore: Date },
+  ): Promise<KeyInTransaction> {
+    return preparedQuery<{ locked: boolean; free: boolean } & IdempotencyRow>(
       manager,
       'idem_tx_read',
-      `SELECT pg_try_advisory_xact_lock(hashtextextended($4, 0)) AS locked, e.*
-         FROM (SELECT 1) AS one LEFT JOIN (
-           SELECT request_hash, state, locked_until, response_status, response_type, response_body, created_at
-             FROM visitor.idempotency_key WHERE organisation_id = $1 AND livemode = $2 AND key = $3::uuid) e ON true`,
-      [t.organisationId, t.livemode, key, `idempotency ${t.organisationId} ${t.livemode} ${key}`],
-    ).then(([{ locked, ...row }]) => ({ locked, row: row.state === null ? null : row }));
+      `SELECT pg_try_advisory_xact_lock(hashtextextended($4, 0)) AS locked,
+              e.state IS NULL OR ${takeable('e', { hash: '$5', expired: '$6', now: '$7' })} AS free,
+              e.request_hash, e.state, e.locked_until, e.response_status, e.response_type, e.response_body
+         FROM (SELECT 1) AS one LEFT JOIN visitor.idempotency_key e
+           ON e.organisation_id = $1 AND e.livemode = $2 AND e.key = $3::uuid`,
+      [
+        t.organisationId,
+        t.livemode,
+        key,
+        `idempotency ${t.organisationId} ${t.livemode} ${key}`,
+        hash,
+        at.expiredBefore,
+        at.now,
+      ],
+    ).then(([{ locked, free, ...row }]) => ({ locked, free, row: row.state === null ? null : row }));
   }
 
   /**
@@ -142,9 +167,9 @@ export class IdempotencyRepository implements VisitorDataHolder, SandboxDataHold
       preparedQuery(
         manager,
         'idem_tx_replace',
-        `DELETE FROM visitor.idempotency_key
+        `DELETE FROM visitor.idempotency_key k
           WHERE organisation_id = $1 AND livemode = $2 AND key = $3::uuid
-            AND (created_at < $4 OR (state = 'running' AND locked_until < $5 AND request_hash = $6))`,
+            AND ${takeable('k', { hash: '$6', expired: '$4', now: '$5' })}`,
         [t.organisationId, t.livemode, key, replacing.expiredBefore, answer.at, hash],
       );
     const inserted = preparedQuery(

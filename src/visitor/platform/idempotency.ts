@@ -77,7 +77,7 @@ interface Claim {
    */
   deferred: boolean;
   /** The key as the response transaction read it under its lock (`deferred`), and whether a row is to be replaced. */
-  inTx?: { manager: EntityManager; key: Promise<KeyInTransaction>; replacing?: { expiredBefore: Date } };
+  inTx?: { manager: EntityManager; key: Promise<KeyInTransaction>; expiredBefore: Date; replacing?: boolean };
   /** The request was answered with the key's stored response or a refusal instead: nothing is stored. */
   refused: boolean;
   /** Set when the request's transaction stored its result as the key's response (in that transaction). */
@@ -217,9 +217,14 @@ export class IdempotencyClaims implements OnModuleInit {
   private readInTransaction(uow: UnitOfWork, o: RunOptions): void {
     const claim = current.getStore();
     if (!claim?.deferred || claim.committed || !(o.isResponse || o.responseOf)) return;
-    const key = this.repo.inTransaction(uow.manager, claim.tenant, claim.key);
+    const now = this.clock.now();
+    const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+    const key = this.repo.inTransaction(uow.manager, claim.tenant, claim.key, claim.hash, {
+      now,
+      expiredBefore,
+    });
     uow.defer(key);
-    claim.inTx = { manager: uow.manager, key };
+    claim.inTx = { manager: uow.manager, key, expiredBefore };
   }
 
   /**
@@ -235,15 +240,9 @@ export class IdempotencyClaims implements OnModuleInit {
       claim.inTx = undefined; // this commit stores no response: the key is taken later
       return;
     }
-    const { locked, row } = await inTx.key;
-    const now = this.clock.now();
-    const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
-    const free =
-      !row ||
-      row.created_at < expiredBefore ||
-      (row.state === 'running' && row.locked_until < now && row.request_hash === claim.hash);
+    const { locked, free, row } = await inTx.key;
     if (locked && free) {
-      if (row) inTx.replacing = { expiredBefore };
+      if (row) inTx.replacing = true;
       return;
     }
     claim.inTx = undefined;
@@ -407,7 +406,7 @@ export class IdempotencyClaims implements OnModuleInit {
             claim.key,
             claim.hash,
             { status: claim.status, type: JSON_TYPE, body, at: this.clock.now() },
-            claim.inTx?.replacing,
+            claim.inTx?.replacing ? { expiredBefore: claim.inTx.expiredBefore } : undefined,
           )
           .catch((e: unknown) => {
             // Another request took the key meanwhile (a route that claims first): this one rolls back and is
