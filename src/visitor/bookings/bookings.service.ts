@@ -183,7 +183,7 @@ export class BookingsService {
         hostId,
         ...attendee,
         customFields: answers,
-        visitId: null,
+        visitId: visitForm ? newId('visit') : null,
         confirmBy: t.to === 'pending' ? confirmBy(now, type.row.confirmationWindowHours, slot.start) : null,
         confirmedAt: t.sets.includes('confirmed_at') ? now : null,
         declinedAt: null,
@@ -196,21 +196,25 @@ export class BookingsService {
         createdAt: now,
         updatedAt: now,
       };
-      if (visitForm)
-        b.visitId = (
-          await this.visits.createForBooking(
-            uow,
-            tenant,
-            { ...this.visitInput(type, b), booking_id: b.id },
-            visitForm,
-          )
-        ).id;
-      // The place is taken last, after the booking's INSERT: the slot's row lock is held for the events only (a
-      // full slot rolls the booking back). The INSERT goes out with the take (one round trip); the transaction
-      // commits only if it succeeded.
+      // The visit's statement, the booking's INSERT and the slot's take are written one after the other without
+      // waiting (every id is made here), so they go out in one round trip. The place is taken last: the slot's row
+      // lock is held for the events only (a full slot rolls the booking and its visit back). The transaction
+      // commits only if the INSERT succeeded.
+      const visit =
+        visitForm &&
+        this.visits.createForBooking(
+          uow,
+          tenant,
+          { ...this.visitInput(type, b), booking_id: b.id },
+          visitForm,
+          b.visitId!,
+        );
       uow.defer(this.repo.insert(uow.manager, b));
-      if (!(await this.types.takeSlot(uow, tenant, b.bookingTypeId, b.startsAt, type.row.capacity)))
-        throw slotTaken();
+      const [, placed] = await Promise.all([
+        visit,
+        this.types.takeSlot(uow, tenant, b.bookingTypeId, b.startsAt, type.row.capacity),
+      ]);
+      if (!placed) throw slotTaken();
       await this.record(uow, tenant, form, b, t.events);
       return this.view(form, b, publishable ? 'attendee' : 'organisation');
     }, IS_RESPONSE);

@@ -260,15 +260,20 @@ export class VisitsService {
     return this.check({ tenant, hiddenBefore: null }, visitValues(input), new Set(['host_id', 'type']));
   }
 
-  /** The visit of a booking being confirmed, in the booking's transaction (`visit.created`, a pass queued after commit). */
+  /**
+   * The visit of a booking being confirmed, in the booking's transaction (`visit.created`, a pass queued after
+   * commit), with the id `id`. Its statement is written when this is called (before its first await), so the
+   * booking's own statements written right behind it, without awaiting it, go out in the same round trip.
+   */
   createForBooking(
     uow: UnitOfWork,
     tenant: Tenant,
     input: VisitInput & { booking_id: string },
     form: Form,
+    id: string = newId('visit'),
   ): Promise<VisitResponse> {
     const caller: VisitCaller = { tenant, hiddenBefore: null };
-    return this.insert(uow, caller, input, visitValues(input), form, 'integration', input.booking_id);
+    return this.insert(uow, caller, input, visitValues(input), form, 'integration', input.booking_id, id);
   }
 
   /** The visit of a rescheduled booking moves with it (`visit.updated`), while it is still open. */
@@ -303,10 +308,10 @@ export class VisitsService {
     form: Form,
     audience: Audience,
     bookingId: string | null = null,
+    id: string = newId('visit'),
   ): Promise<VisitResponse> {
     const { tenant } = caller;
     const now = this.clock.now();
-    const id = newId('visit');
     const channels = [...new Set(input.pass_channels ?? DEFAULT_PASS_CHANNELS)];
     const columns = {
       id,

@@ -187,6 +187,20 @@ describe('bookings over HTTP', () => {
     }
     const stored = await pg.query(`SELECT status FROM visitor.booking WHERE booking_type_id = $1`, [tour.id]);
     expect(stored.rows).toEqual([{ status: 'confirmed' }]);
+    // Each loser's visit went out with its take of the slot, and rolled back with it: the winner's visit and pass
+    // only, and no visit of a booking that does not exist.
+    const kept = await pg.query(
+      `SELECT (SELECT count(*)::int FROM visitor.visit WHERE booking_id = b.id) AS visits,
+              (SELECT count(*)::int FROM visitor.visit_pass WHERE visit_id = b.visit_id) AS passes
+         FROM visitor.booking b WHERE b.booking_type_id = $1`,
+      [tour.id],
+    );
+    expect(kept.rows).toEqual([{ visits: 1, passes: 1 }]);
+    const orphans = await pg.query(
+      `SELECT v.id FROM visitor.visit v
+        WHERE v.booking_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM visitor.booking b WHERE b.id = v.booking_id)`,
+    );
+    expect(orphans.rows).toEqual([]);
     const free = (
       await call(
         t.app,

@@ -142,5 +142,5 @@ describe('round trips of one write', () => {
 /** The counts as measured; lower them as round trips are removed (never raise them to make a change pass). */
 const EXPECTED = {
   visits: { sql: 9, trips: 4, redis: 2 },
-  bookings: { sql: 12, trips: 6, redis: 2 },
+  bookings: { sql: 12, trips: 5, redis: 2 },
 };
