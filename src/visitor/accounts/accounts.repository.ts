@@ -28,11 +28,12 @@ export interface ActingAccess {
   history_days: number | null;
   audit_days: number | null;
   ip_allow_list: string[];
+  reference_version: string;
 }
 
 const ACTING_ACCESS = `
   SELECT a.role, a.disabled_at, o.plan, o.rate_limit_per_minute, o.history_days, o.audit_days,
-         o.ip_allow_list::text[] AS ip_allow_list
+         o.ip_allow_list::text[] AS ip_allow_list, o.reference_version::text AS reference_version
     FROM visitor.console_account a JOIN published.organisations_plan o ON o.id = a.organisation_id
    WHERE a.id = $1 AND a.organisation_id = $2`;
 

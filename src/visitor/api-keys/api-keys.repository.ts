@@ -31,12 +31,13 @@ export interface KeyWithOrganisation extends ApiKeyRow {
   history_days: number | null;
   audit_days: number | null;
   ip_allow_list: string[];
+  reference_version: string;
   custom_grants: string[] | null;
 }
 
 const FIND_BY_LOOKUP = `
   SELECT k.*, o.plan, o.rate_limit_per_minute, o.history_days, o.audit_days,
-         o.ip_allow_list::text[] AS ip_allow_list,
+         o.ip_allow_list::text[] AS ip_allow_list, o.reference_version::text AS reference_version,
          CASE WHEN o.plan = 'enterprise' AND EXISTS (SELECT 1 FROM unnest(k.scopes) s WHERE s LIKE 'custom:%')
               THEN (SELECT array_agg(DISTINCT g) FROM visitor.custom_scope c, unnest(c.grants) g
                      WHERE c.organisation_id = k.organisation_id AND c.name = ANY (k.scopes))

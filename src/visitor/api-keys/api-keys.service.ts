@@ -297,6 +297,7 @@ export class ApiKeysService implements CredentialResolver {
           auditDays: k.audit_days,
         },
         ipAllowList: k.ip_allow_list,
+        referenceVersion: k.reference_version,
       },
     };
   }

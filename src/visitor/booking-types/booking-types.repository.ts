@@ -7,6 +7,7 @@ import { assertTenant, Tenant } from '../platform/tenant';
 import type { WeeklyHours } from './availability';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
+import { ReferenceCache } from '../platform/reference-cache';
 
 /** A booking type: what a booking page offers (slots of one site, hosts, capacity, confirmation rules). */
 export interface BookingTypeRow {
@@ -66,7 +67,10 @@ const SAVED: [keyof BookingTypeRow, string][] = [
 @Injectable()
 @HoldsSandboxData(24)
 export class BookingTypesRepository implements SandboxDataHolder {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    private readonly references: ReferenceCache,
+  ) {}
 
   /** Sandbox reset: the test-mode tenant's slot counters (the types stay; no booking holds a slot any more). */
   async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
@@ -94,21 +98,28 @@ export class BookingTypesRepository implements SandboxDataHolder {
 
   /**
    * The type and its site's time zone in one round trip (the hot path of POST /v1/bookings): the zone from the
-   * view organisations publish for it.
+   * view organisations publish for it. With the organisation's reference `version`, as kept for it when it was read
+   * already (`ReferenceCache`; the result is shared and not to be changed).
    */
-  async findWithZone(tenant: Tenant, id: string): Promise<{ row: BookingTypeRow; zone: string } | null> {
+  findWithZone(
+    tenant: Tenant,
+    id: string,
+    version?: string,
+  ): Promise<{ row: BookingTypeRow; zone: string } | null> {
     assertTenant(tenant);
-    const [found] = await preparedQuery<BookingTypeRow & { zone: string }>(
-      this.ds,
-      'booking_type_with_zone',
-      `SELECT ${COLUMNS}, coalesce(s.time_zone, 'UTC') AS zone
-         FROM visitor.booking_type t LEFT JOIN published.organisations_sites s ON s.id = t.site_id
-        WHERE t.id = $1 AND t.organisation_id = $2 AND t.livemode = $3`,
-      [id, tenant.organisationId, tenant.livemode],
-    );
-    if (!found) return null;
-    const { zone, ...type } = found;
-    return { row: type, zone };
+    return this.references.read(tenant, version, `booking_type ${id}`, async () => {
+      const [found] = await preparedQuery<BookingTypeRow & { zone: string }>(
+        this.ds,
+        'booking_type_with_zone',
+        `SELECT ${COLUMNS}, coalesce(s.time_zone, 'UTC') AS zone
+           FROM visitor.booking_type t LEFT JOIN published.organisations_sites s ON s.id = t.site_id
+          WHERE t.id = $1 AND t.organisation_id = $2 AND t.livemode = $3`,
+        [id, tenant.organisationId, tenant.livemode],
+      );
+      if (!found) return null;
+      const { zone, ...type } = found;
+      return { row: type, zone };
+    });
   }
 
   /** Keyset page in (created_at, id) order, `limit` rows; only public, active types when `publicOnly`. */

@@ -99,10 +99,16 @@ export class BookingTypesService {
 
   /**
    * The type a new booking names: unknown or turned off → validation_failed at body.booking_type_id (another
-   * tenant's id is unknown here); private with a publishable key → forbidden.
+   * tenant's id is unknown here); private with a publishable key → forbidden. `referenceVersion`: the caller's
+   * (`Caller.referenceVersion`), so the type may be the one read for it already.
    */
-  async usable(tenant: Tenant, id: string, publishable: boolean): Promise<UsableType> {
-    const found = await this.repo.findWithZone(tenant, id);
+  async usable(
+    tenant: Tenant,
+    id: string,
+    publishable: boolean,
+    referenceVersion?: string,
+  ): Promise<UsableType> {
+    const found = await this.repo.findWithZone(tenant, id, referenceVersion);
     if (!found || !found.row.active)
       throw ApiError.validation([
         {

@@ -130,11 +130,11 @@ export class BookingsService {
 
   /** POST /v1/bookings. */
   async create(
-    caller: Pick<Caller, 'tenant' | 'publishable'>,
+    caller: Pick<Caller, 'tenant' | 'publishable' | 'referenceVersion'>,
     input: CreateBookingBody,
   ): Promise<BookingResponse> {
-    const { tenant, publishable } = caller;
-    const type = await this.types.usable(tenant, input.booking_type_id, publishable);
+    const { tenant, publishable, referenceVersion } = caller;
+    const type = await this.types.usable(tenant, input.booking_type_id, publishable, referenceVersion);
     const slot = this.types.slotFor(type, new Date(input.start), 'body.start');
     const hostId = input.host_id ?? type.row.hostIds[0];
     const errors: FieldError[] = [];
@@ -163,6 +163,7 @@ export class BookingsService {
               endsAt: slot.end,
               customFields: answers,
             }),
+            referenceVersion,
           )
         : null;
     const form = visitForm ?? (await this.forms.current(tenant, 'visit'));

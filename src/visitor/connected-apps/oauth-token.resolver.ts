@@ -77,6 +77,7 @@ export class OAuthTokenResolver implements CredentialResolver {
           auditDays: who.audit_days,
         },
         ipAllowList: who.ip_allow_list,
+        referenceVersion: who.reference_version,
       },
     };
   }

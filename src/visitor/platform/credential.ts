@@ -8,6 +8,11 @@ export interface OrganisationAccess {
   plan: Plan;
   overrides: PlanOverrides;
   ipAllowList: string[];
+  /**
+   * The organisation's reference version, read with the credential (API keys, OAuth tokens): what the reference
+   * checks of its writes may be reused for (`ReferenceCache`). Absent: those checks read PostgreSQL.
+   */
+  referenceVersion?: string;
 }
 
 /** Who is calling, resolved from `Authorization: Bearer …` by a CredentialResolver. */

@@ -71,6 +71,8 @@ export interface Caller {
    * acting, if any, may read. Never a publishable key (they cannot hold that scope).
    */
   seesWatchlist: boolean;
+  /** The organisation's reference version as the credential read it, when it did (`ReferenceCache`). */
+  referenceVersion?: string;
 }
 
 /**
@@ -86,5 +88,6 @@ export const CurrentCaller = createParamDecorator((kind: HistoryKind, context: E
     publishable: c.publishable,
     hiddenBefore: historyCutoff(kind, plan, c.livemode, overrides, req.ctx.receivedAt),
     seesWatchlist: !c.publishable && credentialAllows(c, 'watchlist:read'),
+    referenceVersion: c.organisation.referenceVersion,
   };
 });

@@ -8,6 +8,7 @@ import { CursorCodecProvider } from './cursor-codec.provider';
 import { IdempotencyClaims, IdempotencyInterceptor } from './idempotency';
 import { IdempotencyJobs } from './idempotency.jobs';
 import { IdempotencyRepository } from './idempotency.repository';
+import { ReferenceCache } from './reference-cache';
 import { VisitorAuthGuard } from './visitor-auth.guard';
 
 const SHARED = [
@@ -18,12 +19,13 @@ const SHARED = [
   VisitorAuthGuard,
   BearerCredentialStrategy,
   BearerCredentialGuard,
+  ReferenceCache,
 ];
 
 /**
  * The visitor API's platform layer, imported by every /v1 domain module: the credential registry (resolvers such
  * as API keys register themselves), the guard chain and idempotency that `@Authorize` attaches to each route,
- * and signed cursors. It knows no domain.
+ * signed cursors and the reference checks' cache (`ReferenceCache`). It knows no domain.
  */
 @Module({
   imports: [RateLimitModule, OpenApiModule, PassportModule],

@@ -14,6 +14,7 @@ import type { VisitorRow } from './visitors.repository';
 import { change, row, rows } from '../../database/sql';
 import { seedIdSql } from '../../seed/seed-id';
 import { assertSandbox, HoldsSandboxData, SandboxDataHolder } from '../platform/sandbox-data';
+import { ReferenceCache } from '../platform/reference-cache';
 
 export type { PassRow, VisitorRow };
 
@@ -143,7 +144,10 @@ const CREATE_VISIT = `
 @HoldsVisitorData(10)
 @HoldsSandboxData(30)
 export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    private readonly references: ReferenceCache,
+  ) {}
 
   /** Sandbox reset: the test-mode tenant's visits (their passes with them). */
   async clearSandbox(uow: UnitOfWork, tenant: Tenant): Promise<number> {
@@ -227,11 +231,14 @@ export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
   /**
    * Everything a visit write checks, in one round trip (the hot path of POST /v1/visits): the site with its
    * gates, the host, the type's row, the current visit form. Each is null when absent. They are other domains'
-   * rows, read through the views those domains publish (`published.*`).
+   * rows, read through the views those domains publish (`published.*`). With the organisation's reference
+   * `version`, as kept for it when they were read already (`ReferenceCache`; the result is shared and not to be
+   * changed).
    */
-  async lookups(
+  lookups(
     tenant: Tenant,
     q: { siteId: string; hostId: string | null; type: string | null },
+    version?: string,
   ): Promise<{
     site: { id: string; gates: { id: string }[] } | null;
     host: { active: boolean; can_host: boolean } | null;
@@ -239,21 +246,24 @@ export class VisitsRepository implements VisitorDataHolder, SandboxDataHolder {
     form: { version: number; schema: FormSchema } | null;
   }> {
     assertTenant(tenant);
-    const rows = await preparedQuery<{ site: unknown; host: unknown; type: unknown; form: unknown }>(
-      this.ds,
-      'visit_lookups',
-      `SELECT
-         (SELECT json_build_object('id', s.id, 'gates',
-                   COALESCE((SELECT json_agg(json_build_object('id', g.id)) FROM published.organisations_gates g WHERE g.site_id = s.id), '[]'::json))
-            FROM published.organisations_sites s WHERE s.id = $3 AND s.organisation_id = $1 AND s.livemode = $2) AS site,
-         (SELECT json_build_object('active', p.active, 'can_host', p.can_host)
-            FROM published.people_hosts p WHERE p.id = $4 AND p.organisation_id = $1 AND p.livemode = $2) AS host,
-         (SELECT json_build_object('enabled', t.enabled, 'preRegistration', t.pre_registration)
-            FROM published.visit_types_rules t WHERE t.key = $5 AND t.organisation_id = $1 AND t.livemode = $2) AS type,
-         (${CURRENT_FORM}) AS form`,
-      [tenant.organisationId, tenant.livemode, q.siteId, q.hostId, q.type],
-    );
-    return rows[0] as never;
+    const key = `visit_lookups ${JSON.stringify([q.siteId, q.hostId, q.type])}`;
+    return this.references.read(tenant, version, key, async () => {
+      const rows = await preparedQuery<{ site: unknown; host: unknown; type: unknown; form: unknown }>(
+        this.ds,
+        'visit_lookups',
+        `SELECT
+           (SELECT json_build_object('id', s.id, 'gates',
+                     COALESCE((SELECT json_agg(json_build_object('id', g.id)) FROM published.organisations_gates g WHERE g.site_id = s.id), '[]'::json))
+              FROM published.organisations_sites s WHERE s.id = $3 AND s.organisation_id = $1 AND s.livemode = $2) AS site,
+           (SELECT json_build_object('active', p.active, 'can_host', p.can_host)
+              FROM published.people_hosts p WHERE p.id = $4 AND p.organisation_id = $1 AND p.livemode = $2) AS host,
+           (SELECT json_build_object('enabled', t.enabled, 'preRegistration', t.pre_registration)
+              FROM published.visit_types_rules t WHERE t.key = $5 AND t.organisation_id = $1 AND t.livemode = $2) AS type,
+           (${CURRENT_FORM}) AS form`,
+        [tenant.organisationId, tenant.livemode, q.siteId, q.hostId, q.type],
+      );
+      return rows[0] as never;
+    });
   }
 
   /** The tenant's current visit form, null when it has none (a prepared statement, for reads outside writes). */

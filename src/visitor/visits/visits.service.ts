@@ -46,7 +46,7 @@ export interface VisitInput {
 export type VisitChanges = Partial<Omit<VisitInput, 'visitor' | 'pass_channels'>>;
 
 /** Who calls: the tenant, whether a publishable key pre-registers, and the plan-history cutoff (live mode). */
-export type VisitCaller = Pick<Caller, 'tenant' | 'hiddenBefore'> & {
+export type VisitCaller = Pick<Caller, 'tenant' | 'hiddenBefore' | 'referenceVersion'> & {
   publishable?: boolean;
   /** Sees the visit's watchlist flag (holds watchlist:read); the console always does. */
   seesWatchlist?: boolean;
@@ -171,11 +171,15 @@ export class VisitsService {
     touched: Set<string>,
   ): Promise<Form> {
     const { tenant } = caller;
-    const found = await this.repo.lookups(tenant, {
-      siteId: v.site_id,
-      hostId: touched.has('host_id') ? v.host_id : null,
-      type: touched.has('type') ? v.type : null,
-    });
+    const found = await this.repo.lookups(
+      tenant,
+      {
+        siteId: v.site_id,
+        hostId: touched.has('host_id') ? v.host_id : null,
+        type: touched.has('type') ? v.type : null,
+      },
+      caller.referenceVersion,
+    );
     const { site } = found;
     const host = touched.has('host_id') ? found.host : undefined;
     const typeErrors = touched.has('type')
@@ -254,10 +258,14 @@ export class VisitsService {
    * Checks the references of a booking's visit before its transaction (a host may have left since the booking);
    * the answers were checked when the booking was made, against the form the booking's caller could answer, so
    * they are not. Returns the visit form for `createForBooking`. Outside the transaction on purpose: the booking
-   * transaction then holds one pooled connection only.
+   * transaction then holds one pooled connection only. `referenceVersion`: the booking caller's.
    */
-  checkForBooking(tenant: Tenant, input: VisitInput): Promise<Form> {
-    return this.check({ tenant, hiddenBefore: null }, visitValues(input), new Set(['host_id', 'type']));
+  checkForBooking(tenant: Tenant, input: VisitInput, referenceVersion?: string): Promise<Form> {
+    return this.check(
+      { tenant, hiddenBefore: null, referenceVersion },
+      visitValues(input),
+      new Set(['host_id', 'type']),
+    );
   }
 
   /**

@@ -598,7 +598,10 @@ describe('tenancy of writes: every repository write keeps to its organisation an
   async function snapshot(): Promise<Map<string, Map<string, Json>>> {
     const out = new Map<string, Map<string, Json>>();
     for (const tb of tables) {
-      const { rows } = await pg.query<{ r: Json }>(`SELECT to_jsonb(x) AS r FROM visitor."${tb.name}" x`);
+      // An organisation's reference_version is a stamp for the reference checks' cache, which a change of its sites,
+      // hosts, types or forms in either mode bumps (ReferenceCache): no tenant's data, so not compared.
+      const row = tb.name === 'organisation' ? `to_jsonb(x) - 'reference_version'` : 'to_jsonb(x)';
+      const { rows } = await pg.query<{ r: Json }>(`SELECT ${row} AS r FROM visitor."${tb.name}" x`);
       out.set(tb.name, new Map(rows.map(({ r }) => [JSON.stringify(r), r])));
     }
     return out;
