@@ -199,8 +199,10 @@ export class BookingsService {
       };
       // The visit's statement, the booking's INSERT and the slot's take are written one after the other without
       // waiting (every id is made here), so they go out in one round trip. The place is taken last: the slot's row
-      // lock is held for the events only (a full slot rolls the booking and its visit back). The transaction
-      // commits only if the INSERT succeeded.
+      // lock is held for the rest of the transaction only (the events, and the visit's watchlist screening where the
+      // tenant has a watchlist); a full slot rolls the booking and its visit back. The visit is deferred before the
+      // INSERT, so a failure of its statement is the one reported (the INSERT would only see the transaction
+      // aborted), and both steps have ended before the transaction does.
       const visit =
         visitForm &&
         this.visits.createForBooking(
@@ -210,12 +212,15 @@ export class BookingsService {
           visitForm,
           b.visitId!,
         );
+      if (visit) uow.defer(visit);
       uow.defer(this.repo.insert(uow.manager, b));
-      const [, placed] = await Promise.all([
+      const [made, placed] = await Promise.allSettled([
         visit,
         this.types.takeSlot(uow, tenant, b.bookingTypeId, b.startsAt, type.row.capacity),
       ]);
-      if (!placed) throw slotTaken();
+      if (made.status === 'rejected') throw made.reason;
+      if (placed.status === 'rejected') throw placed.reason;
+      if (!placed.value) throw slotTaken();
       await this.record(uow, tenant, form, b, t.events);
       return this.view(form, b, publishable ? 'attendee' : 'organisation');
     }, IS_RESPONSE);
