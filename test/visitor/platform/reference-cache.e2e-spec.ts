@@ -109,7 +109,7 @@ describe('reference checks after a change', () => {
     expect(await version(v.org.id)).toBe(before.mine);
     await v.pg.query(`UPDATE visitor.site SET name = 'Front' WHERE id = $1`, [v.site]);
     expect(BigInt(await version(v.org.id))).toBeGreaterThan(BigInt(before.mine));
-    // One bump per statement, however many rows it changes.
+    // A statement that changes several rows moves it too.
     const once = await version(v.org.id);
     await v.pg.query(`UPDATE visitor.gate SET name = name || '.' WHERE organisation_id = $1`, [v.org.id]);
     const after = await version(v.org.id);
