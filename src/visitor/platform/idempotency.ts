@@ -282,9 +282,9 @@ export class IdempotencyClaims implements OnModuleInit {
 
   /**
    * Holds the claim for `req` (renewing its lease; a `deferred` one has no row to renew) and runs `handle` with it
-   * as the current claim. A handler that
-   * returns the very response its transaction stored is answered with the stored body, so the response is
-   * serialized once, not again by the reply (the same serializer, so the same text).
+   * as the current claim. A handler that returns the very response its transaction stored is answered with the
+   * stored body, so the response is serialized once, not again by the reply (the same serializer, so the same
+   * text).
    */
   hold(
     req: FastifyRequest,
@@ -497,9 +497,9 @@ export class IdempotencyClaims implements OnModuleInit {
  * the credential that made the request (another credential's request with the key is `idempotency_key_reused`).
  * The interceptor claims the key before the handler runs (one atomic INSERT … ON CONFLICT, so of concurrent
  * requests exactly one executes), except on `@ClaimedWithCommit` routes, whose change's transaction takes it;
- * IdempotencyClaims then stores the response. A replay is the stored response
- * with `Idempotent-Replayed: true`. It is attached to every credentialed /v1 route by @Authorize (not
- * globally, so routes of other surfaces run without any interceptor).
+ * IdempotencyClaims then stores the response. A replay is the stored response with `Idempotent-Replayed: true`.
+ * It is attached to every credentialed /v1 route by @Authorize (not globally, so routes of other surfaces run
+ * without any interceptor).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {

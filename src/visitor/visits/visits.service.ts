@@ -270,7 +270,7 @@ export class VisitsService {
 
   /**
    * The visit of a booking being confirmed, in the booking's transaction (`visit.created`, a pass queued after
-   * commit), with the id `id`. Its statement is written when this is called (before its first await), so the
+   * commit), with the id `id` when the booking made it already. Its statement is written when this is called (before its first await), so the
    * booking's own statements written right behind it, without awaiting it, go out in the same round trip.
    */
   createForBooking(
@@ -278,7 +278,7 @@ export class VisitsService {
     tenant: Tenant,
     input: VisitInput & { booking_id: string },
     form: Form,
-    id: string = newId('visit'),
+    id?: string,
   ): Promise<VisitResponse> {
     const caller: VisitCaller = { tenant, hiddenBefore: null };
     return this.insert(uow, caller, input, visitValues(input), form, 'integration', input.booking_id, id);
