@@ -33,6 +33,13 @@ const CLIENTS = 6;
 /** The live-mode allowance (requests a minute) of the organisation whose rate limit is checked. */
 const LIMIT = 20;
 const SWEEP_MS = 250;
+const API_NAME = (i: number) => `gatehouse-fleet-api-${i}`;
+/** `url` with its sessions named `name` (pg takes the URL's application_name over the app's own). */
+function named(url: string, name: string): string {
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
+}
 
 type Outcome =
   | { api: number; idempotencyKey: string; body: VisitBody; status: number; id: string | null }
@@ -78,22 +85,24 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
     await pg.connect();
     // Each process is kept as soon as it is up, so a failed start of another still ends it in afterAll.
     const kept =
-      <T extends ChildOfApp>(list: T[]) =>
+      <T extends ChildOfApp>(list: T[], i: number) =>
       (p: T) =>
-        void list.push(p);
+        void (list[i] = p);
     await Promise.all([
       // The fixtures' app (organisations, keys, the endpoint through the real services), in this process.
       bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } }).then((app) => void (fixtures = app)),
-      ...[0, 1].map(() => startAppProcess(db.url, env, 120_000).then(kept(apis))),
+      // Each API's PostgreSQL sessions carry its name (the URL's application_name), so the test sees its waits.
+      ...[0, 1].map((i) => startAppProcess(named(db.url, API_NAME(i)), env, 120_000).then(kept(apis, i))),
       // Debug lines: each worker logs every periodic round it runs (PeriodClaim).
-      ...[0, 1].map(() =>
-        startWorkerProcess(db.url, { ...env, LOG_LEVEL: 'debug' }, 120_000).then(kept(workers)),
+      ...[0, 1].map((i) =>
+        startWorkerProcess(db.url, { ...env, LOG_LEVEL: 'debug' }, 120_000).then(kept(workers, i)),
       ),
     ]);
   }, 240_000);
   afterAll(async () => {
-    for (const p of [...apis, ...workers]) p.child.kill('SIGKILL');
-    await Promise.all([...apis, ...workers].map((p) => p.exited));
+    const all = [...apis, ...workers].filter(Boolean);
+    for (const p of all) p.child.kill('SIGKILL');
+    await Promise.all(all.map((p) => p.exited));
     await fixtures?.close();
     await pg?.end();
     await db?.drop();
@@ -173,7 +182,6 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
     // The load: CLIENTS clients create visits, each at the next API still up (round robin), until AFTER_KILL
     // more have been started after the API is killed.
     const up = [true, true];
-    const inFlight = [0, 0];
     const outcomes: Outcome[] = [];
     let started = 0;
     let stopAt = Infinity;
@@ -189,9 +197,7 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
           type: 'meeting',
           visitor: { name: `Guest ${n}`, phone: `+2332448${String(n).padStart(5, '0')}` },
         };
-        inFlight[api]++;
         outcomes.push(await createVisit(api, key, randomUUID(), body));
-        inFlight[api]--;
       }
     };
     const load = Promise.all(Array.from({ length: CLIENTS }, client));
@@ -222,10 +228,33 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
       await workers[0].exited;
       receiver.resume();
       workerKilledAt = Date.now();
-      await until(async () => outcomes.length >= 60 && inFlight[0] >= 2, 120_000);
-      up[0] = false;
-      apis[0].child.kill('SIGKILL');
-      stopAt = started + AFTER_KILL;
+      await until(async () => outcomes.length >= 60, 120_000);
+      // Visit inserts wait on a lock the test holds, so the kill finds requests that API 0 has taken and not
+      // answered (an answer in flight when the process dies is still read by the client): it is killed once one of
+      // its sessions waits on the lock, and the lock is let go after it has died.
+      const lock = new Client({ connectionString: db.url });
+      await lock.connect();
+      try {
+        await lock.query('BEGIN');
+        await lock.query('LOCK TABLE visitor.visit IN EXCLUSIVE MODE');
+        await until(
+          async () =>
+            (
+              await pg.query<{ n: number }>(
+                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+                [API_NAME(0)],
+              )
+            ).rows[0].n > 0,
+          120_000,
+        );
+        up[0] = false;
+        apis[0].child.kill('SIGKILL');
+        await apis[0].exited;
+        stopAt = started + AFTER_KILL;
+      } finally {
+        await lock.query('COMMIT');
+        await lock.end();
+      }
     } catch (e) {
       stopAt = started; // a failed step above ends the load too
       await load;
