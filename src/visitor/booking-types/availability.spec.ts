@@ -1,4 +1,4 @@
-import { slotAt, slotsOfDay, SlotRules } from './availability';
+import { checkedSlotAt, Slot, slotAt, slotsOfDay, SlotRules } from './availability';
 
 /** `slotAt` (the booking check) agrees with `slotsOfDay` (availability) on every minute of DST days and a plain day. */
 describe('slotAt agrees with slotsOfDay', () => {
@@ -22,13 +22,23 @@ describe('slotAt agrees with slotsOfDay', () => {
     ['America/New_York', '2027-03-14'],
     ['Africa/Accra', '2027-03-28'],
   ])('%s %s', (zone, date) => {
-    const listed = slotsOfDay(rules, zone, date).map((s) => s.start.getTime());
+    const listed = slotsOfDay(rules, zone, date);
     const from = Date.parse(`${date}T00:00:00Z`) - 86_400_000;
-    const found: number[] = [];
+    // The one-time check, and slotAt asked about each minute three times (rules of their own, so its first answer
+    // for a day is the one-time check's and the others come from the day it laid out).
+    const own = { ...rules };
+    const found = { checked: [] as Slot[], first: [] as Slot[], again: [] as Slot[] };
     for (let t = from; t < from + 3 * 86_400_000; t += 60_000) {
-      const slot = slotAt(rules, zone, new Date(t));
-      if (slot && slot.local.startsWith(date)) found.push(t);
+      const checked = checkedSlotAt(rules, zone, new Date(t));
+      const answers = [0, 1, 2].map(() => slotAt(own, zone, new Date(t)));
+      if (checked?.local.startsWith(date)) found.checked.push(checked);
+      if (answers[0]?.local.startsWith(date)) found.first.push(answers[0]);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+      if (answers[2]?.local.startsWith(date)) found.again.push(answers[2]);
     }
-    expect(found).toEqual(listed);
+    expect(found.checked).toEqual(listed);
+    expect(found.first).toEqual(listed);
+    expect(found.again).toEqual(listed);
   });
 });
