@@ -6,8 +6,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { Pool } from 'pg';
 
 /** A pool of the app's size and settings on DATABASE_URL, named `application_name` in pg_stat_activity. */
-export function barePool(applicationName: string): Pool {
+export function barePool(applicationName: string, o: { pipeline?: boolean } = {}): Pool {
   const pool = new Pool({
+    // `pipeline`: as the app's pool (createDataSource): statements written while earlier ones await their answers.
+    ...(o.pipeline ? ({ pipeline: true } as object) : {}),
     connectionString: process.env.DATABASE_URL,
     max: 10,
     // Idle connections stay open: a backend closed mid-run would void the bench's PostgreSQL CPU figure, and

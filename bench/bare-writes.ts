@@ -6,16 +6,23 @@
  *
  * - `POST /visits` — the visitor upserted by phone (the tenant's record with that number, refreshed), the visit, its
  *   pending pass, the `visit.created` event (the outbox; test mode also notifies the event streams, as the app does)
- *   and the idempotency record holding the response. BEGIN, 2 statements, COMMIT.
+ *   and the idempotency record holding the response. Two round trips: BEGIN and the visit's statement; the record's
+ *   statement and COMMIT.
  * - `POST /bookings` — for a type that confirms at once: a place of the slot taken on its counter row, only while
  *   `taken < capacity` (capacity read from the booking type in the same statement; full → 409, nothing written), the
  *   visitor upserted by phone, the visit, its pass, the booking, the events `visit.created`, `booking.created`,
- *   `booking.confirmed` and the idempotency record. BEGIN, 3 statements, COMMIT.
+ *   `booking.confirmed` and the idempotency record. Two round trips: BEGIN, the slot's place, the visit's statement
+ *   and the booking's INSERT; the record's statement and COMMIT. The type's columns the visit and booking copy are
+ *   read once per process (the app keeps them too: ReferenceCache).
  *
- * The idempotency record is inserted last, `ON CONFLICT DO NOTHING`: a key already used rolls the transaction back
- * and answers the stored response (or 422 when the body differs), so a retry writes nothing twice. The pass job's
- * hand-off (a Redis call after commit in the app) is not a row and is left out; no webhook endpoint exists in the
- * benches, so neither side writes a delivery row. Bodies have the app's shape (same keys, same order).
+ * The floor uses what plain pg offers the app as well: the pool's clients in pipeline mode, a transaction's
+ * statements written one after the other without waiting (in one socket write), BEGIN with the first and COMMIT
+ * with the last. So a refusal is an error that aborts the transaction: the slot's place fails when the slot is
+ * full (409), and the idempotency record is a plain INSERT, whose unique violation when the key was used already
+ * turns COMMIT into a rollback and answers the stored response (or 422 when the body differs): a retry writes
+ * nothing twice. The pass job's hand-off (a Redis call after commit in the app) is not a row and is left out; no
+ * webhook endpoint exists in the benches, so neither side writes a delivery row. Bodies have the app's shape (same
+ * keys, same order).
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -28,7 +35,7 @@ const LIVEMODE = false;
 const CHANNELS = ['whatsapp', 'sms', 'email'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const pool = barePool('bench-floor');
+const pool = barePool('bench-floor', { pipeline: true });
 
 /** Visitor (upsert by phone), visit and pending pass in one statement; returns the visitor as stored. */
 const VISIT = `
@@ -51,19 +58,17 @@ const VISIT = `
   SELECT id, name, phone, email, company FROM r`;
 
 /**
- * The events ($4: ids, $5: types, $6: bodies) and the idempotency record; the events (and their notification) only
- * when the record is new. No row back: the key was used already.
+ * The idempotency record and the events ($4: ids, $5: types, $6: bodies), with their notification. A key used
+ * already fails the INSERT (unique violation), which aborts the transaction.
  */
 const RECORD = `
   WITH k AS (
     INSERT INTO visitor.idempotency_key (organisation_id, livemode, key, request_hash, state, locked_until,
                                          response_status, response_type, response_body, created_at)
     VALUES ($1, $2, $7, $8, 'done', $3, 201, '${JSON_TYPE}', $9, $3)
-    ON CONFLICT DO NOTHING RETURNING 1
   ), e AS (
     INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body, request_id)
     SELECT x.id, $1, $2, x.type, $3, x.body, $10 FROM unnest($4::text[], $5::text[], $6::text[]) x(id, type, body)
-     WHERE EXISTS (SELECT 1 FROM k)
     RETURNING organisation_id || ' ' || id AS note
   )
   SELECT pg_notify('gatehouse_event', note) FROM e`;
@@ -71,19 +76,24 @@ const RECORD = `
 const STORED = `SELECT request_hash, response_body FROM visitor.idempotency_key
                  WHERE organisation_id = $1 AND livemode = $2 AND key = $3`;
 
-/** A place of the slot, while taken < the type's capacity; the type's columns the booking needs. */
+/** The columns of a booking type that its bookings' visits and rows copy (read once per process and type). */
+const TYPE = `SELECT name, visit_type, site_id, host_ids[1] AS host_id, duration_minutes FROM visitor.booking_type
+               WHERE id = $1 AND organisation_id = $2 AND livemode = $3`;
+
+/**
+ * A place of the slot, while taken < the type's capacity (read from the type in the statement); a full slot fails
+ * the statement (division by zero, SQLSTATE 22012: the floor's 409), which aborts the transaction.
+ */
 const TAKE = `
-  WITH t AS (
-    SELECT id, name, visit_type, site_id, host_ids[1] AS host_id, capacity, duration_minutes
-      FROM visitor.booking_type WHERE id = $1 AND organisation_id = $3 AND livemode = $4
-  ), s AS (
+  WITH s AS (
     INSERT INTO visitor.booking_slot AS s (booking_type_id, starts_at, organisation_id, livemode, capacity, taken)
-    SELECT t.id, $2, $3, $4, t.capacity, 1 FROM t
+    SELECT t.id, $2, $3, $4, t.capacity, 1
+      FROM visitor.booking_type t WHERE t.id = $1 AND t.organisation_id = $3 AND t.livemode = $4
     ON CONFLICT (booking_type_id, starts_at) DO UPDATE SET taken = s.taken + 1
      WHERE s.taken < EXCLUDED.capacity AND s.organisation_id = $3 AND s.livemode = $4
     RETURNING taken
   )
-  SELECT t.*, (SELECT taken FROM s) AS taken FROM t`;
+  SELECT 1 / (SELECT count(*)::int FROM s) AS taken`;
 
 const BOOKING = `
   INSERT INTO visitor.booking (id, organisation_id, livemode, booking_type_id, status, source, starts_at, ends_at,
@@ -106,7 +116,36 @@ const hashOf = (path: string, body: string) =>
 const envelope = (id: string, type: string, at: string, object: string) =>
   `{"id":"${id}","type":"${type}","created_at":"${at}","organisation_id":"${ORG}","livemode":${LIVEMODE},"data":{"object":${object}}}`;
 
-/** BEGIN, `work`, COMMIT (ROLLBACK on a throw or a key already used: then the stored response, or 422). */
+/** SQLSTATEs the floor answers for: a key used already, a full slot. */
+const KEY_USED = '23505';
+const SLOT_FULL = '22012';
+
+/**
+ * Holds the client's socket writes until this turn's callbacks and promise continuations have run, so statements
+ * written one after the other leave in one write (as the app's `writeTogether`, src/database/prepared.ts).
+ */
+function together(c: PoolClient): void {
+  const stream = (c as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection
+    .stream;
+  stream.cork();
+  process.nextTick(() => stream.uncork());
+}
+
+/** Settles every statement written together; throws the first one's error (the ones after it only say aborted). */
+async function settled<T extends unknown[]>(qs: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const all = await Promise.allSettled(qs);
+  const failed = all.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return all.map((r) => (r as PromiseFulfilledResult<unknown>).value) as T;
+}
+
+const sqlState = (e: unknown) => (e as { code?: string }).code;
+
+/**
+ * A create in one transaction of two round trips: BEGIN and `work`'s statements (written at once, none awaited in
+ * between); the idempotency record, the events and COMMIT. A key used already answers its stored response (or
+ * 422); `work` throws a Refusal to answer without writing (after ROLLBACK).
+ */
 async function inTransaction(
   key: string,
   hash: string,
@@ -114,12 +153,14 @@ async function inTransaction(
 ): Promise<string> {
   const c = await pool.connect();
   try {
-    await c.query('BEGIN');
     try {
-      const { response, at, events } = await work(c);
+      together(c);
+      const begin = c.query('BEGIN');
+      const [, { response, at, events }] = await settled([begin, work(c)]);
       const iso = at.toISOString();
       const ids = events.map(() => newId('evt'));
-      const done = await c.query({
+      together(c);
+      const record = c.query({
         name: 'floor_record',
         text: RECORD,
         values: [
@@ -135,19 +176,17 @@ async function inTransaction(
           newId('req'),
         ],
       });
-      if (done.rowCount === 0) {
-        await c.query('ROLLBACK');
-        const stored = await c.query({ name: 'floor_stored', text: STORED, values: [ORG, LIVEMODE, key] });
-        const row = stored.rows[0] as { request_hash: string; response_body: string } | undefined;
-        if (!row || row.request_hash !== hash)
-          throw new Refusal(422, '{"error":{"code":"IDEMPOTENCY_KEY_REUSED"}}');
-        return row.response_body;
-      }
-      await c.query('COMMIT');
+      // COMMIT of a transaction the record's INSERT aborted ends it as a rollback.
+      await settled([record, c.query('COMMIT')]);
       return response;
     } catch (e) {
       await c.query('ROLLBACK').catch(() => undefined);
-      throw e;
+      if (sqlState(e) !== KEY_USED) throw e;
+      const stored = await c.query({ name: 'floor_stored', text: STORED, values: [ORG, LIVEMODE, key] });
+      const row = stored.rows[0] as { request_hash: string; response_body: string } | undefined;
+      if (!row || row.request_hash !== hash)
+        throw new Refusal(422, '{"error":{"code":"IDEMPOTENCY_KEY_REUSED"}}');
+      return row.response_body;
     }
   } finally {
     c.release();
@@ -222,8 +261,8 @@ async function writeVisit(
     booking: string | null;
   },
   visitor: { name: string; phone: string },
+  id = newId('visit'),
 ): Promise<{ id: string; json: string }> {
-  const id = newId('visit');
   const r = await c.query({
     name: 'floor_visit',
     text: VISIT,
@@ -291,30 +330,38 @@ interface BookingBody {
   attendee: { name: string; phone: string };
 }
 
-function createBooking(key: string, hash: string, b: BookingBody): Promise<string> {
+interface TypeColumns {
+  name: string;
+  visit_type: string;
+  site_id: string;
+  host_id: string;
+  duration_minutes: number;
+}
+/** The types' columns read so far (each bench round books a type of its own). */
+const types = new Map<string, Promise<TypeColumns | undefined>>();
+
+async function createBooking(key: string, hash: string, b: BookingBody): Promise<string> {
+  let read = types.get(b.booking_type_id);
+  if (!read) {
+    read = pool
+      .query<TypeColumns>({ name: 'floor_type', text: TYPE, values: [b.booking_type_id, ORG, LIVEMODE] })
+      .then((r) => r.rows[0]);
+    types.set(b.booking_type_id, read);
+  }
+  const t = await read;
+  if (!t) throw new Refusal(404, '{"error":{"code":"NOT_FOUND"}}');
   return inTransaction(key, hash, async (c) => {
     const now = new Date();
     const start = new Date(b.start);
-    const taken = await c.query({
+    const end = new Date(start.getTime() + t.duration_minutes * 60_000);
+    const id = newId('booking');
+    const visitId = newId('visit');
+    const take = c.query({
       name: 'floor_take',
       text: TAKE,
       values: [b.booking_type_id, start, ORG, LIVEMODE],
     });
-    const t = taken.rows[0] as
-      | {
-          name: string;
-          visit_type: string;
-          site_id: string;
-          host_id: string;
-          duration_minutes: number;
-          taken: number | null;
-        }
-      | undefined;
-    if (!t) throw new Refusal(404, '{"error":{"code":"NOT_FOUND"}}');
-    if (t.taken === null) throw new Refusal(409, '{"error":{"code":"CONFLICT"}}');
-    const end = new Date(start.getTime() + t.duration_minutes * 60_000);
-    const id = newId('booking');
-    const visit = await writeVisit(
+    const written = writeVisit(
       c,
       now,
       {
@@ -328,8 +375,9 @@ function createBooking(key: string, hash: string, b: BookingBody): Promise<strin
         booking: id,
       },
       b.attendee,
+      visitId,
     );
-    await c.query({
+    const row = c.query({
       name: 'floor_booking',
       text: BOOKING,
       values: [
@@ -343,10 +391,16 @@ function createBooking(key: string, hash: string, b: BookingBody): Promise<strin
         t.host_id,
         b.attendee.name,
         b.attendee.phone,
-        visit.id,
+        visitId,
         now,
       ],
     });
+    let visit: { id: string; json: string };
+    try {
+      [, visit] = await settled([take, written, row]);
+    } catch (e) {
+      throw sqlState(e) === SLOT_FULL ? new Refusal(409, '{"error":{"code":"CONFLICT"}}') : e;
+    }
     const iso = now.toISOString();
     const booking = JSON.stringify({
       id,
