@@ -347,6 +347,7 @@ async function createBooking(key: string, hash: string, b: BookingBody): Promise
       .query<TypeColumns>({ name: 'floor_type', text: TYPE, values: [b.booking_type_id, ORG, LIVEMODE] })
       .then((r) => r.rows[0]);
     types.set(b.booking_type_id, read);
+    read.catch(() => types.delete(b.booking_type_id)); // a failed read is not kept
   }
   const t = await read;
   if (!t) throw new Refusal(404, '{"error":{"code":"NOT_FOUND"}}');

@@ -42,3 +42,25 @@ describe('slotAt agrees with slotsOfDay', () => {
     expect(found.again).toEqual(listed);
   });
 });
+
+describe('slotAt past its bounds', () => {
+  const rules: SlotRules = {
+    weeklyHours: { mon: [{ start: '09:00', end: '12:00' }], tue: [{ start: '09:00', end: '12:00' }] },
+    closedDates: [],
+    durationMinutes: 30,
+    bufferMinutes: 0,
+  };
+  it('answers as slotsOfDay after dropping what it kept (1,500 types laying out a day each, 600 dates of one)', () => {
+    const zone = 'Europe/London';
+    const at = new Date('2027-03-29T08:30:00Z'); // Monday 09:30 BST
+    const own = { ...rules };
+    const expected = slotsOfDay(rules, zone, '2027-03-29').find((s) => s.start.getTime() === at.getTime());
+    expect(expected).toBeDefined();
+    const ask = (r: SlotRules, t: Date) => [slotAt(r, zone, t), slotAt(r, zone, t)][1];
+    expect(ask(own, at)).toEqual(expected);
+    for (let i = 0; i < 1_500; i++) expect(ask({ ...rules }, at)).toEqual(expected);
+    for (let d = 0; d < 600; d++) ask(own, new Date(at.getTime() + (d + 1) * 7 * 86_400_000));
+    expect(ask(own, at)).toEqual(expected);
+    expect(ask(own, new Date(at.getTime() + 60_000))).toBeNull();
+  });
+});

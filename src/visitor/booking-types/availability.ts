@@ -71,19 +71,25 @@ export function datesBetween(from: string, to: string): string[] {
 /** The local calendar date of `at` in `zone`. */
 export const localDate = (at: Date, zone: string): string => DateTime.fromJSDate(at, { zone }).toISODate()!;
 
-/** The most days `slotAt` keeps laid out per rules object; past it they are dropped and laid out again. */
-const DAYS_KEPT = 512;
+/** The most dates `slotAt` keeps per rules object (asked about or laid out); past it they are dropped. */
+const DATES_KEPT = 512;
 /**
- * Days `slotAt` was asked about, per rules object (a booking type as `ReferenceCache` keeps it is one object for
+ * The most days `slotAt` lays out in the process, all rules objects together, before it drops every kept day and
+ * counts again: the dates a client asks about are not bounded by the type's horizon (`slotFor` checks that after).
+ */
+const DAYS_LAID_OUT = 1024;
+/**
+ * Dates `slotAt` was asked about, per rules object (a booking type as `ReferenceCache` keeps it is one object for
  * every request of its version): `null` once asked, the day's slots by start once asked again.
  */
-const days = new WeakMap<SlotRules, Map<string, Map<number, Slot> | null>>();
+let days = new WeakMap<SlotRules, Map<string, Map<number, Slot> | null>>();
+let laidOut = 0;
 
 /**
  * The slot starting exactly at `at`, or null: a slot of `slotsOfDay` for the local date of `at`. The first time a
  * rules object is asked about a date, the one wall-clock time is checked alone (`checkedSlotAt`); the second time,
- * the day is laid out with `slotsOfDay` and kept with the rules object (the hot path of POST /v1/bookings: one
- * time zone lookup per booking instead of about eight).
+ * the day is laid out with `slotsOfDay` and kept with the rules object (DATES_KEPT, DAYS_LAID_OUT). The hot path of
+ * POST /v1/bookings: one time zone lookup per booking instead of about eight.
  */
 export function slotAt(rules: SlotRules, zone: string, at: Date): Slot | null {
   const key = `${zone} ${localDate(at, zone)}`;
@@ -91,11 +97,15 @@ export function slotAt(rules: SlotRules, zone: string, at: Date): Slot | null {
   if (!seen) days.set(rules, (seen = new Map()));
   let day = seen.get(key);
   if (day === undefined) {
-    if (seen.size >= DAYS_KEPT) seen.clear();
+    if (seen.size >= DATES_KEPT) seen.clear();
     seen.set(key, null);
     return checkedSlotAt(rules, zone, at);
   }
   if (day === null) {
+    if (++laidOut > DAYS_LAID_OUT) {
+      laidOut = 1;
+      days = new WeakMap([[rules, (seen = new Map())]]);
+    }
     day = new Map(slotsOfDay(rules, zone, key.slice(zone.length + 1)).map((s) => [s.start.getTime(), s]));
     seen.set(key, day);
   }
