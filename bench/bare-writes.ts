@@ -140,6 +140,9 @@ async function settled<T extends unknown[]>(qs: { [K in keyof T]: Promise<T[K]> 
 }
 
 const sqlState = (e: unknown) => (e as { code?: string }).code;
+/** The idempotency record's INSERT failed on its key: the key was used already. */
+const keyUsed = (e: unknown) =>
+  sqlState(e) === KEY_USED && (e as { table?: string }).table === 'idempotency_key';
 
 /**
  * A create in one transaction of two round trips: BEGIN and `work`'s statements (written at once, none awaited in
@@ -181,9 +184,12 @@ async function inTransaction(
       return response;
     } catch (e) {
       await c.query('ROLLBACK').catch(() => undefined);
-      if (sqlState(e) !== KEY_USED) throw e;
+      // A used key answers its stored response, also when the retry was refused before its record (a full slot).
+      const refused = e instanceof Refusal && e.status === 409;
+      if (!keyUsed(e) && !refused) throw e;
       const stored = await c.query({ name: 'floor_stored', text: STORED, values: [ORG, LIVEMODE, key] });
       const row = stored.rows[0] as { request_hash: string; response_body: string } | undefined;
+      if (!row && refused) throw e;
       if (!row || row.request_hash !== hash)
         throw new Refusal(422, '{"error":{"code":"IDEMPOTENCY_KEY_REUSED"}}');
       return row.response_body;
@@ -341,13 +347,19 @@ interface TypeColumns {
 const types = new Map<string, Promise<TypeColumns | undefined>>();
 
 async function createBooking(key: string, hash: string, b: BookingBody): Promise<string> {
+  // Read before any statement is written, so a malformed body fails with nothing under way.
+  const attendee = { name: String(b.attendee.name), phone: String(b.attendee.phone) };
   let read = types.get(b.booking_type_id);
   if (!read) {
     read = pool
       .query<TypeColumns>({ name: 'floor_type', text: TYPE, values: [b.booking_type_id, ORG, LIVEMODE] })
       .then((r) => r.rows[0]);
     types.set(b.booking_type_id, read);
-    read.catch(() => types.delete(b.booking_type_id)); // a failed read is not kept
+    // Only a type that was found is kept.
+    read.then(
+      (found) => found ?? types.delete(b.booking_type_id),
+      () => types.delete(b.booking_type_id),
+    );
   }
   const t = await read;
   if (!t) throw new Refusal(404, '{"error":{"code":"NOT_FOUND"}}');
@@ -375,7 +387,7 @@ async function createBooking(key: string, hash: string, b: BookingBody): Promise
         until: end,
         booking: id,
       },
-      b.attendee,
+      attendee,
       visitId,
     );
     const row = c.query({
@@ -390,8 +402,8 @@ async function createBooking(key: string, hash: string, b: BookingBody): Promise
         end,
         t.site_id,
         t.host_id,
-        b.attendee.name,
-        b.attendee.phone,
+        attendee.name,
+        attendee.phone,
         visitId,
         now,
       ],
@@ -411,7 +423,7 @@ async function createBooking(key: string, hash: string, b: BookingBody): Promise
       end: end.toISOString(),
       site_id: t.site_id,
       host_id: t.host_id,
-      attendee: { name: b.attendee.name, phone: b.attendee.phone, email: null, company: null },
+      attendee: { ...attendee, email: null, company: null },
       custom_fields: {},
       source: 'api',
       visit_id: visit.id,

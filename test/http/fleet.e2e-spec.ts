@@ -83,12 +83,13 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
     db = await createTestDatabase();
     pg = new Client({ connectionString: db.url });
     await pg.connect();
-    // Each process is kept as soon as it is up, so a failed start of another still ends it in afterAll.
+    // Each process is kept as soon as it is up, and every start is waited for before a failed one is reported, so
+    // afterAll ends every process that started.
     const kept =
       <T extends ChildOfApp>(list: T[], i: number) =>
       (p: T) =>
         void (list[i] = p);
-    await Promise.all([
+    const starts = await Promise.allSettled([
       // The fixtures' app (organisations, keys, the endpoint through the real services), in this process.
       bootTestApp({ db, env: { ...env, RUN_WORKER: 'false' } }).then((app) => void (fixtures = app)),
       // Each API's PostgreSQL sessions carry its name (the URL's application_name), so the test sees its waits.
@@ -98,6 +99,8 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
         startWorkerProcess(db.url, { ...env, LOG_LEVEL: 'debug' }, 120_000).then(kept(workers, i)),
       ),
     ]);
+    const failed = starts.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }, 240_000);
   afterAll(async () => {
     const all = [...apis, ...workers].filter(Boolean);
@@ -233,6 +236,7 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
       // answered (an answer in flight when the process dies is still read by the client): it is killed once one of
       // its sessions waits on the lock, and the lock is let go after it has died.
       const lock = new Client({ connectionString: db.url });
+      lock.on('error', () => undefined); // a failure shows in its next query
       await lock.connect();
       try {
         await lock.query('BEGIN');
@@ -252,8 +256,7 @@ describe('the fleet: two APIs and two workers on one PostgreSQL and one Redis', 
         await apis[0].exited;
         stopAt = started + AFTER_KILL;
       } finally {
-        await lock.query('COMMIT');
-        await lock.end();
+        await lock.query('COMMIT').finally(() => lock.end());
       }
     } catch (e) {
       stopAt = started; // a failed step above ends the load too

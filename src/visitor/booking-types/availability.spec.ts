@@ -24,8 +24,8 @@ describe('slotAt agrees with slotsOfDay', () => {
   ])('%s %s', (zone, date) => {
     const listed = slotsOfDay(rules, zone, date);
     const from = Date.parse(`${date}T00:00:00Z`) - 86_400_000;
-    // The one-time check, and slotAt asked about each minute three times (rules of their own, so its first answer
-    // for a day is the one-time check's and the others come from the day it laid out).
+    // The one-time check on every minute, and slotAt asked about each minute three times, with rules of its own: the
+    // first minute asked of each date is answered by the one-time check, every other answer by the day it laid out.
     const own = { ...rules };
     const found = { checked: [] as Slot[], first: [] as Slot[], again: [] as Slot[] };
     for (let t = from; t < from + 3 * 86_400_000; t += 60_000) {

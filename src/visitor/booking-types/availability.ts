@@ -75,9 +75,10 @@ export const localDate = (at: Date, zone: string): string => DateTime.fromJSDate
 const DATES_KEPT = 512;
 /**
  * The most days `slotAt` lays out in the process, all rules objects together, before it drops every kept day and
- * counts again: the dates a client asks about are not bounded by the type's horizon (`slotFor` checks that after).
+ * counts again (a day of 5-minute slots from overlapping windows is about 1,440 slots). `slotFor` asks it only about
+ * starts within the type's horizon.
  */
-const DAYS_LAID_OUT = 1024;
+const DAYS_LAID_OUT = 256;
 /**
  * Dates `slotAt` was asked about, per rules object (a booking type as `ReferenceCache` keeps it is one object for
  * every request of its version): `null` once asked, the day's slots by start once asked again.

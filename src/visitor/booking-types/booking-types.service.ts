@@ -18,6 +18,7 @@ import {
   isCalendarDate,
   localDate,
   Slot,
+  checkedSlotAt,
   slotAt,
   slotsOfDay,
   datesBetween,
@@ -152,14 +153,16 @@ export class BookingTypesService {
    * on a closed date, at least the minimum notice ahead and within the horizon. validation_failed at `location`.
    */
   slotFor(t: UsableType, start: Date, location: string): Slot {
-    const slot = slotAt(t.row, t.zone, start);
     const now = this.clock.now().getTime();
+    const early = start.getTime() < now + t.row.minNoticeMinutes * 60_000;
+    const late = start.getTime() > now + t.row.horizonDays * 86_400_000;
+    // Only a start that may be booked is looked up in the days slotAt keeps: what a client asks about outside the
+    // horizon is checked alone and kept nowhere.
+    const slot = early || late ? checkedSlotAt(t.row, t.zone, start) : slotAt(t.row, t.zone, start);
     const refuse = (message: string) => ApiError.validation([{ location, message }]);
     if (!slot) throw refuse(`is not the start of a slot of booking type ${t.row.id}`);
-    if (start.getTime() < now + t.row.minNoticeMinutes * 60_000)
-      throw refuse(`must be at least ${t.row.minNoticeMinutes} minutes from now`);
-    if (start.getTime() > now + t.row.horizonDays * 86_400_000)
-      throw refuse(`must be within ${t.row.horizonDays} days from now`);
+    if (early) throw refuse(`must be at least ${t.row.minNoticeMinutes} minutes from now`);
+    if (late) throw refuse(`must be within ${t.row.horizonDays} days from now`);
     return slot;
   }
 
