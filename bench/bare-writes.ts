@@ -29,6 +29,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PoolClient } from 'pg';
 import { barePool, serveBare } from './bare-server';
 import { newId } from '../src/common/ids';
+import { allAnswered, writeTogether } from '../src/database/pipeline';
 
 const ORG = String(process.env.BENCH_FLOOR_ORG);
 const LIVEMODE = false;
@@ -120,25 +121,6 @@ const envelope = (id: string, type: string, at: string, object: string) =>
 const KEY_USED = '23505';
 const SLOT_FULL = '22012';
 
-/**
- * Holds the client's socket writes until this turn's callbacks and promise continuations have run, so statements
- * written one after the other leave in one write (as the app's `writeTogether`, src/database/prepared.ts).
- */
-function together(c: PoolClient): void {
-  const stream = (c as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection
-    .stream;
-  stream.cork();
-  process.nextTick(() => stream.uncork());
-}
-
-/** Settles every statement written together; throws the first one's error (the ones after it only say aborted). */
-async function settled<T extends unknown[]>(qs: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const all = await Promise.allSettled(qs);
-  const failed = all.find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return all.map((r) => (r as PromiseFulfilledResult<unknown>).value) as T;
-}
-
 const sqlState = (e: unknown) => (e as { code?: string }).code;
 /** The idempotency record's INSERT failed on its key: the key was used already. */
 const keyUsed = (e: unknown) =>
@@ -157,12 +139,12 @@ async function inTransaction(
   const c = await pool.connect();
   try {
     try {
-      together(c);
+      writeTogether(c);
       const begin = c.query('BEGIN');
-      const [, { response, at, events }] = await settled([begin, work(c)]);
+      const [, { response, at, events }] = await allAnswered([begin, work(c)]);
       const iso = at.toISOString();
       const ids = events.map(() => newId('evt'));
-      together(c);
+      writeTogether(c);
       const record = c.query({
         name: 'floor_record',
         text: RECORD,
@@ -180,7 +162,7 @@ async function inTransaction(
         ],
       });
       // COMMIT of a transaction the record's INSERT aborted ends it as a rollback.
-      await settled([record, c.query('COMMIT')]);
+      await allAnswered([record, c.query('COMMIT')]);
       return response;
     } catch (e) {
       await c.query('ROLLBACK').catch(() => undefined);
@@ -410,7 +392,7 @@ async function createBooking(key: string, hash: string, b: BookingBody): Promise
     });
     let visit: { id: string; json: string };
     try {
-      [, visit] = await settled([take, written, row]);
+      [, visit] = await allAnswered([take, written, row] as const);
     } catch (e) {
       throw sqlState(e) === SLOT_FULL ? new Refusal(409, '{"error":{"code":"CONFLICT"}}') : e;
     }

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { CustomTypesConfig, QueryConfig, QueryResult } from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { writeTogether } from './pipeline';
 import { routerOf } from './read-replica';
 
 /** The pg pool or pooled client TypeORM's postgres driver holds: what a query config is sent to. */
@@ -68,26 +69,6 @@ export async function transactionClient(
   state.isTransactionActive = true;
   state.transactionDepth = 1;
   return { runner, client };
-}
-
-/** Sockets whose writes are held until the current run of callbacks and promise continuations ends. */
-const corked = new WeakSet<object>();
-
-/**
- * Holds a client's socket writes until this turn's callbacks and promise continuations have run (`process.nextTick`
- * runs after the microtask queue drains): the statements a transaction writes one after the other without waiting
- * (the outbox's INSERTs, the idempotency answer, COMMIT) leave in one write instead of one per statement. No-op for
- * the pool, whose statements each take their own client.
- */
-export function writeTogether(conn: PgQueryable): void {
-  const stream = (conn as { connection?: { stream?: { cork?(): void; uncork(): void } } }).connection?.stream;
-  if (!stream?.cork || corked.has(stream)) return;
-  corked.add(stream);
-  stream.cork();
-  process.nextTick(() => {
-    corked.delete(stream);
-    stream.uncork();
-  });
 }
 
 /** Marks `runner` as out of its transaction again (before it is released to the pool). */

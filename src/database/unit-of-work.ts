@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { endTransaction, transactionClient, writeTogether } from './prepared';
+import { allAnswered, writeTogether } from './pipeline';
+import { endTransaction, transactionClient } from './prepared';
 
 /**
  * One database transaction plus the work that must happen only after it commits (enqueueing jobs that carry
@@ -174,7 +175,8 @@ export class Transactions {
 }
 
 /** The first of `written` (in order) that failed, once all have answered; undefined when none did. */
-async function firstFailure(written: Promise<unknown>[]): Promise<unknown> {
-  const settled = await Promise.allSettled(written);
-  return settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason;
-}
+const firstFailure = (written: Promise<unknown>[]): Promise<unknown> =>
+  allAnswered(written).then(
+    () => undefined,
+    (e: unknown) => e,
+  );

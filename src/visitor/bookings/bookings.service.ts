@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { ApiError, FieldError } from '../../common/errors/api-error';
 import { newId } from '../../common/ids';
+import { allAnswered } from '../../database/pipeline';
 import { IS_RESPONSE, RunOptions, Transactions, UnitOfWork } from '../../database/unit-of-work';
 import type { Slot } from '../booking-types/availability';
 import type { UsableType } from '../booking-types/booking-types.service';
@@ -214,13 +215,11 @@ export class BookingsService {
         );
       if (visit) uow.defer(visit);
       uow.defer(this.repo.insert(uow.manager, b));
-      const [made, placed] = await Promise.allSettled([
+      const [, placed] = await allAnswered([
         visit,
         this.types.takeSlot(uow, tenant, b.bookingTypeId, b.startsAt, type.row.capacity),
-      ]);
-      if (made.status === 'rejected') throw made.reason;
-      if (placed.status === 'rejected') throw placed.reason;
-      if (!placed.value) throw slotTaken();
+      ] as const);
+      if (!placed) throw slotTaken();
       await this.record(uow, tenant, form, b, t.events);
       return this.view(form, b, publishable ? 'attendee' : 'organisation');
     }, IS_RESPONSE);

@@ -270,8 +270,9 @@ export class VisitsService {
 
   /**
    * The visit of a booking being confirmed, in the booking's transaction (`visit.created`, a pass queued after
-   * commit), with the id `id` when the booking made it already. Its statement is written when this is called (before its first await), so the
-   * booking's own statements written right behind it, without awaiting it, go out in the same round trip.
+   * commit), with the id `id` when the booking made it already. Its statement is written when this is called
+   * (before its first await), so the booking's own statements written right behind it, without awaiting it, go out
+   * in the same round trip.
    */
   createForBooking(
     uow: UnitOfWork,
