@@ -48,6 +48,16 @@ describe('typed jobs', () => {
     await db.drop();
   });
 
+  /** The probe rows whose id starts with `prefix`, by id, once there are `count` of them. */
+  const probeRows = (prefix: string, count: number) =>
+    until(async () => {
+      const r = await pg.query<{ id: string; n: number }>(
+        `SELECT id, n FROM ${JOB_PROBE_TABLE} WHERE id LIKE $1 ORDER BY id`,
+        [`${prefix}%`],
+      );
+      return r.rows.length === count && r.rows;
+    }, 30_000);
+
   const env = () => ({
     SURFACES: 'docs',
     RUN_WORKER: 'true',
@@ -78,16 +88,23 @@ describe('typed jobs', () => {
     const id = `probe-${randomBytes(6).toString('hex')}`;
     await jobs.add('probe.echo', [{ data: { id, n: 1 } }, { data: { id, n: 2 } }]);
     jobs.addSoon('probe.echo', { id: `${id}-soon`, n: 3 });
-    const { rows } = await until(async () => {
-      const r = await pg.query<{ id: string; n: number }>(
-        `SELECT id, n FROM ${JOB_PROBE_TABLE} WHERE id LIKE $1 ORDER BY id`,
-        [`${id}%`],
-      );
-      return r.rows.length === 2 && r;
-    }, 30_000);
-    expect(rows).toEqual([
+    expect(await probeRows(id, 2)).toEqual([
       { id, n: 1 },
       { id: `${id}-soon`, n: 3 },
+    ]);
+  });
+
+  it('the jobs a turn adds of a kind that merges them reach its handler as one job, in order', async () => {
+    const app = await bootServiceContext({ db, env: env(), extraModules: [JobProbeWorkerModule] });
+    apps.push(app);
+    const jobs = app.app.get(JobQueue);
+    const id = `batch-${randomBytes(6).toString('hex')}`;
+    for (const n of [1, 2, 3]) jobs.addSoon('probe.batch', { ids: [`${id}-${n}`] });
+    // A later turn's job goes on its own.
+    setImmediate(() => setImmediate(() => jobs.addSoon('probe.batch', { ids: [`${id}-4`] })));
+    expect(await probeRows(id, 2)).toEqual([
+      { id: `${id}-1+${id}-2+${id}-3`, n: 3 },
+      { id: `${id}-4`, n: 1 },
     ]);
   });
 });

@@ -30,7 +30,7 @@ export class PassesService {
    */
   newPass(uow: UnitOfWork, channels: string[]): { id: string; channels: string[]; created_at: Date } {
     const id = newId('pass');
-    uow.afterCommit(() => this.jobs.addSoon('visits.send-pass', { passId: id }));
+    uow.afterCommit(() => this.jobs.addSoon('visits.send-pass', { passIds: [id] }));
     return { id, channels, created_at: this.clock.now() };
   }
 

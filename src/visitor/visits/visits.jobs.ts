@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { hash } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { Periodic } from '../../common/periodic';
 import { JobQueue, jobKind } from '../../common/queue/job-queue';
@@ -12,8 +13,13 @@ import { PassOutcome, PassSender } from './pass.sender';
 import { PassesRepository } from './passes.repository';
 import { VisitsService } from './visits.service';
 
-/** Sending one pass. */
+/** Sending passes: one, or those issued in one turn of the event loop (`merge`), in the order issued. */
 export interface PassJob {
+  passIds: string[];
+}
+
+/** A job added before passes were merged (one pass): such jobs may still wait in Redis across a deploy. */
+interface SinglePassJob {
   passId: string;
 }
 
@@ -24,14 +30,17 @@ declare module '../../common/queue/job-queue' {
 }
 
 /**
- * Pass sends, added after commit. The job id is the pass id, so adding twice is harmless; when Redis is down
- * nothing is added and the pass sweeper picks the pending pass up from PostgreSQL.
+ * Pass sends, added after commit: the passes a turn of the event loop issued go as one job. The id of a job of one
+ * pass is the pass id, and of several a digest of their ids, so adding the same again is harmless; when Redis is
+ * down nothing is added and the pass sweeper picks the pending passes up from PostgreSQL.
  */
 export const VISITS_SEND_PASS = jobKind({
   name: 'visits.send-pass',
   queue: 'visit-pass',
-  id: (p) => p.passId,
+  id: (p) =>
+    p.passIds.length === 1 ? p.passIds[0] : `passes_${hash('sha1', p.passIds.join(' '), 'base64url')}`,
   waiting: 'passes',
+  merge: (jobs) => ({ passIds: jobs.flatMap((j) => j.passIds) }),
 });
 
 /** Sends queued passes (worker processes only). */
@@ -44,8 +53,23 @@ export class PassProcessor extends ResilientWorkerHost<'visits.send-pass'> {
     super(redis, VISITS_SEND_PASS);
   }
 
-  process(job: Job<PassJob>): Promise<PassOutcome> {
-    return this.sender.send(job.data.passId);
+  /**
+   * Sends each pass of the job in turn (one at a time, as one pass per job was). One that fails leaves the others
+   * to be sent; the job then fails with the first failure, and the failed pass stays pending for the sweeper.
+   */
+  async process(job: Job<PassJob | SinglePassJob>): Promise<PassOutcome[]> {
+    const ids = 'passIds' in job.data ? job.data.passIds : [job.data.passId];
+    const outcomes: PassOutcome[] = [];
+    let failure: unknown;
+    for (const id of ids) {
+      try {
+        outcomes.push(await this.sender.send(id));
+      } catch (e) {
+        failure ??= e;
+      }
+    }
+    if (failure !== undefined) throw failure;
+    return outcomes;
   }
 }
 
@@ -64,9 +88,10 @@ export class VisitsJobs {
   @Periodic({ name: 'visits.sweep-passes', every: 'sweep', runsInTests: true, formerly: 'PassSweeper' })
   async sweepPasses(): Promise<number> {
     const ids = await this.repo.stalePendingPasses(new Date(this.clock.now().getTime() - 10_000), 500);
+    // A job per pass, named after it: one still waiting from its request is not added twice.
     await this.jobs.add(
       'visits.send-pass',
-      ids.map((passId) => ({ data: { passId } })),
+      ids.map((passId) => ({ data: { passIds: [passId] } })),
     );
     return ids.length;
   }

@@ -607,6 +607,26 @@ describe('visits over HTTP', () => {
       expect(sent.object.pass.last_sent_at).toEqual(expect.any(String));
     });
 
+    it('visits created at once each get their own pass, once (passes issued together go in one job)', async () => {
+      const phones = Array.from({ length: 6 }, () => newPhone());
+      const made = await Promise.all(
+        phones.map((phone) => visit({ visitor: { name: 'Kojo Together', phone } }, key, randomUUID())),
+      );
+      const ids = made.map((r) => r.json().id as string);
+      await until(async () =>
+        (await Promise.all(ids.map(eventsOf))).every((events) => events.some((e) => e.type === 'pass.sent')),
+      );
+      const cookie = await consoleCookie();
+      const outbox = (
+        await t.app.inject({ method: 'GET', url: '/console/test-outbox?limit=100', headers: { cookie } })
+      ).json();
+      for (const [i, id] of ids.entries()) {
+        const mine = outbox.data.filter((m: { related_id: string }) => m.related_id === id);
+        expect(mine).toHaveLength(1);
+        expect(mine[0]).toMatchObject({ recipient: phones[i] });
+      }
+    });
+
     it('falls back in order in live mode; resend revokes the earlier pass', async () => {
       const messages = t.app.get(MessagesService);
       const sent: string[] = [];
