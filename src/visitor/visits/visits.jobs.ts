@@ -88,7 +88,8 @@ export class VisitsJobs {
   @Periodic({ name: 'visits.sweep-passes', every: 'sweep', runsInTests: true, formerly: 'PassSweeper' })
   async sweepPasses(): Promise<number> {
     const ids = await this.repo.stalePendingPasses(new Date(this.clock.now().getTime() - 10_000), 500);
-    // A job per pass, named after it: one still waiting from its request is not added twice.
+    // A job per pass, named after it (a pass whose own job still waits is not added twice; one in a merged job may
+    // so be in two, and the first to claim it sends it while the other skips it).
     await this.jobs.add(
       'visits.send-pass',
       ids.map((passId) => ({ data: { passIds: [passId] } })),
