@@ -7,6 +7,7 @@ import { InjectConfig } from '../../config/config.module';
 import type { UnitOfWork } from '../../database/unit-of-work';
 import type { Tenant } from '../platform/tenant';
 import { JobQueue } from '../../common/queue/job-queue';
+import { passJob } from './pass-job';
 import { PassTokens } from './pass-token';
 import { PassesRepository } from './passes.repository';
 
@@ -30,7 +31,7 @@ export class PassesService {
    */
   newPass(uow: UnitOfWork, channels: string[]): { id: string; channels: string[]; created_at: Date } {
     const id = newId('pass');
-    uow.afterCommit(() => this.jobs.addSoon('visits.send-pass', { passIds: [id] }));
+    uow.afterCommit(() => this.jobs.addSoon('visits.send-pass', passJob([id])));
     return { id, channels, created_at: this.clock.now() };
   }
 

@@ -10,18 +10,12 @@ import type { Config } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { RedisService } from '../../redis/redis.service';
 import { PassOutcome, PassSender } from './pass.sender';
+import { PassJob, passIdsOf, passJob, SinglePassJob } from './pass-job';
 import { PassesRepository } from './passes.repository';
 import { VisitsService } from './visits.service';
 
-/** Sending passes: one, or those issued in one turn of the event loop (`merge`), in the order issued. */
-export interface PassJob {
-  passIds: string[];
-}
-
-/** A job added before passes were merged (one pass): such jobs may still wait in Redis across a deploy. */
-interface SinglePassJob {
-  passId: string;
-}
+/** A job's passes sent at once, at most: the passes of a busy turn are not left to one send at a time. */
+const PASS_SENDS_AT_ONCE = 4;
 
 declare module '../../common/queue/job-queue' {
   interface Jobs {
@@ -40,7 +34,7 @@ export const VISITS_SEND_PASS = jobKind({
   id: (p) =>
     p.passIds.length === 1 ? p.passIds[0] : `passes_${hash('sha1', p.passIds.join(' '), 'base64url')}`,
   waiting: 'passes',
-  merge: (jobs) => ({ passIds: jobs.flatMap((j) => j.passIds) }),
+  merge: (jobs) => passJob(jobs.flatMap((j) => j.passIds)),
 });
 
 /** Sends queued passes (worker processes only). */
@@ -53,24 +47,36 @@ export class PassProcessor extends ResilientWorkerHost<'visits.send-pass'> {
     super(redis, VISITS_SEND_PASS);
   }
 
-  /**
-   * Sends each pass of the job in turn (one at a time, as one pass per job was). One that fails leaves the others
-   * to be sent; the job then fails with the first failure, and the failed pass stays pending for the sweeper.
-   */
-  async process(job: Job<PassJob | SinglePassJob>): Promise<PassOutcome[]> {
-    const ids = 'passIds' in job.data ? job.data.passIds : [job.data.passId];
-    const outcomes: PassOutcome[] = [];
-    let failure: unknown;
-    for (const id of ids) {
+  process(job: Job<PassJob | SinglePassJob>): Promise<PassOutcome[]> {
+    return sendPasses(this.sender, passIdsOf(job.data));
+  }
+}
+
+/**
+ * Sends the passes, up to PASS_SENDS_AT_ONCE at a time, and answers their outcomes in order. One that fails leaves
+ * the others to be sent; then the first failure is thrown (the job fails), and the failed pass stays pending for
+ * the sweeper.
+ */
+export async function sendPasses(
+  sender: Pick<PassSender, 'send'>,
+  ids: readonly string[],
+): Promise<PassOutcome[]> {
+  const outcomes = new Array<PassOutcome>(ids.length);
+  const failures: { at: number; error: unknown }[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < ids.length) {
+      const at = next++;
       try {
-        outcomes.push(await this.sender.send(id));
-      } catch (e) {
-        failure ??= e;
+        outcomes[at] = await sender.send(ids[at]);
+      } catch (error) {
+        failures.push({ at, error });
       }
     }
-    if (failure !== undefined) throw failure;
-    return outcomes;
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(PASS_SENDS_AT_ONCE, ids.length) }, lane));
+  if (failures.length) throw failures.reduce((a, b) => (b.at < a.at ? b : a)).error;
+  return outcomes;
 }
 
 /** Visits' periodic work. */
@@ -92,7 +98,7 @@ export class VisitsJobs {
     // so be in two, and the first to claim it sends it while the other skips it).
     await this.jobs.add(
       'visits.send-pass',
-      ids.map((passId) => ({ data: { passIds: [passId] } })),
+      ids.map((passId) => ({ data: passJob([passId]) })),
     );
     return ids.length;
   }
