@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { JobQueue } from '../../src/common/queue/job-queue';
+import { passJob } from '../../src/visitor/visits/pass-job';
 import { bootServiceContext, createTestDatabase, ServiceContext, TestDatabase } from '../harness';
 import { until } from '../support/until';
 import {
@@ -78,6 +79,21 @@ describe('typed jobs', () => {
     });
     apps.push(app);
     expect(app.app.get(JobQueue)).toBeInstanceOf(JobQueue);
+  });
+
+  it('a job added soon of a kind this process did not register is logged, not thrown', async () => {
+    const app = await bootServiceContext({
+      db,
+      env: { ...env(), RUN_WORKER: 'false' },
+      extraModules: [JobProbeProducerModule],
+    });
+    apps.push(app);
+    const jobs = app.app.get(JobQueue);
+    // The docs surface loads no visits domain: `visits.send-pass` is declared but has no queue here.
+    jobs.addSoon('visits.send-pass', passJob(['pass_unqueued']));
+    jobs.addSoon('visits.send-pass', passJob(['pass_unqueued_too']));
+    await new Promise((r) => setImmediate(r));
+    await expect(jobs.onModuleDestroy()).resolves.toBeUndefined();
   });
 
   it('with its handler the worker starts, and a job added by name reaches it once per id', async () => {

@@ -56,6 +56,7 @@ export class JobQueue implements OnModuleDestroy {
   /** Jobs waiting for this event-loop turn's bulk add, by name, and the adds under way. */
   private readonly soon = new Map<string, unknown[]>();
   private readonly flushes = new Set<Promise<void>>();
+  private readonly logger = new Logger('JobQueue');
 
   constructor(private readonly redis: RedisService) {}
 
@@ -117,15 +118,20 @@ export class JobQueue implements OnModuleDestroy {
     setImmediate(() => {
       const items = (this.soon.get(name) ?? []) as Jobs[K][];
       this.soon.delete(name);
-      const merge = (this.kinds.get(name)?.kind as JobKind<K> | undefined)?.merge;
-      const flush = this.add(
-        name,
-        (merge && items.length > 1 ? [merge(items)] : items).map((d) => ({ data: d })),
-      ).catch((e: Error) =>
-        this.registered(name).logger.warn(
-          `could not add ${items.length} job(s), the sweeper will: ${e.message}`,
-        ),
-      );
+      const kind = this.kinds.get(name)?.kind as JobKind<K> | undefined;
+      // Merged and added in the promise, so a failure of either (an unregistered kind too) is logged, not thrown.
+      const flush = Promise.resolve()
+        .then(() =>
+          this.add(
+            name,
+            (kind?.merge && items.length > 1 ? [kind.merge(items)] : items).map((d) => ({ data: d })),
+          ),
+        )
+        .catch((e: Error) =>
+          (this.kinds.get(name)?.logger ?? this.logger).warn(
+            `could not add ${items.length} ${name} job(s), the sweeper will: ${e.message}`,
+          ),
+        );
       this.flushes.add(flush);
       void flush.finally(() => this.flushes.delete(flush));
     });
