@@ -49,6 +49,17 @@ describe('typed jobs', () => {
     await db.drop();
   });
 
+  /** A process that adds the probe jobs and runs no worker. */
+  const producer = async () => {
+    const app = await bootServiceContext({
+      db,
+      env: { ...env(), RUN_WORKER: 'false' },
+      extraModules: [JobProbeProducerModule],
+    });
+    apps.push(app);
+    return app;
+  };
+
   /** The probe rows whose id starts with `prefix`, by id, once there are `count` of them. */
   const probeRows = (prefix: string, count: number) =>
     until(async () => {
@@ -72,23 +83,12 @@ describe('typed jobs', () => {
   });
 
   it('a process without the worker adds the job all the same (a worker elsewhere handles it)', async () => {
-    const app = await bootServiceContext({
-      db,
-      env: { ...env(), RUN_WORKER: 'false' },
-      extraModules: [JobProbeProducerModule],
-    });
-    apps.push(app);
+    const app = await producer();
     expect(app.app.get(JobQueue)).toBeInstanceOf(JobQueue);
   });
 
   it('a job added soon of a kind this process did not register is logged, not thrown', async () => {
-    const app = await bootServiceContext({
-      db,
-      env: { ...env(), RUN_WORKER: 'false' },
-      extraModules: [JobProbeProducerModule],
-    });
-    apps.push(app);
-    const jobs = app.app.get(JobQueue);
+    const jobs = (await producer()).app.get(JobQueue);
     // The docs surface loads no visits domain: `visits.send-pass` is declared but has no queue here.
     jobs.addSoon('visits.send-pass', passJob(['pass_unqueued']));
     jobs.addSoon('visits.send-pass', passJob(['pass_unqueued_too']));
