@@ -5,6 +5,7 @@ import { ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
@@ -38,6 +39,25 @@ export interface BenchDatabase {
 }
 
 /** A new, migrated database on the server of DATABASE_URL (default: local PostgreSQL), dropped by `drop()`. */
+/**
+ * Removes the run's Redis keys (`REDIS_KEY_PREFIX` is `bench:<database>`): jobs a bench's app hands off with no
+ * worker to run them (a pass per visit) would otherwise stay in Redis after the run, about 1 KB each.
+ */
+async function dropRedisKeys(pattern: string): Promise<void> {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
   const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `ghbench_${prefix}_${randomBytes(3).toString('hex')}`;
@@ -53,6 +73,7 @@ export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+      await dropRedisKeys(`bench:${name}:*`);
     },
   };
 }
