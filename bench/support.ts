@@ -13,6 +13,7 @@ import { cliLogger, createCliContext } from '../src/cli/cli.module';
 import { loadConfig } from '../src/config/config';
 import { newId } from '../src/common/ids';
 import { createDatabaseIfMissing, runMigrations } from '../src/database/database-setup';
+import { flushRedisPrefix } from '../src/redis/redis-prefix';
 import type { platformServices } from '../src/visitor/visitor.command';
 
 export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -39,25 +40,6 @@ export interface BenchDatabase {
 }
 
 /** A new, migrated database on the server of DATABASE_URL (default: local PostgreSQL), dropped by `drop()`. */
-/**
- * Removes the run's Redis keys (`REDIS_KEY_PREFIX` is `bench:<database>`): jobs a bench's app hands off with no
- * worker to run them (a pass per visit) would otherwise stay in Redis after the run, about 1 KB each.
- */
-async function dropRedisKeys(pattern: string): Promise<void> {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
 export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
   const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `ghbench_${prefix}_${randomBytes(3).toString('hex')}`;
@@ -73,7 +55,10 @@ export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
-      await dropRedisKeys(`bench:${name}:*`);
+      // The keys of the run's REDIS_KEY_PREFIX: the bench's app hands off a job per create (a pass) with no worker
+      // to run it, and they would stay in Redis after the run.
+      const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+      await flushRedisPrefix(redis, `bench:${name}`).finally(() => redis.disconnect());
     },
   };
 }

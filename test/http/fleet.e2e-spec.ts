@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import Redis from 'ioredis';
-import { flushRedisPrefix } from '../support/redis-prefix';
+import { flushRedisPrefix } from '../../src/redis/redis-prefix';
 import { Client } from 'pg';
 import { parse } from 'yaml';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../harness';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { flushRedisPrefix } from '../support/redis-prefix';
+import { flushRedisPrefix } from '../../src/redis/redis-prefix';
 import { Client } from 'pg';
 import { bootTestApp, createTestDatabase, TestApp, TestDatabase } from '../harness';
 import { startWorkerProcess } from '../support/app-process';
