@@ -118,7 +118,8 @@ export class JobQueue implements OnModuleDestroy {
     setImmediate(() => {
       const items = (this.soon.get(name) ?? []) as Jobs[K][];
       this.soon.delete(name);
-      const kind = this.kinds.get(name)?.kind as JobKind<K> | undefined;
+      const r = this.kinds.get(name);
+      const kind = r?.kind as JobKind<K> | undefined;
       // Merged and added in the promise, so a failure of either (an unregistered kind too) is logged, not thrown.
       const flush = Promise.resolve()
         .then(() =>
@@ -128,7 +129,7 @@ export class JobQueue implements OnModuleDestroy {
           ),
         )
         .catch((e: Error) =>
-          (this.kinds.get(name)?.logger ?? this.logger).warn(
+          (r?.logger ?? this.logger).warn(
             `could not add ${items.length} ${name} job(s), the sweeper will: ${e.message}`,
           ),
         );

@@ -17,9 +17,9 @@ const JOB_PROCESSOR = 'gatehouse:job-processor';
  * A job whose worker died (its lock, renewed every half of LOCK_MS, lapses) is taken back by another worker's stall
  * check, run every STALLED_CHECK_MS: within 15 s of the death instead of BullMQ's 30 s + 30 s. Until then a
  * sweeper's re-add of the same job id is a no-op (a pass alone in its job; one in a merged job is added anew), so
- * this bounds how long a dead worker's pass waits. A job taken
- * back while its first run still goes on (an event loop blocked for LOCK_MS) is harmless: each job's work is
- * claimed in PostgreSQL first (a pass `FOR UPDATE SKIP LOCKED` while pending, a delivery's `locked_until`).
+ * this bounds how long a dead worker's pass waits. A job taken back while its first run still goes on (an event
+ * loop blocked for LOCK_MS) is harmless: each job's work is claimed in PostgreSQL first (a pass `FOR UPDATE SKIP
+ * LOCKED` while pending, a delivery's `locked_until`).
  */
 const LOCK_MS = 10_000;
 const STALLED_CHECK_MS = 5_000;

@@ -62,7 +62,7 @@ export async function sendPasses(
   ids: readonly string[],
 ): Promise<PassOutcome[]> {
   const outcomes = new Array<PassOutcome>(ids.length);
-  const failures: { at: number; error: unknown }[] = [];
+  let failed: { at: number; error: unknown } | undefined;
   let next = 0;
   const lane = async () => {
     while (next < ids.length) {
@@ -70,12 +70,12 @@ export async function sendPasses(
       try {
         outcomes[at] = await sender.send(ids[at]);
       } catch (error) {
-        failures.push({ at, error });
+        if (!failed || at < failed.at) failed = { at, error };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(PASS_SENDS_AT_ONCE, ids.length) }, lane));
-  if (failures.length) throw failures.reduce((a, b) => (b.at < a.at ? b : a)).error;
+  if (failed) throw failed.error;
   return outcomes;
 }
 
