@@ -12,8 +12,9 @@ import { LOCAL_DELIVERY_ENV } from '../../support/webhook-app';
 import { standIn } from '../../support/webhook-fixtures';
 
 /**
- * Destination checks at connect time: every attempt resolves the host again, refuses a non-public answer, and
- * connects to exactly the address it checked (the DeliveryService resolver hook plays DNS).
+ * Destination checks at send time: every claim of deliveries resolves each endpoint's host again (once for the
+ * attempts it claimed together), refuses a non-public answer, and connects to exactly the address it checked (the
+ * DeliveryService resolver hook plays DNS).
  */
 describe('webhook delivery: DNS rebinding', () => {
   let strict: TestApp;
@@ -49,19 +50,25 @@ describe('webhook delivery: DNS rebinding', () => {
     await new Promise((r) => trap.close(r));
   });
 
-  /** Saves an endpoint through the service (its URL checked), records an event, returns the delivery id. */
+  /**
+   * Saves an endpoint through the service (its URL checked), records `events` events (one by default), returns the
+   * first delivery's id.
+   */
   async function deliveryTo(
     app: TestApp['app'],
     url: string,
+    events = 1,
   ): Promise<{ deliveryId: string; endpointId: string }> {
     const tenant = { organisationId: `org_rebind_${Date.now()}${Math.random()}`, livemode: true };
     const ep = await app.get(WebhookEndpointsService).create(tenant, { url, enabled_events: ['*'] });
-    await app
-      .get(Transactions)
-      .run((uow) => app.get(EventsService).record(uow, tenant, 'visit.created', standIn({ id: 'v' })));
-    const { rows } = await pg.query(`SELECT id FROM visitor.webhook_delivery WHERE endpoint_id = $1`, [
-      ep.id,
-    ]);
+    for (let i = 0; i < events; i++)
+      await app
+        .get(Transactions)
+        .run((uow) => app.get(EventsService).record(uow, tenant, 'visit.created', standIn({ id: `v${i}` })));
+    const { rows } = await pg.query(
+      `SELECT id FROM visitor.webhook_delivery WHERE endpoint_id = $1 ORDER BY created_at, id`,
+      [ep.id],
+    );
     return { deliveryId: rows[0].id, endpointId: ep.id };
   }
   const deliveryRow = async (id: string) =>
@@ -184,5 +191,43 @@ describe('webhook delivery: DNS rebinding', () => {
       'second.invalid',
     ]);
     expect(receiver.on('/ok/b')).toHaveLength(1);
+  });
+
+  it('attempts claimed together resolve their host once; the next claim resolves it again and obeys the new answer', async () => {
+    const svc = local.app.get(DeliveryService);
+    const lookups: string[] = [];
+    let answer = '127.0.0.1';
+    svc.resolver = async (host) => {
+      lookups.push(`${host}=${answer}`);
+      return [{ address: answer, family: 4 }];
+    };
+    const { endpointId } = await deliveryTo(local.app, `http://batch.invalid:${receiver.port}/ok/batch`, 3);
+    const claimOfEndpoint = async () =>
+      (await svc.claim({ limit: 100 })).ready.filter((d) => d.endpoint.id === endpointId);
+    const first = await claimOfEndpoint();
+    expect(first).toHaveLength(3);
+    expect(await Promise.all(first.map((d) => svc.send(d)))).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(lookups).toEqual(['batch.invalid=127.0.0.1', 'batch.invalid=127.0.0.1']); // saved, then the claim's
+    expect(receiver.on('/ok/batch')).toHaveLength(3);
+
+    // The answer changes: the next claim checks again, and its attempts are refused without connecting.
+    answer = '10.0.0.7';
+    await pg.query(
+      `UPDATE visitor.webhook_delivery SET status = 'pending', next_attempt_at = now() - interval '1 second'
+        WHERE endpoint_id = $1`,
+      [endpointId],
+    );
+    const second = await claimOfEndpoint();
+    expect(second).toHaveLength(3);
+    expect(await Promise.all(second.map((d) => svc.send(d)))).toEqual(['retrying', 'retrying', 'retrying']);
+    expect(lookups).toEqual(['batch.invalid=127.0.0.1', 'batch.invalid=127.0.0.1', 'batch.invalid=10.0.0.7']);
+    const { rows } = await pg.query(
+      `SELECT DISTINCT last_error FROM visitor.webhook_delivery WHERE endpoint_id = $1`,
+      [endpointId],
+    );
+    expect(rows).toEqual([
+      { last_error: 'destination refused: host batch.invalid resolves to a non-public address (10.0.0.7)' },
+    ]);
+    expect(receiver.on('/ok/batch')).toHaveLength(3);
   });
 });

@@ -7,7 +7,7 @@ import { AttemptOutcome, ClaimedDelivery, ClaimOf, WebhooksRepository } from '..
 import { DISABLE_AFTER_MS, nextAttemptAt } from './retry-schedule';
 import type { KeyObject } from 'node:crypto';
 import { signatureHeader, signingKey } from './signature';
-import { checkedDestination, DestinationPolicy, Resolver } from './destination';
+import { CheckedDestination, checkedDestination, DestinationPolicy, Resolver } from './destination';
 import { sendWebhook, SendResult } from './webhook-sender';
 import { JobQueue } from '../../../common/queue/job-queue';
 
@@ -26,8 +26,14 @@ export abstract class EndpointDisabledListener {
   }): Promise<void>;
 }
 
-/** A claimed delivery ready to send: what the claim returned, the keys that sign it, and when it was claimed. */
-export type ReadyDelivery = ClaimedDelivery & { keys: KeyObject[]; claimedAt: Date };
+/** A destination checked (or refused) once for a claimed batch; `checkedDestination` never rejects. */
+type Checked = Promise<CheckedDestination | { error: string }>;
+
+/**
+ * A claimed delivery ready to send: what the claim returned, the keys that sign it, its endpoint's destination as
+ * checked for this batch, and when it was claimed.
+ */
+export type ReadyDelivery = ClaimedDelivery & { keys: KeyObject[]; destination: Checked; claimedAt: Date };
 
 /** What one claim statement took: how many rows, those to send, and the results of the others (ended, held). */
 export interface ClaimedBatch {
@@ -81,7 +87,7 @@ export class DeliveryService {
     return { allowLocalTargets: this.config.webhooks.allowLocalTargets, resolver: this.resolver };
   }
 
-  /** Checks `url` (shape, then its resolved address), then signs and POSTs `body` to it (also test sends). */
+  /** Checks `url` (shape, then its resolved address), then signs and POSTs `body` to it (test sends). */
   post(
     url: string,
     eventId: string,
@@ -89,9 +95,24 @@ export class DeliveryService {
     secrets: (string | KeyObject)[],
     now: Date,
   ): Promise<SendResult> {
+    return this.postTo(this.checked(url), eventId, body, secrets, now);
+  }
+
+  private checked(url: string): Checked {
+    return checkedDestination(url, this.policy());
+  }
+
+  /** Signs and POSTs `body` to a checked destination (the check's refusal or failure is the result's error). */
+  private postTo(
+    to: Checked,
+    eventId: string,
+    body: string,
+    secrets: (string | KeyObject)[],
+    now: Date,
+  ): Promise<SendResult> {
     const ts = Math.floor(now.getTime() / 1000);
     return sendWebhook(
-      checkedDestination(url, this.policy()),
+      to,
       body,
       {
         'webhook-id': eventId,
@@ -105,7 +126,9 @@ export class DeliveryService {
   /**
    * Claims deliveries (`of`: named ones, or up to a number of the due ones) for one attempt each, in one statement;
    * ends those whose endpoint was deleted or disabled (one statement) and leaves the held ones. The rest are ready
-   * to send, each with the keys that sign for it, opened once per endpoint of the batch.
+   * to send, each with the keys that sign for it and its destination, checked (URL shape, then the host's resolved
+   * addresses) once per endpoint of the batch: its sends all go to the address checked, and the next batch checks
+   * again. A batch is sent within seconds of its claim (`sendable`), so no answer is older than that.
    */
   async claim(of: ClaimOf): Promise<ClaimedBatch> {
     const now = this.clock.now();
@@ -116,6 +139,7 @@ export class DeliveryService {
     const gone: { id: string; reason: string }[] = [];
     const ready: ReadyDelivery[] = [];
     const keys = new Map<string, KeyObject[]>();
+    const destinations = new Map<string, Checked>();
     for (const c of claimed) {
       const { delivery, endpoint } = c;
       if (endpoint.deletedAt || endpoint.status !== 'enabled') {
@@ -131,7 +155,9 @@ export class DeliveryService {
       } else {
         let signing = keys.get(endpoint.id);
         if (!signing) keys.set(endpoint.id, (signing = this.signingSecrets(endpoint, now).map(signingKey)));
-        ready.push({ ...c, keys: signing, claimedAt: now });
+        let destination = destinations.get(endpoint.url);
+        if (!destination) destinations.set(endpoint.url, (destination = this.checked(endpoint.url)));
+        ready.push({ ...c, keys: signing, destination, claimedAt: now });
       }
     }
     await this.repo.abandon(gone, now);
@@ -150,7 +176,7 @@ export class DeliveryService {
   }
 
   /**
-   * Sends a claimed delivery (its URL checked again first), records the attempt (in one statement with the others
+   * Sends a claimed delivery to its batch's checked destination, records the attempt (in one statement with the others
    * that end meanwhile) and schedules the next one; `posted` is called when the POST has ended.
    */
   async send(d: ReadyDelivery, posted?: () => void): Promise<AttemptResult> {
@@ -158,7 +184,7 @@ export class DeliveryService {
     const now = this.clock.now();
     let result: SendResult;
     try {
-      result = await this.post(endpoint.url, delivery.eventId, d.body, d.keys, now);
+      result = await this.postTo(d.destination, delivery.eventId, d.body, d.keys, now);
     } finally {
       posted?.();
     }

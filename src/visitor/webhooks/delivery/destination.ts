@@ -1,4 +1,6 @@
+import type { RequestOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import { OutboundAddressRefused, Resolver, resolveOutbound } from '../../../common/net/outbound-address';
 
 export type { Resolver } from '../../../common/net/outbound-address';
@@ -53,9 +55,13 @@ export async function checkDestination(raw: string, policy: DestinationPolicy): 
   return url;
 }
 
-/** A URL that passed both checks, and the address its connections go to (`lookup` answers only that). */
+/**
+ * A URL that passed both checks, and the address its connections go to (`lookup` answers only that). `request` is
+ * the URL as request options, made once for the many POSTs of a batch.
+ */
 export interface CheckedDestination {
   url: URL;
+  request: RequestOptions;
   address: string;
   family: 4 | 6;
   lookup: LookupFunction;
@@ -78,7 +84,13 @@ export async function checkedDestination(
   try {
     const url = checkUrlShape(raw, policy);
     const target = await resolveDestination(url, policy);
-    return { url, address: target.address, family: target.family, lookup: pinnedLookup(target) };
+    return {
+      url,
+      request: urlToHttpOptions(url),
+      address: target.address,
+      family: target.family,
+      lookup: pinnedLookup(target),
+    };
   } catch (e) {
     return {
       error:

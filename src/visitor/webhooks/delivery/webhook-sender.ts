@@ -58,8 +58,8 @@ export async function sendWebhook(
       resolve({ ok, statusCode, durationMs: elapsed(), error, excerpt });
     };
     const req = request(
-      dest.url,
       {
+        ...dest.request,
         method: 'POST',
         lookup: dest.lookup,
         headers: {
