@@ -16,7 +16,8 @@ export interface Received {
 /**
  * A real HTTP receiver on 127.0.0.1. Paths choose the behaviour: `/ok` 204, `/fail` 500, `/slow` answers after
  * 2 s, `/redirect` 302 to /ok, `/hang-once` never answers the first request and 204s the rest, `/echo` answers
- * 200 with the payload it was sent (a receiver whose stored answer holds the payload's personal data), `/held`
+ * 200 with the payload it was sent (a receiver whose stored answer holds the payload's personal data), `/nul`
+ * answers 200 with bytes PostgreSQL text cannot hold (a NUL, and a byte that is not UTF-8), `/held`
  * 204s after 100 ms (so attempts of one delivery sent at the same time would overlap in `arrivedAt`–`endedAt`;
  * `pause()` holds its answers until `resume()`).
  */
@@ -53,6 +54,10 @@ export class WebhookReceiver {
           return void res.writeHead(200, { 'content-type': 'application/json' }).end(body);
         if (path.startsWith('/fail'))
           return void res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver exploded');
+        if (path.startsWith('/nul'))
+          return void res
+            .writeHead(200, { 'content-type': 'application/octet-stream' })
+            .end(Buffer.from([0x6f, 0x6b, 0x00, 0xff, 0x21]));
         if (path.startsWith('/slow'))
           return void setTimeout(() => res.writeHead(200).end('late'), 2000).unref();
         if (path.startsWith('/redirect'))

@@ -123,6 +123,40 @@ describe('webhook delivery engine', () => {
     },
   );
 
+  it('records an answer PostgreSQL text cannot hold, and the outcomes recorded with it', async () => {
+    const tn = tenant();
+    const nul = await createEndpoint(t.app, t.config, tn, receiver.url('/nul/a'), ['*']);
+    const ok = await createEndpoint(t.app, t.config, tn, receiver.url('/ok/beside-nul'), ['*']);
+    const event = await record(tn, 'visit.created', { id: 'v' });
+    let d;
+    let beside;
+    for (
+      let i = 0;
+      i < 200 &&
+      !(
+        (d = await delivery(event.id, nul.id))?.last_attempt_at &&
+        (beside = await delivery(event.id, ok.id))?.last_attempt_at
+      );
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    expect(d).toMatchObject({
+      status: 'succeeded',
+      attempt_count: 1,
+      last_status_code: 200,
+      last_error: null,
+    });
+    expect(beside).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+    const attempts = (await pg.query(`SELECT * FROM visitor.webhook_attempt WHERE delivery_id = $1`, [d.id]))
+      .rows;
+    // The NUL and the byte that is not UTF-8 are each kept as U+FFFD, as the delivery log shows them.
+    expect(attempts).toMatchObject([
+      { attempt_number: 1, status_code: 200, response_excerpt: 'ok\uFFFD\uFFFD!' },
+    ]);
+    expect(receiver.on('/nul/a')).toHaveLength(1);
+    expect(receiver.on('/ok/beside-nul')).toHaveLength(1);
+  });
+
   it('records a refused connection as a failure', async () => {
     const tn = tenant();
     const ep = await createEndpoint(t.app, t.config, tn, 'http://127.0.0.1:1/hook', ['*']);

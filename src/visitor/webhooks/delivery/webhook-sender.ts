@@ -13,6 +13,12 @@ export interface SendResult {
 
 const EXCERPT_BYTES = 1024;
 
+/**
+ * A receiver's text as PostgreSQL text can hold it: NUL becomes U+FFFD, as bytes that are not UTF-8 already do.
+ * A NUL in one answer failed the statement that records a batch of outcomes, so none of them was stored.
+ */
+const storable = (text: string | null): string | null => text && text.replaceAll('\u0000', '\uFFFD');
+
 // Connections are kept alive and reused per host and port. A pooled connection goes to an address that was
 // checked when it was opened; every new connection goes to a checked address (the destination's lookup hook).
 // Free sockets are kept up to the pool size: a worker spends much of each delivery on its database round trips, so
@@ -55,7 +61,7 @@ export async function sendWebhook(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ok, statusCode, durationMs: elapsed(), error, excerpt });
+      resolve({ ok, statusCode, durationMs: elapsed(), error: storable(error), excerpt: storable(excerpt) });
     };
     const req = request(
       {
