@@ -125,6 +125,31 @@ describe('webhook delivery: DNS rebinding', () => {
     expect(trapped).toEqual([]);
   });
 
+  it('an attempt whose DNS answer never comes ends at its timeout, so it cannot outlive its claim', async () => {
+    const svc = strict.app.get(DeliveryService);
+    let hang = false;
+    const pending: (() => void)[] = [];
+    svc.resolver = async () => {
+      if (!hang) return [{ address: '93.184.216.34', family: 4 }];
+      await new Promise<void>((r) => pending.push(r)); // released at the end, with an answer refused here
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const { deliveryId } = await deliveryTo(
+      strict.app,
+      `https://silent-dns.example:${(trap.address() as AddressInfo).port}/h`,
+    );
+    hang = true;
+    expect(await svc.attempt(deliveryId)).toBe('retrying'); // WEBHOOK_TIMEOUT_MS is 1000 in this app
+    expect(pending).toHaveLength(1); // the lookup was still unanswered
+    expect(await deliveryRow(deliveryId)).toMatchObject({
+      status: 'pending',
+      attempt_count: 1,
+      locked_until: null,
+      last_error: 'timeout: no answer within 1000 ms',
+    });
+    pending.forEach((r) => r());
+  });
+
   it('connects to the address it checked: a host no DNS knows reaches the receiver it was resolved to', async () => {
     const svc = local.app.get(DeliveryService);
     let calls = 0;

@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, ClientRequest, request as httpRequest, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { CheckedDestination } from './destination';
 
@@ -39,9 +39,11 @@ const agents = {
  * POSTs one signed webhook to `to`, a destination just checked by `checkedDestination`: the connection goes to
  * exactly the checked address (its `lookup` returns it), so a DNS answer cannot change between check and connect.
  * Redirects are never followed; any non-2xx, a redirect, a timeout, a connection or TLS error is a failure.
- * `durationMs` counts the check too.
+ * `timeoutMs` bounds the whole attempt, the wait for the check included, and `durationMs` counts the check too: a
+ * claim outlasts an attempt by a few seconds only (`claimMs`), so a slow DNS answer must not keep an attempt open
+ * after its claim lapsed and another worker took the delivery.
  */
-export async function sendWebhook(
+export function sendWebhook(
   to: Promise<CheckedDestination | { error: string }>,
   body: string,
   headers: Record<string, string>,
@@ -49,65 +51,72 @@ export async function sendWebhook(
 ): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const dest = await to;
-  if ('error' in dest)
-    return { ok: false, statusCode: null, durationMs: elapsed(), error: dest.error, excerpt: null };
-  const https = dest.url.protocol === 'https:';
-  const request = https ? httpsRequest : httpRequest;
 
   return new Promise<SendResult>((resolve) => {
     let settled = false;
+    let req: ClientRequest | undefined;
     const finish = (ok: boolean, statusCode: number | null, error: string | null, excerpt: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve({ ok, statusCode, durationMs: elapsed(), error: storable(error), excerpt: storable(excerpt) });
     };
-    const req = request(
-      {
-        ...dest.request,
-        method: 'POST',
-        lookup: dest.lookup,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Gatehouse-Webhooks/1',
-          ...headers,
-          'content-length': Buffer.byteLength(body),
-        },
-        minVersion: 'TLSv1.2',
-        agent: https ? agents.https : agents.http,
-      } as Parameters<typeof httpsRequest>[1],
-      (res: IncomingMessage) => {
-        const status = res.statusCode ?? 0;
-        let chunks: Buffer[] | undefined;
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          if (size < EXCERPT_BYTES) (chunks ??= []).push(c);
-          size += c.length;
-          if (size >= EXCERPT_BYTES) res.destroy();
-        });
-        const done = () => {
-          const excerpt = chunks ? Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') : '';
-          const ok = status >= 200 && status < 300;
-          const error = ok
-            ? null
-            : status >= 300 && status < 400
-              ? `redirect (${status}) not followed`
-              : `receiver answered ${status}`;
-          finish(ok, status, error, excerpt);
-        };
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
-      },
-    );
     const timer = setTimeout(() => {
       finish(false, null, `timeout: no answer within ${timeoutMs} ms`, null);
-      req.destroy();
+      req?.destroy();
     }, timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) =>
-      finish(false, null, `${e.code ?? 'error'}: ${e.message}`, null),
+    const post = (dest: CheckedDestination) => {
+      const https = dest.url.protocol === 'https:';
+      req = (https ? httpsRequest : httpRequest)(
+        {
+          ...dest.request,
+          method: 'POST',
+          lookup: dest.lookup,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Gatehouse-Webhooks/1',
+            ...headers,
+            'content-length': Buffer.byteLength(body),
+          },
+          minVersion: 'TLSv1.2',
+          agent: https ? agents.https : agents.http,
+        } as Parameters<typeof httpsRequest>[1],
+        (res: IncomingMessage) => {
+          const status = res.statusCode ?? 0;
+          let chunks: Buffer[] | undefined;
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            if (size < EXCERPT_BYTES) (chunks ??= []).push(c);
+            size += c.length;
+            if (size >= EXCERPT_BYTES) res.destroy();
+          });
+          const done = () => {
+            const excerpt = chunks ? Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') : '';
+            const ok = status >= 200 && status < 300;
+            const error = ok
+              ? null
+              : status >= 300 && status < 400
+                ? `redirect (${status}) not followed`
+                : `receiver answered ${status}`;
+            finish(ok, status, error, excerpt);
+          };
+          res.on('end', done);
+          res.on('close', done);
+          res.on('error', done);
+        },
+      );
+      req.on('error', (e: NodeJS.ErrnoException) =>
+        finish(false, null, `${e.code ?? 'error'}: ${e.message}`, null),
+      );
+      req.end(body);
+    };
+    to.then(
+      (dest) => {
+        if (settled) return;
+        if ('error' in dest) finish(false, null, dest.error, null);
+        else post(dest);
+      },
+      (e: Error) => finish(false, null, `destination check failed: ${e.message}`, null),
     );
-    req.end(body);
   });
 }
