@@ -1,4 +1,4 @@
-import type { Client } from 'pg';
+import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { bootTestApp, TestApp } from '../../harness';
 import type { WebhookReceiver } from '../../support/webhook-receiver';
@@ -6,6 +6,7 @@ import { startWebhookApp, WebhookApp } from '../../support/webhook-app';
 import { createEndpoint, standIn } from '../../support/webhook-fixtures';
 import { Transactions } from '../../../src/database/unit-of-work';
 import { EventsService } from '../../../src/visitor/events/events.service';
+import { EventsRepository } from '../../../src/visitor/events/events.repository';
 import { DeliveryService } from '../../../src/visitor/webhooks/delivery/delivery.service';
 import { Clock } from '../../../src/common/clock';
 import { RETRY_WAITS_MS } from '../../../src/visitor/webhooks/delivery/retry-schedule';
@@ -185,6 +186,59 @@ describe('webhook delivery engine', () => {
     afterEach(() => jest.restoreAllMocks());
     const record = (tn: { organisationId: string; livemode: boolean }, type: EventType, object: unknown) =>
       c.app.get(Transactions).run((uow) => c.app.get(EventsService).record(uow, tn, type, standIn(object)));
+
+    it('a delivery deleted mid-attempt (sandbox reset) costs only its own outcome, not those recorded with it', async () => {
+      const live = tenant();
+      const sandbox = { ...live, livemode: false };
+      const svc = c.app.get(DeliveryService);
+      const deliveryOf = async (tn: typeof live, path: string) => {
+        const ep = await createEndpoint(c.app, c.config, tn, receiver.url(path), ['*']);
+        return delivery((await record(tn, 'visit.created', { id: 'v' })).id, ep.id);
+      };
+      const [x, gone, kept] = [
+        await deliveryOf(live, '/ok/reset-x'),
+        await deliveryOf(sandbox, '/ok/reset-gone'),
+        await deliveryOf(live, '/ok/reset-kept'),
+      ];
+      const { ready } = await svc.claim({ ids: [x.id, gone.id, kept.id] });
+      const byId = new Map(ready.map((d) => [d.delivery.id, d]));
+      // x's outcome is held at its row's lock, so the next two end while its statement waits and go together.
+      const lock = new Client({ connectionString: c.db.url });
+      await lock.connect();
+      await lock.query('BEGIN');
+      await lock.query('SELECT id FROM visitor.webhook_delivery WHERE id = $1 FOR UPDATE', [x.id]);
+      const sentX = svc.send(byId.get(x.id)!);
+      const waiting = async () =>
+        (
+          await pg.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+          )
+        ).rows[0].n > 0;
+      for (let i = 0; i < 200 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(await waiting()).toBe(true);
+      await c.app.get(Transactions).run((uow) => c.app.get(EventsRepository).clearSandbox(uow, sandbox));
+      const posted: Promise<void>[] = [];
+      const [sentGone, sentKept] = [gone, kept].map((d) => {
+        let done!: () => void;
+        posted.push(new Promise<void>((r) => (done = r)));
+        return svc.send(byId.get(d.id)!, done).then(
+          (r) => r,
+          (e: Error) => `not recorded: ${e.message}`,
+        );
+      });
+      await Promise.all(posted); // both outcomes now wait behind x's statement
+      await lock.query('COMMIT');
+      await lock.end();
+
+      expect(await sentX).toBe('succeeded');
+      expect(await sentKept).toBe('succeeded');
+      expect(await sentGone).toMatch(/^not recorded: .*foreign key/);
+      expect(await delivery(kept.event_id, kept.endpoint_id)).toMatchObject({
+        status: 'succeeded',
+        attempt_count: 1,
+      });
+      expect(receiver.on('/ok/reset-kept')).toHaveLength(1);
+    });
 
     it('follows the whole schedule (8 attempts, same webhook-id and body, new timestamp and signature), then fails', async () => {
       const tn = tenant();

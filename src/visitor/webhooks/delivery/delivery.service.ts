@@ -3,13 +3,14 @@ import type { Config } from '../../../config/config';
 import { InjectConfig } from '../../../config/config.module';
 import { Clock } from '../../../common/clock';
 import { SecretBox } from '../../../common/crypto/secret-box';
-import { AttemptOutcome, ClaimedDelivery, ClaimOf, WebhooksRepository } from '../webhooks.repository';
+import { ClaimedDelivery, ClaimOf, WebhooksRepository } from '../webhooks.repository';
 import { DISABLE_AFTER_MS, nextAttemptAt } from './retry-schedule';
 import type { KeyObject } from 'node:crypto';
 import { signatureHeader, signingKey } from './signature';
 import { CheckedDestination, checkedDestination, DestinationPolicy, Resolver } from './destination';
 import { sendWebhook, SendResult } from './webhook-sender';
 import { JobQueue } from '../../../common/queue/job-queue';
+import { OutcomeRecorder } from './outcome-recorder';
 
 export const claimMs = (config: Config): number => config.webhooks.timeoutMs + 5_000;
 
@@ -221,11 +222,11 @@ export class DeliveryService {
   }
 
   /**
-   * Records outcomes group-commit style: the first waits for nothing, and the ones that end while its statement
-   * runs go together in the next (WebhooksRepository.recordOutcome). An outcome's promise settles once it is
-   * stored, its retry's job added and, if it disabled the endpoint, the notification made.
+   * Records outcomes group-commit style (OutcomeRecorder): the first waits for nothing, and the ones that end while
+   * its statement runs go together in the next (WebhooksRepository.recordOutcome). An outcome's promise settles once
+   * it is stored, its retry's job added and, if it disabled the endpoint, the notification made.
    */
-  private readonly recorder = new OutcomeRecorder(async (batch) => {
+  private readonly recorder = new OutcomeRecorder<ClaimedDelivery['endpoint']>(async (batch) => {
     const disabled = new Set(
       await this.repo.recordOutcome(
         batch.map((b) => b.outcome),
@@ -253,45 +254,4 @@ export class DeliveryService {
   });
 
   onDisabled: EndpointDisabledListener | null = null;
-}
-
-/** The most outcomes one statement records. */
-const RECORD_BATCH = 500;
-
-type Endpoint = ClaimedDelivery['endpoint'];
-interface Pending {
-  outcome: AttemptOutcome;
-  endpoint: Endpoint;
-  resolve: () => void;
-  reject: (e: unknown) => void;
-}
-
-/** Outcomes waiting for one statement: while one batch is written, the next gathers (see DeliveryService). */
-class OutcomeRecorder {
-  private readonly pending: Pending[] = [];
-  private writing = false;
-
-  /** `write` stores a batch; then each outcome's caller waits for `settled` too (the batch's follow-ups). */
-  constructor(private readonly write: (batch: Pending[]) => Promise<{ settled: Promise<void> }>) {}
-
-  record(outcome: AttemptOutcome, endpoint: Endpoint): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ outcome, endpoint, resolve, reject });
-      if (!this.writing) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.writing = true;
-    while (this.pending.length) {
-      const batch = this.pending.splice(0, RECORD_BATCH);
-      try {
-        const { settled } = await this.write(batch);
-        void settled.then(() => batch.forEach((b) => b.resolve()));
-      } catch (e) {
-        batch.forEach((b) => b.reject(e));
-      }
-    }
-    this.writing = false;
-  }
 }
