@@ -124,7 +124,7 @@ describe('webhook delivery engine', () => {
     },
   );
 
-  it('records an answer PostgreSQL text cannot hold, and the outcomes recorded with it', async () => {
+  it('records an answer PostgreSQL text cannot hold, and another delivery of the same event', async () => {
     const tn = tenant();
     const nul = await createEndpoint(t.app, t.config, tn, receiver.url('/nul/a'), ['*']);
     const ok = await createEndpoint(t.app, t.config, tn, receiver.url('/ok/beside-nul'), ['*']);

@@ -227,8 +227,13 @@ describe('webhook delivery: DNS rebinding', () => {
       return [{ address: answer, family: 4 }];
     };
     const { endpointId } = await deliveryTo(local.app, `http://batch.invalid:${receiver.port}/ok/batch`, 3);
-    const claimOfEndpoint = async () =>
-      (await svc.claim({ limit: 100 })).ready.filter((d) => d.endpoint.id === endpointId);
+    // Only this endpoint's deliveries: those of the tests above fall due again meanwhile, under other names.
+    const claimOfEndpoint = async () => {
+      const { rows } = await pg.query(`SELECT id FROM visitor.webhook_delivery WHERE endpoint_id = $1`, [
+        endpointId,
+      ]);
+      return (await svc.claim({ ids: rows.map((r) => r.id as string) })).ready;
+    };
     const first = await claimOfEndpoint();
     expect(first).toHaveLength(3);
     expect(await Promise.all(first.map((d) => svc.send(d)))).toEqual(['succeeded', 'succeeded', 'succeeded']);

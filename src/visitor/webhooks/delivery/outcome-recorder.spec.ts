@@ -62,6 +62,34 @@ describe('OutcomeRecorder', () => {
     expect(store.stored).toEqual(['dlv_first', 'dlv_a', 'dlv_b']);
   });
 
+  it('stops rewriting one at a time when a write fails for another reason, failing the rest with it', async () => {
+    const refused = Object.assign(new Error('violates foreign key constraint'), { code: '23503' });
+    const lost = new Error('Connection terminated unexpectedly');
+    const store = heldStore((ids) =>
+      ids.includes('dlv_gone') ? refused : ids.length === 1 && ids[0] === 'dlv_b' ? lost : null,
+    );
+    const recorder = new OutcomeRecorder<null>(store.write);
+    const first = settle(recorder.record(outcome('dlv_first'), null));
+    const rest = ['dlv_a', 'dlv_gone', 'dlv_b', 'dlv_c'].map((id) =>
+      settle(recorder.record(outcome(id), null)),
+    );
+    store.release();
+    expect(await Promise.all([first, ...rest])).toEqual([
+      'stored',
+      'stored',
+      'violates foreign key constraint',
+      'Connection terminated unexpectedly',
+      'Connection terminated unexpectedly',
+    ]);
+    expect(store.writes).toEqual([
+      ['dlv_first'],
+      ['dlv_a', 'dlv_gone', 'dlv_b', 'dlv_c'],
+      ['dlv_a'],
+      ['dlv_gone'],
+      ['dlv_b'],
+    ]);
+  });
+
   it('fails the whole batch, without rewriting it, when the database is not there', async () => {
     const lost = new Error('Connection terminated unexpectedly');
     const store = heldStore((ids) => (ids.length > 1 ? lost : null));

@@ -49,14 +49,26 @@ export class OutcomeRecorder<E> {
       try {
         await this.store(batch);
       } catch (e) {
-        if (batch.length > 1 && refusedForItsData(e)) {
-          for (const one of batch) await this.store([one]).catch((e1: unknown) => one.reject(e1));
-        } else {
-          batch.forEach((b) => b.reject(e));
-        }
+        if (batch.length > 1 && refusedForItsData(e)) await this.storeEach(batch);
+        else batch.forEach((b) => b.reject(e));
       }
     }
     this.writing = false;
+  }
+
+  /**
+   * One outcome at a time: the refused ones fail alone. A failure that is not about the data (PostgreSQL gone) fails
+   * the ones not yet written too, instead of each waiting for its own failure.
+   */
+  private async storeEach(batch: PendingOutcome<E>[]): Promise<void> {
+    for (const [i, one] of batch.entries()) {
+      try {
+        await this.store([one]);
+      } catch (e) {
+        one.reject(e);
+        if (!refusedForItsData(e)) return batch.slice(i + 1).forEach((b) => b.reject(e));
+      }
+    }
   }
 
   private async store(batch: PendingOutcome<E>[]): Promise<void> {

@@ -39,7 +39,7 @@ const agents = {
  * POSTs one signed webhook to `to`, a destination just checked by `checkedDestination`: the connection goes to
  * exactly the checked address (its `lookup` returns it), so a DNS answer cannot change between check and connect.
  * Redirects are never followed; any non-2xx, a redirect, a timeout, a connection or TLS error is a failure.
- * `timeoutMs` bounds the whole attempt, the wait for the check included, and `durationMs` counts the check too: a
+ * `timeoutMs` bounds the whole attempt, the wait for the check included, and `durationMs` counts that wait: a
  * claim outlasts an attempt by a few seconds only (`claimMs`), so a slow DNS answer must not keep an attempt open
  * after its claim lapsed and another worker took the delivery.
  */
@@ -113,8 +113,15 @@ export function sendWebhook(
     to.then(
       (dest) => {
         if (settled) return;
-        if ('error' in dest) finish(false, null, dest.error, null);
-        else post(dest);
+        if ('error' in dest) return finish(false, null, dest.error, null);
+        try {
+          post(dest);
+        } catch (e) {
+          // A request Node refuses to build (a header it cannot send) is this attempt's failure, not the worker's.
+          const err = e as NodeJS.ErrnoException;
+          finish(false, null, `${err.code ?? 'error'}: ${err.message}`, null);
+          req?.destroy();
+        }
       },
       (e: Error) => finish(false, null, `destination check failed: ${e.message}`, null),
     );
