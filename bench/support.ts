@@ -324,13 +324,16 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** The median of the figures of `xs` that are known (not null), to `digits` decimals; null when none is. */
+export function medianOfKnown(xs: (number | null)[], digits = 2): number | null {
+  const known = xs.filter((x): x is number => x !== null);
+  return known.length === 0 ? null : Number(median(known).toFixed(digits));
+}
+
 /** Each figure of `runs` as its median over the runs, with the runs beside it. */
 export function medianOf(runs: Measured[]): Measured & { rounds: Measured[] } {
   // A CPU figure is null for a round in which a backend closed; the median is then of the other rounds.
-  const of = (f: (r: Measured) => number | null) => {
-    const xs = runs.map(f).filter((x): x is number => x !== null);
-    return xs.length === 0 ? null : Number(median(xs).toFixed(2));
-  };
+  const of = (f: (r: Measured) => number | null) => medianOfKnown(runs.map(f));
   return {
     rps: of((r) => r.rps)!,
     mean: of((r) => r.mean)!,
@@ -345,17 +348,26 @@ export function medianOf(runs: Measured[]): Measured & { rounds: Measured[] } {
 
 /**
  * `rounds` rounds of every run in `runs`, the order reversed every other round (so drift in the machine's speed
- * during the bench falls on every side alike); each run's figures are the medians of its rounds.
+ * during the bench falls on every side alike); each run's results in the order of its rounds.
  */
+export async function inAlternatingRounds<R extends Record<string, unknown>>(
+  rounds: number,
+  runs: { [K in keyof R]: () => Promise<R[K]> },
+): Promise<{ [K in keyof R]: R[K][] }> {
+  const names = Object.keys(runs) as (keyof R)[];
+  const results = Object.fromEntries(names.map((n) => [n, []])) as unknown as { [K in keyof R]: R[K][] };
+  for (let r = 0; r < rounds; r++)
+    for (const n of r % 2 === 0 ? names : [...names].reverse()) results[n].push(await runs[n]());
+  return results;
+}
+
+/** `inAlternatingRounds` of measured runs; each run's figures are the medians of its rounds. */
 export async function alternating<K extends string>(
   rounds: number,
   runs: Record<K, () => Promise<Measured>>,
 ): Promise<Record<K, Measured & { rounds: Measured[] }>> {
-  const names = Object.keys(runs) as K[];
-  const results = Object.fromEntries(names.map((n) => [n, [] as Measured[]])) as Record<K, Measured[]>;
-  for (let r = 0; r < rounds; r++)
-    for (const n of r % 2 === 0 ? names : [...names].reverse()) results[n].push(await runs[n]());
-  return Object.fromEntries(names.map((n) => [n, medianOf(results[n])])) as Record<
+  const results = await inAlternatingRounds<Record<K, Measured>>(rounds, runs);
+  return Object.fromEntries((Object.keys(results) as K[]).map((n) => [n, medianOf(results[n])])) as Record<
     K,
     Measured & { rounds: Measured[] }
   >;

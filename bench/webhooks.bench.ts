@@ -24,7 +24,7 @@ import { SecretBox } from '../src/common/crypto/secret-box';
 import { newId } from '../src/common/ids';
 import { newSigningSecret } from '../src/visitor/webhooks/delivery/signature';
 import { WebhooksRepository } from '../src/visitor/webhooks/webhooks.repository';
-import { benchDatabase, cpuMeter, median, peakRssMb, runIfMain } from './support';
+import { benchDatabase, cpuMeter, inAlternatingRounds, medianOfKnown, peakRssMb, runIfMain } from './support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const ENDPOINTS = 4;
@@ -196,9 +196,7 @@ export async function main(): Promise<void> {
   let duplicated = 0;
   let complete = true;
   let workerRss = 0;
-  const engine: EngineRound[] = [];
-  const loop: LoopRound[] = [];
-  const engineRound = async () => {
+  const engineRound = async (): Promise<EngineRound> => {
     // Each round starts from vacuumed tables, as autovacuum keeps them in service: otherwise a round paid for the
     // previous round's dead rows while autovacuum ran (7,072, 6,271 and 4,967 deliveries/s in one run).
     await api.get(DataSource).query('VACUUM ANALYZE visitor.webhook_delivery, visitor.webhook_attempt');
@@ -230,26 +228,21 @@ export async function main(): Promise<void> {
     workerRss = Math.max(workerRss, peakRssMb(worker.pid!));
     worker.kill('SIGTERM');
     await new Promise((r) => worker.once('exit', r));
-    engine.push({
+    return {
       deliveries_per_s: Math.round(unique / seconds),
       events_recorded_per_s: Math.round(EVENTS / recordedS),
       backlog_age_p50_ms: pct(loaded, 50),
       backlog_age_p99_ms: pct(loaded, 99),
       worker_cpu_ms: drained.app_cpu_ms,
       pg_cpu_ms: drained.pg_cpu_ms,
-    });
+    };
   };
-  const loopRound = async () => {
+  const loopRound = async (): Promise<LoopRound> => {
     const base = await baseline(rx.port, 20_000, 50);
-    loop.push({ posts_per_s: base.perSecond, cpu_ms: Number((base.cpuMs / 20_000).toFixed(3)) });
+    return { posts_per_s: base.perSecond, cpu_ms: Number((base.cpuMs / 20_000).toFixed(3)) };
   };
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const run of r % 2 === 0 ? [engineRound, loopRound] : [loopRound, engineRound]) await run();
-  }
-  const med = <T>(rows: T[], f: (x: T) => number | null) => {
-    const xs = rows.map(f).filter((x): x is number => x !== null);
-    return xs.length ? Number(median(xs).toFixed(3)) : null;
-  };
+  const { engine, loop } = await inAlternatingRounds(ROUNDS, { engine: engineRound, loop: loopRound });
+  const med = <T>(rows: T[], f: (x: T) => number | null) => medianOfKnown(rows.map(f), 3);
   const deliveriesPerS = med(engine, (e) => e.deliveries_per_s)!;
   const postsPerS = med(loop, (l) => l.posts_per_s)!;
   const result = {

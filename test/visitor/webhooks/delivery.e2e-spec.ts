@@ -4,6 +4,7 @@ import { bootTestApp, TestApp } from '../../harness';
 import type { WebhookReceiver } from '../../support/webhook-receiver';
 import { startWebhookApp, WebhookApp } from '../../support/webhook-app';
 import { createEndpoint, standIn } from '../../support/webhook-fixtures';
+import { until } from '../../support/until';
 import { Transactions } from '../../../src/database/unit-of-work';
 import { EventsService } from '../../../src/visitor/events/events.service';
 import { EventsRepository } from '../../../src/visitor/events/events.repository';
@@ -129,18 +130,10 @@ describe('webhook delivery engine', () => {
     const nul = await createEndpoint(t.app, t.config, tn, receiver.url('/nul/a'), ['*']);
     const ok = await createEndpoint(t.app, t.config, tn, receiver.url('/ok/beside-nul'), ['*']);
     const event = await record(tn, 'visit.created', { id: 'v' });
-    let d;
-    let beside;
-    for (
-      let i = 0;
-      i < 200 &&
-      !(
-        (d = await delivery(event.id, nul.id))?.last_attempt_at &&
-        (beside = await delivery(event.id, ok.id))?.last_attempt_at
-      );
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 50));
+    const [d, beside] = await until(async () => {
+      const both = [await delivery(event.id, nul.id), await delivery(event.id, ok.id)];
+      return both.every((x) => x?.last_attempt_at) && both;
+    }, 10_000);
     expect(d).toMatchObject({
       status: 'succeeded',
       attempt_count: 1,
@@ -214,8 +207,7 @@ describe('webhook delivery engine', () => {
             `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
           )
         ).rows[0].n > 0;
-      for (let i = 0; i < 200 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 25));
-      expect(await waiting()).toBe(true);
+      await until(waiting);
       await c.app.get(Transactions).run((uow) => c.app.get(EventsRepository).clearSandbox(uow, sandbox));
       const posted: Promise<void>[] = [];
       const [sentGone, sentKept] = [gone, kept].map((d) => {

@@ -7,7 +7,7 @@ import { ClaimedDelivery, ClaimOf, WebhooksRepository } from '../webhooks.reposi
 import { DISABLE_AFTER_MS, nextAttemptAt } from './retry-schedule';
 import type { KeyObject } from 'node:crypto';
 import { signatureHeader, signingKey } from './signature';
-import { CheckedDestination, checkedDestination, DestinationPolicy, Resolver } from './destination';
+import { checkedDestination, DestinationCheck, DestinationPolicy, Resolver } from './destination';
 import { sendWebhook, SendResult } from './webhook-sender';
 import { JobQueue } from '../../../common/queue/job-queue';
 import { OutcomeRecorder } from './outcome-recorder';
@@ -27,14 +27,15 @@ export abstract class EndpointDisabledListener {
   }): Promise<void>;
 }
 
-/** A destination checked (or refused) once for a claimed batch; `checkedDestination` never rejects. */
-type Checked = Promise<CheckedDestination | { error: string }>;
-
 /**
  * A claimed delivery ready to send: what the claim returned, the keys that sign it, its endpoint's destination as
  * checked for this batch, and when it was claimed.
  */
-export type ReadyDelivery = ClaimedDelivery & { keys: KeyObject[]; destination: Checked; claimedAt: Date };
+export type ReadyDelivery = ClaimedDelivery & {
+  keys: KeyObject[];
+  destination: DestinationCheck;
+  claimedAt: Date;
+};
 
 /** What one claim statement took: how many rows, those to send, and the results of the others (ended, held). */
 export interface ClaimedBatch {
@@ -99,13 +100,13 @@ export class DeliveryService {
     return this.postTo(this.checked(url), eventId, body, secrets, now);
   }
 
-  private checked(url: string): Checked {
+  private checked(url: string): DestinationCheck {
     return checkedDestination(url, this.policy());
   }
 
   /** Signs and POSTs `body` to a checked destination (the check's refusal or failure is the result's error). */
   private postTo(
-    to: Checked,
+    to: DestinationCheck,
     eventId: string,
     body: string,
     secrets: (string | KeyObject)[],
@@ -128,8 +129,8 @@ export class DeliveryService {
    * Claims deliveries (`of`: named ones, or up to a number of the due ones) for one attempt each, in one statement;
    * ends those whose endpoint was deleted or disabled (one statement) and leaves the held ones. The rest are ready
    * to send, each with the keys that sign for it and its destination, checked (URL shape, then the host's resolved
-   * addresses) once per endpoint of the batch: its sends all go to the address checked, and the next batch checks
-   * again. A batch is sent within seconds of its claim (`sendable`), so no answer is older than that.
+   * addresses) once per endpoint of the batch: its new connections go to the address checked, and the next batch
+   * checks again. A batch is sent within seconds of its claim (`sendable`), so no answer is older than that.
    */
   async claim(of: ClaimOf): Promise<ClaimedBatch> {
     const now = this.clock.now();
@@ -140,7 +141,7 @@ export class DeliveryService {
     const gone: { id: string; reason: string }[] = [];
     const ready: ReadyDelivery[] = [];
     const keys = new Map<string, KeyObject[]>();
-    const destinations = new Map<string, Checked>();
+    const destinations = new Map<string, DestinationCheck>();
     for (const c of claimed) {
       const { delivery, endpoint } = c;
       if (endpoint.deletedAt || endpoint.status !== 'enabled') {

@@ -76,11 +76,11 @@ function pinnedLookup(target: { address: string; family: 4 | 6 }): LookupFunctio
   };
 }
 
+/** Both checks of a URL under way, or their refusal or failure (the attempt's error); never rejects. */
+export type DestinationCheck = Promise<CheckedDestination | { error: string }>;
+
 /** Both checks of a URL about to be sent to; never throws (a refusal or failure is the delivery's error). */
-export async function checkedDestination(
-  raw: string,
-  policy: DestinationPolicy,
-): Promise<CheckedDestination | { error: string }> {
+export async function checkedDestination(raw: string, policy: DestinationPolicy): DestinationCheck {
   try {
     const url = checkUrlShape(raw, policy);
     const target = await resolveDestination(url, policy);

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, ClientRequest, request as httpRequest, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { CheckedDestination } from './destination';
+import type { CheckedDestination, DestinationCheck } from './destination';
 
 export interface SendResult {
   ok: boolean;
@@ -36,7 +36,7 @@ const agents = {
 };
 
 /**
- * POSTs one signed webhook to `to`, a destination just checked by `checkedDestination`: the connection goes to
+ * POSTs one signed webhook to `to`, a destination as `checkedDestination` checks it: a new connection goes to
  * exactly the checked address (its `lookup` returns it), so a DNS answer cannot change between check and connect.
  * Redirects are never followed; any non-2xx, a redirect, a timeout, a connection or TLS error is a failure.
  * `timeoutMs` bounds the whole attempt, the wait for the check included, and `durationMs` counts that wait: a
@@ -44,7 +44,7 @@ const agents = {
  * after its claim lapsed and another worker took the delivery.
  */
 export function sendWebhook(
-  to: Promise<CheckedDestination | { error: string }>,
+  to: DestinationCheck,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
@@ -61,6 +61,8 @@ export function sendWebhook(
       clearTimeout(timer);
       resolve({ ok, statusCode, durationMs: elapsed(), error: storable(error), excerpt: storable(excerpt) });
     };
+    const failed = (e: NodeJS.ErrnoException) =>
+      finish(false, null, `${e.code ?? 'error'}: ${e.message}`, null);
     const timer = setTimeout(() => {
       finish(false, null, `timeout: no answer within ${timeoutMs} ms`, null);
       req?.destroy();
@@ -105,9 +107,7 @@ export function sendWebhook(
           res.on('error', done);
         },
       );
-      req.on('error', (e: NodeJS.ErrnoException) =>
-        finish(false, null, `${e.code ?? 'error'}: ${e.message}`, null),
-      );
+      req.on('error', failed);
       req.end(body);
     };
     to.then(
@@ -118,8 +118,7 @@ export function sendWebhook(
           post(dest);
         } catch (e) {
           // A request Node refuses to build (a header it cannot send) is this attempt's failure, not the worker's.
-          const err = e as NodeJS.ErrnoException;
-          finish(false, null, `${err.code ?? 'error'}: ${err.message}`, null);
+          failed(e as NodeJS.ErrnoException);
           req?.destroy();
         }
       },
