@@ -293,7 +293,7 @@ export async function cpuMeter(
       ).map((r) => [r.pid, cpuMs(r.pid)]),
     );
   const perRequest = (ms: number | null, r: LoadResult) =>
-    ms === null || r.requests === 0 ? null : Number((ms / r.requests).toFixed(2));
+    ms === null || r.requests === 0 ? null : Number((ms / r.requests).toFixed(3));
   async function around<T extends LoadResult>(run: () => Promise<T>): Promise<T & Measured> {
     const app0 = cpuMs(app.pid as number);
     const pg0 = await backends();

@@ -449,9 +449,6 @@ export class WebhooksRepository {
                               $7::int[], $8::int[], $9::text[], $10::text[], $11::boolean[])
            AS o(delivery_id, endpoint_id, attempt_number, status, next_attempt_at, attempted_at, status_code,
                 duration_ms, error, excerpt, succeeded)
-       ), attempt AS (
-         INSERT INTO visitor.webhook_attempt (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_excerpt)
-         SELECT delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, excerpt FROM o
        ), delivery AS (
          UPDATE visitor.webhook_delivery d
             SET attempt_count = o.attempt_number, status = o.status, next_attempt_at = o.next_attempt_at,
@@ -459,6 +456,13 @@ export class WebhooksRepository {
                 last_error = o.error, updated_at = o.attempted_at,
                 first_failure_at = CASE WHEN o.succeeded THEN d.first_failure_at ELSE COALESCE(d.first_failure_at, o.attempted_at) END
            FROM o WHERE d.id = o.delivery_id
+         RETURNING d.id
+       ), attempt AS (
+         -- Only for the deliveries just updated (so existing, and locked until commit): webhook_attempt has no
+         -- foreign key, and a delivery deleted meanwhile (sandbox reset, retention) keeps no attempt.
+         INSERT INTO visitor.webhook_attempt (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_excerpt)
+         SELECT o.delivery_id, o.attempt_number, o.attempted_at, o.status_code, o.duration_ms, o.error, o.excerpt
+           FROM o JOIN delivery u ON u.id = o.delivery_id
        ), s AS (
          SELECT b.endpoint_id, b.last_success, b.last_failure,
                 (SELECT min(f.attempted_at) FROM o f

@@ -180,7 +180,7 @@ describe('webhook delivery engine', () => {
     const record = (tn: { organisationId: string; livemode: boolean }, type: EventType, object: unknown) =>
       c.app.get(Transactions).run((uow) => c.app.get(EventsService).record(uow, tn, type, standIn(object)));
 
-    it('a delivery deleted mid-attempt (sandbox reset) costs only its own outcome, not those recorded with it', async () => {
+    it('a delivery deleted mid-attempt (sandbox reset) leaves no attempt, and costs the outcomes recorded with it nothing', async () => {
       const live = tenant();
       const sandbox = { ...live, livemode: false };
       const svc = c.app.get(DeliveryService);
@@ -224,12 +224,56 @@ describe('webhook delivery engine', () => {
 
       expect(await sentX).toBe('succeeded');
       expect(await sentKept).toBe('succeeded');
-      expect(await sentGone).toMatch(/^not recorded: .*foreign key/);
+      // The gone delivery's POST was made; its outcome has nothing left to record (no row, no orphaned attempt).
+      expect(await sentGone).toBe('succeeded');
+      const left = await pg.query(
+        `SELECT (SELECT count(*)::int FROM visitor.webhook_delivery WHERE id = $1) AS deliveries,
+                (SELECT count(*)::int FROM visitor.webhook_attempt WHERE delivery_id = $1) AS attempts`,
+        [gone.id],
+      );
+      expect(left.rows[0]).toEqual({ deliveries: 0, attempts: 0 });
       expect(await delivery(kept.event_id, kept.endpoint_id)).toMatchObject({
         status: 'succeeded',
         attempt_count: 1,
       });
       expect(receiver.on('/ok/reset-kept')).toHaveLength(1);
+    });
+
+    it("a deleted delivery's attempts go with it, by sandbox reset or by retention; others' stay", async () => {
+      const live = tenant();
+      const sandbox = { ...live, livemode: false };
+      const events = c.app.get(EventsRepository);
+      const attempted = async (tn: typeof live, path: string) => {
+        const ep = await createEndpoint(c.app, c.config, tn, receiver.url(path), ['*']);
+        const event = await record(tn, 'visit.created', { id: 'v' });
+        const d = await delivery(event.id, ep.id);
+        expect(await c.app.get(DeliveryService).attempt(d.id)).toBe('succeeded');
+        return { deliveryId: d.id as string, eventId: event.id };
+      };
+      const [reset, aged, kept] = [
+        await attempted(sandbox, '/ok/cascade-reset'),
+        await attempted(live, '/ok/cascade-aged'),
+        await attempted(live, '/ok/cascade-kept'),
+      ];
+      const attempts = async () =>
+        Promise.all(
+          [reset, aged, kept].map(
+            async (x) =>
+              (
+                await pg.query(
+                  `SELECT count(*)::int AS n FROM visitor.webhook_attempt WHERE delivery_id = $1`,
+                  [x.deliveryId],
+                )
+              ).rows[0].n,
+          ),
+        );
+      expect(await attempts()).toEqual([1, 1, 1]);
+      await c.app.get(Transactions).run((uow) => events.clearSandbox(uow, sandbox));
+      await c.app
+        .get(Transactions)
+        .run((uow) => events.backdate(uow.manager, live, aged.eventId, new Date('2000-01-01T00:00:00Z')));
+      expect(await events.purgeBefore(new Date('2000-01-02T00:00:00Z'))).toBe(1);
+      expect(await attempts()).toEqual([0, 0, 1]);
     });
 
     it('follows the whole schedule (8 attempts, same webhook-id and body, new timestamp and signature), then fails', async () => {
