@@ -55,10 +55,12 @@ export class DeliveryPump {
    * Starts claims while there is room: ready ones (with what the claims under way may bring) fewer than two
    * batches, and (bounding memory while PostgreSQL is slow) unrecorded ones under eight batches — outcomes wait for
    * one recording statement at a time, and a lower bound (three) held the sending back while they waited (the
-   * bench: 4,900 deliveries/s against 5,700). A claim takes at least a batch, topping the ready ones up to about
-   * three, and a second starts when the first is slow to come back: with one batch ahead and one claim at a time,
-   * the slots ran dry during a third of a drain while the next claim ran. Two claims never take the same delivery
-   * (SKIP LOCKED).
+   * bench: 4,900 deliveries/s against 5,700). A claim tops the ready ones (with what claims under way bring) up to
+   * four batches, so it takes at least two: each claim is a statement and a commit, and when a claim also left room
+   * for the ones sending, claims averaged 55 rows and cost the worker and PostgreSQL more CPU per delivery (see
+   * docs/decisions.md). A second claim starts when the first is slow to come back: with one batch ahead and one
+   * claim at a time, the slots ran dry during a third of a drain while the next claim ran. Two claims never take the
+   * same delivery (SKIP LOCKED).
    */
   private claim(): void {
     const c = this.concurrency;
@@ -69,7 +71,7 @@ export class DeliveryPump {
       this.ready.length + this.claimingRows < 2 * c &&
       this.open + this.claimingRows < 8 * c
     ) {
-      void this.claimBatch(4 * c - this.ready.length - this.sending - this.claimingRows);
+      void this.claimBatch(4 * c - this.ready.length - this.claimingRows);
     }
     this.settle();
   }

@@ -1,4 +1,4 @@
-import type { RequestOptions } from 'node:http';
+import type { RequestOptions } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import { OutboundAddressRefused, Resolver, resolveOutbound } from '../../../common/net/outbound-address';
@@ -57,7 +57,8 @@ export async function checkDestination(raw: string, policy: DestinationPolicy): 
 
 /**
  * A URL that passed both checks, and the address its connections go to (`lookup` answers only that). `request` is
- * the URL as request options, made once for the many POSTs of a batch.
+ * the POST's request options but its headers and agent (the URL's parts, `lookup`, the TLS floor for https), made
+ * once for the many POSTs of a batch.
  */
 export interface CheckedDestination {
   url: URL;
@@ -84,12 +85,22 @@ export async function checkedDestination(raw: string, policy: DestinationPolicy)
   try {
     const url = checkUrlShape(raw, policy);
     const target = await resolveDestination(url, policy);
+    const lookup = pinnedLookup(target);
+    const { protocol, hostname, port, path } = urlToHttpOptions(url);
     return {
       url,
-      request: urlToHttpOptions(url),
+      request: {
+        protocol,
+        hostname,
+        port,
+        path,
+        method: 'POST',
+        lookup,
+        ...(protocol === 'https:' ? { minVersion: 'TLSv1.2' } : {}),
+      },
       address: target.address,
       family: target.family,
-      lookup: pinnedLookup(target),
+      lookup,
     };
   } catch (e) {
     return {

@@ -72,15 +72,12 @@ export function sendWebhook(
       req = (https ? httpsRequest : httpRequest)(
         {
           ...dest.request,
-          method: 'POST',
-          lookup: dest.lookup,
           headers: {
             'content-type': 'application/json',
             'user-agent': 'Gatehouse-Webhooks/1',
             ...headers,
             'content-length': Buffer.byteLength(body),
           },
-          minVersion: 'TLSv1.2',
           agent: https ? agents.https : agents.http,
         } as Parameters<typeof httpsRequest>[1],
         (res: IncomingMessage) => {
