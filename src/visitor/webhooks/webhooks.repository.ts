@@ -162,6 +162,55 @@ export interface ClaimedDelivery {
 /** Which deliveries a claim takes: the named ones, or up to `limit` of those due. */
 export type ClaimOf = { ids: string[] } | { limit: number };
 
+/**
+ * The claim size for a wish of `limit` rows: the largest of 1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181,
+ * … (2^(k/2), rounded) not above it. Each size is its own prepared statement with the size written into its SQL:
+ * with `LIMIT $n` PostgreSQL cannot know how many rows a claim takes, so its generic plan joined the claimed rows by
+ * hashing the whole table, and it planned every claim anew instead (about 0.4 ms, a third of a claim of 110 rows);
+ * with the size written in, the generic plan looks the rows up by key and is used from the sixth claim on. A wish
+ * is never exceeded, and less than 30 % of it is left for the next claim.
+ */
+export function claimSize(limit: number): number {
+  let size = 1;
+  for (let k = 1; Math.round(2 ** (k / 2)) <= limit; k++) size = Math.round(2 ** (k / 2));
+  return size;
+}
+
+/**
+ * The claim statement (WebhooksRepository.claim): the deliveries named by `$4`, or (`size`) that many of the due ones
+ * at most. `$1` is now, `$2` the claim's length in milliseconds, `$3` the plans with webhooks.
+ */
+export function claimStatement(size: number | null): { name: string; text: string } {
+  return {
+    name: size === null ? 'webhook_claim_ids' : `webhook_claim_due_${size}`,
+    text: `WITH claimed AS (${
+      size === null
+        ? 'SELECT unnest($4::text[]) AS id'
+        : `SELECT id FROM visitor.webhook_delivery
+            WHERE status = 'pending' AND held_since IS NULL AND next_attempt_at <= $1
+              AND (locked_until IS NULL OR locked_until < $1)
+            ORDER BY next_attempt_at LIMIT ${size} FOR UPDATE SKIP LOCKED`
+    })
+     UPDATE visitor.webhook_delivery d
+        SET locked_until = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$3')} THEN NULL
+                                ELSE $1::timestamptz + ($2 || ' milliseconds')::interval END,
+            held_since = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$3')} THEN $1 END,
+            updated_at = $1
+       FROM claimed c
+       JOIN published.events_body e ON true
+       JOIN visitor.webhook_endpoint ep ON true
+       LEFT JOIN published.organisations_plan o ON o.id = ep.organisation_id
+      WHERE d.id = c.id AND e.id = d.event_id AND ep.id = d.endpoint_id
+        -- Inside CASE so the planner finds the rows by their primary key: written plainly, these conditions
+        -- match the partial due index, which a plan with stale statistics scans through the whole backlog.
+        AND CASE WHEN d.held_since IS NULL AND d.status = 'pending' AND d.next_attempt_at <= $1
+                      AND (d.locked_until IS NULL OR d.locked_until < $1) THEN true ELSE false END
+    RETURNING d.id, d.event_id, d.attempt_count, e.body, ep.id AS endpoint_id, ep.organisation_id, ep.livemode, ep.url, ep.status, ep.disabled_reason,
+              ep.deleted_at, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at,
+              d.held_since IS NOT NULL AS held`,
+  };
+}
+
 export interface AttemptOutcome {
   deliveryId: string;
   endpointId: string;
@@ -374,38 +423,15 @@ export class WebhooksRepository {
    * of the due ones, oldest first, skipping rows another claim has locked right now (`limit`: a worker's batch).
    * Not due, not pending, held or claimed by someone else: not returned. When the organisation is in live mode on
    * a plan without webhooks, a delivery is held instead (`held`: no lock, no attempt; the sweeper resumes it when
-   * the plan returns).
+   * the plan returns). A `limit` is rounded down to a claim size (`claimSize`).
    */
   async claim(of: ClaimOf, now: Date, lockMs: number): Promise<ClaimedDelivery[]> {
     const byIds = 'ids' in of;
+    const { name, text } = claimStatement(byIds ? null : claimSize(of.limit));
     const rows = await this.prepared<ClaimRow>(
-      byIds ? 'webhook_claim_ids' : 'webhook_claim_due',
-      `WITH claimed AS (${
-        byIds
-          ? 'SELECT unnest($4::text[]) AS id'
-          : `SELECT id FROM visitor.webhook_delivery
-              WHERE status = 'pending' AND held_since IS NULL AND next_attempt_at <= $1
-                AND (locked_until IS NULL OR locked_until < $1)
-              ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED`
-      })
-       UPDATE visitor.webhook_delivery d
-          SET locked_until = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$3')} THEN NULL
-                                  ELSE $1::timestamptz + ($2 || ' milliseconds')::interval END,
-              held_since = CASE WHEN ${lapsed('d.livemode', 'o.plan', '$3')} THEN $1 END,
-              updated_at = $1
-         FROM claimed c
-         JOIN published.events_body e ON true
-         JOIN visitor.webhook_endpoint ep ON true
-         LEFT JOIN published.organisations_plan o ON o.id = ep.organisation_id
-        WHERE d.id = c.id AND e.id = d.event_id AND ep.id = d.endpoint_id
-          -- Inside CASE so the planner finds the rows by their primary key: written plainly, these conditions
-          -- match the partial due index, which a plan with stale statistics scans through the whole backlog.
-          AND CASE WHEN d.held_since IS NULL AND d.status = 'pending' AND d.next_attempt_at <= $1
-                        AND (d.locked_until IS NULL OR d.locked_until < $1) THEN true ELSE false END
-      RETURNING d.id, d.event_id, d.attempt_count, e.body, ep.id AS endpoint_id, ep.organisation_id, ep.livemode, ep.url, ep.status, ep.disabled_reason,
-                ep.deleted_at, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at,
-                d.held_since IS NOT NULL AS held`,
-      [now, String(lockMs), WEBHOOK_PLANS, byIds ? of.ids : of.limit],
+      name,
+      text,
+      byIds ? [now, String(lockMs), WEBHOOK_PLANS, of.ids] : [now, String(lockMs), WEBHOOK_PLANS],
     );
     return rows.map((r) => ({
       delivery: { id: r.id, eventId: r.event_id, attemptCount: r.attempt_count },

@@ -8,7 +8,12 @@ import { Transactions } from '../../../src/database/unit-of-work';
 import { EventsService } from '../../../src/visitor/events/events.service';
 import { DeliveryService } from '../../../src/visitor/webhooks/delivery/delivery.service';
 import { DeliveryPump } from '../../../src/visitor/webhooks/delivery/delivery-pump';
-import { AttemptOutcome, WebhooksRepository } from '../../../src/visitor/webhooks/webhooks.repository';
+import {
+  AttemptOutcome,
+  claimSize,
+  claimStatement,
+  WebhooksRepository,
+} from '../../../src/visitor/webhooks/webhooks.repository';
 
 const DAY = 86_400_000;
 
@@ -78,6 +83,60 @@ describe('webhook delivery in batches', () => {
       [ids],
     );
     expect(rows[0].n).toBe(11);
+  });
+
+  it('claims of a size PostgreSQL plans once: by key, not by hashing a backlog of 20,000, from the sixth claim on', async () => {
+    // A backlog not yet due (no other claim takes it), in a tenant of its own, removed with its events at the end.
+    const tn = tenant();
+    const ep = await createEndpoint(t.app, t.config, tn, 'http://127.0.0.1:1/plan', ['*']);
+    await pg.query(
+      `INSERT INTO visitor.event (id, organisation_id, livemode, type, created_at, body)
+       SELECT 'evt_plan' || i, $1, $2, 'visit.created', now(), '{}' FROM generate_series(1, 20000) i`,
+      [tn.organisationId, tn.livemode],
+    );
+    await pg.query(
+      `INSERT INTO visitor.webhook_delivery (id, organisation_id, livemode, event_id, endpoint_id, status, next_attempt_at,
+                                            created_at, updated_at)
+       SELECT 'dlv_plan' || i, $1, $2, 'evt_plan' || i, $3, 'pending', '2100-01-01'::timestamptz + i * interval '1 s',
+              now(), now()
+         FROM generate_series(1, 20000) i`,
+      [tn.organisationId, tn.livemode, ep.id],
+    );
+    await pg.query('ANALYZE visitor.webhook_delivery');
+    try {
+      const size = claimSize(150);
+      expect(size).toBe(128);
+      const { text } = claimStatement(size);
+      await pg.query(`PREPARE plan_test(timestamptz, text, text[]) AS ${text}`);
+      await pg.query('SET plan_cache_mode = force_generic_plan');
+      const plan = (await pg.query(`EXPLAIN (COSTS OFF) EXECUTE plan_test(now(), '10000', '{pro}')`)).rows
+        .map((r: Record<string, string>) => r['QUERY PLAN'])
+        .join('\n');
+      expect(plan).toMatch(/Index Scan using webhook_delivery_pkey on webhook_delivery d/);
+      expect(plan).not.toMatch(/Seq Scan on webhook_delivery/);
+      // Left to choose, PostgreSQL keeps that plan instead of planning each claim anew.
+      await pg.query('SET plan_cache_mode = auto');
+      await pg.query('BEGIN');
+      for (let i = 0; i < 7; i++) await pg.query(`EXECUTE plan_test(now(), '10000', '{pro}')`);
+      await pg.query('ROLLBACK');
+      const { rows } = await pg.query<{ generic_plans: string }>(
+        `SELECT generic_plans FROM pg_prepared_statements WHERE name = 'plan_test'`,
+      );
+      expect(Number(rows[0].generic_plans)).toBeGreaterThan(0);
+    } finally {
+      await pg.query('DEALLOCATE ALL');
+      await pg.query(`DELETE FROM visitor.event WHERE organisation_id = $1`, [tn.organisationId]);
+    }
+  });
+
+  it('rounds a claim down to a claim size, leaving less than 30 % of the wish', () => {
+    const sizes = [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256];
+    expect([...new Set(Array.from({ length: 300 }, (_, i) => claimSize(i + 1)))]).toEqual(sizes);
+    for (let wish = 1; wish <= 5000; wish++) {
+      const size = claimSize(wish);
+      expect(size).toBeLessThanOrEqual(wish);
+      expect((wish - size) / wish).toBeLessThan(0.3);
+    }
   });
 
   it('records several outcomes of one endpoint in one statement, its failure clock in attempt order', async () => {

@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { DeliveryService, ReadyDelivery } from './delivery.service';
+import { claimSize } from '../webhooks.repository';
 
 /**
  * A worker's delivery loop (one per worker process). It claims due deliveries in batches — one statement takes as
@@ -56,11 +57,11 @@ export class DeliveryPump {
    * batches, and (bounding memory while PostgreSQL is slow) unrecorded ones under eight batches — outcomes wait for
    * one recording statement at a time, and a lower bound (three) held the sending back while they waited (the
    * bench: 4,900 deliveries/s against 5,700). A claim tops the ready ones (with what claims under way bring) up to
-   * four batches, so it takes at least two: each claim is a statement and a commit, and when a claim also left room
-   * for the ones sending, claims averaged 55 rows and cost the worker and PostgreSQL more CPU per delivery (see
-   * docs/decisions.md). A second claim starts when the first is slow to come back: with one batch ahead and one
-   * claim at a time, the slots ran dry during a third of a drain while the next claim ran. Two claims never take the
-   * same delivery (SKIP LOCKED).
+   * four batches, rounded down to a claim size (`claimSize`), so it takes well over a batch: each claim is a
+   * statement and a commit, and when a claim also left room for the ones sending, claims averaged 55 rows and cost
+   * the worker and PostgreSQL more CPU per delivery (see docs/decisions.md). A second claim starts when the first is
+   * slow to come back: with one batch ahead and one claim at a time, the slots ran dry during a third of a drain
+   * while the next claim ran. Two claims never take the same delivery (SKIP LOCKED).
    */
   private claim(): void {
     const c = this.concurrency;
@@ -71,7 +72,7 @@ export class DeliveryPump {
       this.ready.length + this.claimingRows < 2 * c &&
       this.open + this.claimingRows < 8 * c
     ) {
-      void this.claimBatch(4 * c - this.ready.length - this.claimingRows);
+      void this.claimBatch(claimSize(4 * c - this.ready.length - this.claimingRows));
     }
     this.settle();
   }
