@@ -64,8 +64,11 @@ describe('the tool server on shutdown', () => {
       () => 'answered',
       () => 'failed',
     );
-    // the call is in flight: its query waits for this test's lock
+    // the call is in flight: its query waits for this test's lock. Inside this test's transaction PostgreSQL shows
+    // pg_stat_activity as it was at the first look unless the snapshot is cleared: without it, a call slower to
+    // arrive than that first look (a loaded machine) was never seen.
     await until(async () => {
+      await pg.query('SELECT pg_stat_clear_snapshot()');
       const { rows } = await pg.query<{ n: string }>(
         `SELECT count(*) AS n FROM pg_stat_activity
           WHERE pid <> pg_backend_pid() AND datname = current_database() AND wait_event_type = 'Lock'`,
