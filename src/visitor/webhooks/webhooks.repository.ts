@@ -171,7 +171,7 @@ export type ClaimOf = { ids: string[] } | { limit: number };
  * is never exceeded, and less than 30 % of it is left for the next claim.
  */
 export function claimSize(limit: number): number {
-  let size = 1;
+  let size = limit >= 1 ? 1 : 0;
   for (let k = 1; Math.round(2 ** (k / 2)) <= limit; k++) size = Math.round(2 ** (k / 2));
   return size;
 }
@@ -483,20 +483,22 @@ export class WebhooksRepository {
                 first_failure_at = CASE WHEN o.succeeded THEN d.first_failure_at ELSE COALESCE(d.first_failure_at, o.attempted_at) END
            FROM o WHERE d.id = o.delivery_id
          RETURNING d.id
+       ), kept AS (
+         -- The outcomes of the deliveries just updated (so existing, and locked until commit): one of a delivery
+         -- deleted meanwhile (sandbox reset, retention) records no attempt (webhook_attempt has no foreign key) and
+         -- does not move its endpoint's failure clock.
+         SELECT o.* FROM o JOIN delivery u ON u.id = o.delivery_id
        ), attempt AS (
-         -- Only for the deliveries just updated (so existing, and locked until commit): webhook_attempt has no
-         -- foreign key, and a delivery deleted meanwhile (sandbox reset, retention) keeps no attempt.
          INSERT INTO visitor.webhook_attempt (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_excerpt)
-         SELECT o.delivery_id, o.attempt_number, o.attempted_at, o.status_code, o.duration_ms, o.error, o.excerpt
-           FROM o JOIN delivery u ON u.id = o.delivery_id
+         SELECT delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, excerpt FROM kept
        ), s AS (
          SELECT b.endpoint_id, b.last_success, b.last_failure,
-                (SELECT min(f.attempted_at) FROM o f
+                (SELECT min(f.attempted_at) FROM kept f
                   WHERE f.endpoint_id = b.endpoint_id AND NOT f.succeeded
                     AND (b.last_success IS NULL OR f.attempted_at > b.last_success)) AS failing_from
            FROM (SELECT endpoint_id, max(attempted_at) FILTER (WHERE succeeded) AS last_success,
                         max(attempted_at) FILTER (WHERE NOT succeeded) AS last_failure
-                   FROM o GROUP BY endpoint_id) b
+                   FROM kept GROUP BY endpoint_id) b
        ), endpoint AS (
          UPDATE visitor.webhook_endpoint ep
             SET failing_since = ${failing},

@@ -72,11 +72,11 @@ describe('webhook delivery in batches', () => {
 
     const first = await svc.claim({ limit: 3 });
     expect(first.ready.map((d) => d.delivery.id).sort()).toEqual(ids.slice(0, 3).sort());
-    const [a, b] = await Promise.all([svc.claim({ limit: 5 }), svc.claim({ limit: 5 })]);
+    const [a, b] = await Promise.all([svc.claim({ limit: 4 }), svc.claim({ limit: 4 })]);
     const taken = [...a.ready, ...b.ready].map((d) => d.delivery.id);
     expect(taken).toHaveLength(8);
     expect(new Set([...taken, ...first.ready.map((d) => d.delivery.id)])).toEqual(new Set(ids.slice(0, 11)));
-    expect((await svc.claim({ limit: 5 })).claimed).toBe(0); // all claimed, and the last not due
+    expect((await svc.claim({ limit: 4 })).claimed).toBe(0); // all claimed, and the last not due
 
     const { rows } = await pg.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM visitor.webhook_delivery WHERE id = ANY($1) AND locked_until > now()`,
@@ -130,6 +130,7 @@ describe('webhook delivery in batches', () => {
   });
 
   it('rounds a claim down to a claim size, leaving less than 30 % of the wish', () => {
+    expect(claimSize(0)).toBe(0);
     const sizes = [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256];
     expect([...new Set(Array.from({ length: 300 }, (_, i) => claimSize(i + 1)))]).toEqual(sizes);
     for (let wish = 1; wish <= 5000; wish++) {
@@ -262,5 +263,18 @@ describe('webhook delivery in batches', () => {
     } finally {
       await new Promise((r) => slow.close(r));
     }
+  });
+  // Last in this file: it empties the deliveries of this file's database.
+  it('a TRUNCATE of the deliveries empties their attempts too (no foreign key carries it)', async () => {
+    const { ids } = await deliveries(1);
+    await pg.query(
+      `INSERT INTO visitor.webhook_attempt (delivery_id, attempt_number, attempted_at, duration_ms) VALUES ($1, 1, now(), 1)`,
+      [ids[0]],
+    );
+    const attempts = async () =>
+      (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM visitor.webhook_attempt`)).rows[0].n;
+    expect(await attempts()).toBeGreaterThan(0);
+    await pg.query('TRUNCATE visitor.webhook_delivery');
+    expect(await attempts()).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { claimSize } from '../webhooks.repository';
 /**
  * A worker's delivery loop (one per worker process). It claims due deliveries in batches — one statement takes as
  * many as there is room for — and sends them with at most `concurrency` POSTs in flight; each outcome is recorded
- * with the others that end meanwhile (DeliveryService). Two to three times `concurrency` more are claimed ahead
+ * with the others that end meanwhile (DeliveryService). Up to four times `concurrency` more are claimed ahead
  * (by up to two claims at once), so a POST that ends is followed by the next at once instead of after a claim's
  * round trip; one that waited too long for a slot is not sent (its claim might lapse mid-POST) and is taken again
  * when its claim expires.
@@ -54,9 +54,10 @@ export class DeliveryPump {
 
   /**
    * Starts claims while there is room: ready ones (with what the claims under way may bring) fewer than two
-   * batches, and (bounding memory while PostgreSQL is slow) unrecorded ones under eight batches — outcomes wait for
-   * one recording statement at a time, and a lower bound (three) held the sending back while they waited (the
-   * bench: 4,900 deliveries/s against 5,700). A claim tops the ready ones (with what claims under way bring) up to
+   * batches, and unrecorded ones under eight batches (bounding memory while PostgreSQL is slow; it gates the start
+   * of a claim, so one claim may take them to about twelve) — outcomes wait for one recording statement at a time,
+   * and a lower bound (three) held the sending back while they waited (the bench: 4,900 deliveries/s against
+   * 5,700). A claim tops the ready ones (with what claims under way bring) up to
    * four batches, rounded down to a claim size (`claimSize`), so it takes well over a batch: each claim is a
    * statement and a commit, and when a claim also left room for the ones sending, claims averaged 55 rows and cost
    * the worker and PostgreSQL more CPU per delivery (see docs/decisions.md). A second claim starts when the first is
