@@ -57,12 +57,12 @@ export class DeliveryPump {
    * batches, and unrecorded ones under eight batches (bounding memory while PostgreSQL is slow; it gates the start
    * of a claim, so one claim may take them to about twelve) — outcomes wait for one recording statement at a time,
    * and a lower bound (three) held the sending back while they waited (the bench: 4,900 deliveries/s against
-   * 5,700). A claim tops the ready ones (with what claims under way bring) up to
-   * four batches, rounded down to a claim size (`claimSize`), so it takes well over a batch: each claim is a
-   * statement and a commit, and when a claim also left room for the ones sending, claims averaged 55 rows and cost
-   * the worker and PostgreSQL more CPU per delivery (see docs/decisions.md). A second claim starts when the first is
-   * slow to come back: with one batch ahead and one claim at a time, the slots ran dry during a third of a drain
-   * while the next claim ran. Two claims never take the same delivery (SKIP LOCKED).
+   * 5,700). A claim tops the ready ones (with what claims under way bring) up to four batches, rounded down to a
+   * claim size (`claimSize`), so it takes well over a batch: each claim is a statement and a commit, and when a
+   * claim also left room for the ones sending, claims averaged 55 rows and cost the worker and PostgreSQL more CPU
+   * per delivery (see docs/decisions.md). A second claim starts when the first is slow to come back: with one batch
+   * ahead and one claim at a time, the slots ran dry during a third of a drain while the next claim ran. Two claims
+   * never take the same delivery (SKIP LOCKED).
    */
   private claim(): void {
     const c = this.concurrency;

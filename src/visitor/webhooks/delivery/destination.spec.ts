@@ -67,7 +67,7 @@ describe('checked destinations of the delivery path', () => {
     const checked = await checkedDestination('https://hooks.example.com/h', { ...strict, resolver });
     if ('error' in checked) throw new Error(checked.error);
     const answer = await new Promise((resolve) =>
-      checked.lookup('elsewhere.example', {}, (_e, address, family) => resolve({ address, family })),
+      checked.request.lookup!('elsewhere.example', {}, (_e, address, family) => resolve({ address, family })),
     );
     expect(answer).toEqual({ address: '93.184.216.34', family: 4 });
   });

@@ -56,16 +56,13 @@ export async function checkDestination(raw: string, policy: DestinationPolicy): 
 }
 
 /**
- * A URL that passed both checks, and the address its connections go to (`lookup` answers only that). `request` is
- * the POST's request options but its headers and agent (the URL's parts, `lookup`, the TLS floor for https), made
- * once for the many POSTs of a batch.
+ * A URL that passed both checks. `request` is the POST's request options but its headers and agent, made once for
+ * the many POSTs of a batch: the URL's parts, the TLS floor for https, and a `lookup` that answers only the address
+ * checked, so every new connection goes there.
  */
 export interface CheckedDestination {
   url: URL;
   request: RequestOptions;
-  address: string;
-  family: 4 | 6;
-  lookup: LookupFunction;
 }
 
 /** A socket lookup that answers `target` whatever the name: the connection goes to the address checked. */
@@ -85,7 +82,6 @@ export async function checkedDestination(raw: string, policy: DestinationPolicy)
   try {
     const url = checkUrlShape(raw, policy);
     const target = await resolveDestination(url, policy);
-    const lookup = pinnedLookup(target);
     const { protocol, hostname, port, path } = urlToHttpOptions(url);
     return {
       url,
@@ -95,12 +91,9 @@ export async function checkedDestination(raw: string, policy: DestinationPolicy)
         port,
         path,
         method: 'POST',
-        lookup,
+        lookup: pinnedLookup(target),
         ...(protocol === 'https:' ? { minVersion: 'TLSv1.2' } : {}),
       },
-      address: target.address,
-      family: target.family,
-      lookup,
     };
   } catch (e) {
     return {
