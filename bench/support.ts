@@ -27,6 +27,20 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
  */
 export const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 
+/**
+ * The node flags `npm start` runs the service with (package.json's `start` script: a larger young generation, see
+ * docs/decisions.md), so a bench measures the app as it is run. Every process a bench starts gets them, baselines
+ * too. BENCH_RUNTIME_FLAGS replaces them (`none` for none) to compare.
+ */
+export const RUNTIME_FLAGS: string[] = (() => {
+  const override = process.env.BENCH_RUNTIME_FLAGS;
+  if (override !== undefined) return override === 'none' ? [] : override.split(' ').filter(Boolean);
+  const pkg = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return pkg.scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
+})();
+
 /** Peak resident memory (VmHWM) of a process, in MB. */
 export function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -140,6 +154,7 @@ export async function startBenchServer(
     // BENCH_CPU_PROF=<dir>: write a CPU profile of the app (open it in Chrome DevTools). BENCH_NODE_ARGS: more
     // flags for the app's node (e.g. --trace-gc, which NODE_OPTIONS refuses).
     execArgv: [
+      ...RUNTIME_FLAGS,
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
     ],

@@ -24,7 +24,15 @@ import { SecretBox } from '../src/common/crypto/secret-box';
 import { newId } from '../src/common/ids';
 import { newSigningSecret } from '../src/visitor/webhooks/delivery/signature';
 import { WebhooksRepository } from '../src/visitor/webhooks/webhooks.repository';
-import { benchDatabase, cpuMeter, inAlternatingRounds, medianOfKnown, peakRssMb, runIfMain } from './support';
+import {
+  benchDatabase,
+  cpuMeter,
+  inAlternatingRounds,
+  medianOfKnown,
+  peakRssMb,
+  runIfMain,
+  RUNTIME_FLAGS,
+} from './support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const ENDPOINTS = 4;
@@ -99,6 +107,7 @@ async function baseline(
   concurrency: number,
 ): Promise<{ perSecond: number; cpuMs: number }> {
   const child = fork(join(__dirname, 'signed-posts.js'), [], {
+    execArgv: RUNTIME_FLAGS,
     env: {
       ...process.env,
       PORT: String(port),
@@ -153,6 +162,7 @@ export async function main(): Promise<void> {
     const w = spawn(
       process.execPath,
       [
+        ...RUNTIME_FLAGS,
         ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
         'dist/src/worker.js',
       ],
