@@ -384,14 +384,17 @@ describe('docker-compose.yml', () => {
     const { api, worker, proxy } = services;
     expect([api.deploy?.replicas, worker.deploy?.replicas]).toEqual([2, 2]);
     expect([api.environment?.RUN_WORKER, worker.environment?.RUN_WORKER]).toEqual(['false', 'true']);
-    // The worker runs as `npm run start:worker` does, with the same node flags.
+    expect(worker.command).toEqual(['node', 'dist/src/worker.js']);
+    // The image's processes, api and worker, run with the node flags of `npm start` and `npm run start:worker`.
     const scripts = (
       JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     ).scripts;
-    expect(['exec', ...worker.command!]).toEqual(scripts['start:worker'].split(/\s+/));
-    expect(scripts['start:worker'].replace('worker.js', 'main.js')).toBe(scripts.start);
-    const dockerCmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))![1];
-    expect(['exec', ...(JSON.parse(dockerCmd) as string[])]).toEqual(scripts.start.split(/\s+/));
+    const flags = (script: string) => script.split(/\s+/).filter((a) => a.startsWith('--'));
+    expect(flags(scripts['start:worker'])).toEqual(flags(scripts.start));
+    const nodeOptions = /^ENV .*\bNODE_OPTIONS=(\S+)/m.exec(
+      readFileSync(join(root, 'Dockerfile'), 'utf8'),
+    )?.[1];
+    expect([nodeOptions]).toEqual(flags(scripts.start));
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'ENCRYPTION_KEY'])
       expect({ name, worker: worker.environment?.[name] }).toEqual({ name, worker: api.environment?.[name] });
     // Only the proxy publishes a port; its config sends every request to the `api` service.
