@@ -248,7 +248,8 @@ export async function main(): Promise<void> {
     };
   };
   const loopRound = async (): Promise<LoopRound> => {
-    const base = await baseline(rx.port, 20_000, 50);
+    // As many POSTs in flight as the worker keeps (WEBHOOK_CONCURRENCY, read as the worker reads it).
+    const base = await baseline(rx.port, 20_000, config.webhooks.concurrency);
     return { posts_per_s: base.perSecond, cpu_ms: Number((base.cpuMs / 20_000).toFixed(3)) };
   };
   const { engine, loop } = await inAlternatingRounds(ROUNDS, { engine: engineRound, loop: loopRound });
@@ -259,6 +260,7 @@ export async function main(): Promise<void> {
     events: EVENTS,
     endpoints: ENDPOINTS,
     rounds: ROUNDS,
+    in_flight: config.webhooks.concurrency,
     complete,
     deliveries: delivered,
     lost: ROUNDS * EVENTS * ENDPOINTS - delivered,
