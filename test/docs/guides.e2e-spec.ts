@@ -1,6 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,6 +25,23 @@ const blocks = (html: string, language: string) =>
       .replace(/&#39;/g, "'")
       .replace(/&amp;/g, '&'),
   );
+
+/**
+ * A port for the guide's receiver, which listens on the port it is given: below Linux's ephemeral range (32768 and
+ * up), so none of the run's client connections can hold it, and checked free. Once in CI the receiver had not
+ * answered after 5 s, on a random port inside that range, with nothing to say why.
+ */
+async function freeReceiverPort(): Promise<number> {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 6000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
 
 /** /docs/quickstart and /docs/webhooks: the quickstart's commands run as written, the webhooks guide tells the truth. */
 describe('/docs guides', () => {
@@ -54,9 +71,10 @@ describe('/docs guides', () => {
     let forwardedSeen: string[] = [];
     let linesSeen: string[] = [];
     let listenErr = '';
+    let receiverErr = '';
     try {
       // The reader's own values replace their `export` lines; the rest of the first block runs as written.
-      const receiverPort = 40000 + Math.floor(Math.random() * 20000);
+      const receiverPort = await freeReceiverPort();
       const env = {
         ...process.env,
         GATEHOUSE: base,
@@ -98,12 +116,17 @@ describe('/docs guides', () => {
         },
       });
       receiver.stdout!.on('data', (b: Buffer) => lines.push(...b.toString().trim().split('\n')));
-      await until(async () =>
-        fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: '{}' }).then(
+      receiver.stderr!.on('data', (b: Buffer) => (receiverErr += b.toString()));
+      let receiverExit: number | null = null;
+      receiver.once('exit', (code) => (receiverExit = code ?? -1));
+      // a node process may take seconds to start on a busy machine; one that ended will not answer
+      await until(async () => {
+        if (receiverExit !== null) throw new Error(`the receiver exited (${receiverExit})`);
+        return fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: '{}' }).then(
           () => true,
           () => false,
-        ),
-      );
+        );
+      }, 30_000);
       // the receiver prints its line after answering: wait for it (an unsigned POST is refused)
       await until(async () => lines.length > 0);
       expect(lines.shift()).toMatch(/^refused /);
@@ -124,7 +147,7 @@ describe('/docs guides', () => {
       expect(forwarded.filter((l) => l.includes('→') && !/→ 204 /.test(l))).toEqual([]);
     } catch (e) {
       throw new Error(
-        `${(e as Error).message}\nlisten printed: ${JSON.stringify(forwardedSeen)}\nreceiver printed: ${JSON.stringify(linesSeen)}\nlisten stderr: ${listenErr}`,
+        `${(e as Error).message}\nlisten printed: ${JSON.stringify(forwardedSeen)}\nreceiver printed: ${JSON.stringify(linesSeen)}\nlisten stderr: ${listenErr}\nreceiver stderr: ${receiverErr}`,
         { cause: e },
       );
     } finally {
