@@ -1,10 +1,11 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bootTestApp, TestApp } from '../harness';
+import { freePort } from '../support/app-process';
 import { call, createOrg } from '../support/platform-fixtures';
 import { until } from '../support/until';
 import { EVENT_TYPES, EXPLICIT_ONLY_EVENT_TYPES } from '../../src/visitor/events/event-types';
@@ -25,23 +26,6 @@ const blocks = (html: string, language: string) =>
       .replace(/&#39;/g, "'")
       .replace(/&amp;/g, '&'),
   );
-
-/**
- * A port for the guide's receiver, which listens on the port it is given: below Linux's ephemeral range (32768 and
- * up), so none of the run's client connections can hold it, and checked free. Once in CI the receiver had not
- * answered after 5 s, on a random port inside that range, with nothing to say why.
- */
-async function freeReceiverPort(): Promise<number> {
-  for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 6000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
 
 /** /docs/quickstart and /docs/webhooks: the quickstart's commands run as written, the webhooks guide tells the truth. */
 describe('/docs guides', () => {
@@ -74,7 +58,8 @@ describe('/docs guides', () => {
     let receiverErr = '';
     try {
       // The reader's own values replace their `export` lines; the rest of the first block runs as written.
-      const receiverPort = await freeReceiverPort();
+      // A port the OS says is free (with a random one, the receiver once never answered in CI).
+      const receiverPort = await freePort();
       const env = {
         ...process.env,
         GATEHOUSE: base,
