@@ -29,6 +29,8 @@ import {
   benchDatabase,
   CONNECTIONS,
   cpuMeter,
+  cpuPerRequest,
+  cpuPerRequestLine,
   DURATION,
   loadAverage,
   Measured,
@@ -313,6 +315,7 @@ export async function main(): Promise<void> {
       p99: m.p99,
       app_cpu_ms: m.app_cpu_ms,
       pg_cpu_ms: m.pg_cpu_ms,
+      redis_cpu_ms: m.redis_cpu_ms ?? null,
       created: createdIn(rs),
       conflicts: rs.reduce((a, r) => a + r.conflicts, 0),
       other: rs.reduce((a, r) => a + r.other, 0),
@@ -332,6 +335,7 @@ export async function main(): Promise<void> {
     const confirmed = {
       ...summarise(medians.confirmed, rounds.confirmed),
       ratio_to_floor: Number((medians.confirmed.rps / medians.floor.rps).toFixed(3)),
+      cpu_per_request: cpuPerRequest(medians.confirmed, medians.floor),
     };
     const pendingRun = await run(meter, appUrl, types.pending);
     const pending = {
@@ -379,25 +383,26 @@ export async function main(): Promise<void> {
     writeFileSync(join(process.cwd(), 'bench/results/bookings.json'), `${JSON.stringify(result, null, 2)}\n`);
     type Run = ReturnType<typeof summarise> & { ratio_to_floor: number };
     const row = (name: string, r: Run) =>
-      `| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.app_cpu_ms ?? 'n/a'} | ${r.pg_cpu_ms ?? 'n/a'} | ${r.created} | ${r.conflicts} | ${r.ratio_to_floor} | ${r.holds ? 'holds' : `BROKEN ${JSON.stringify(r.rounds.map((x) => x.invariant))}`} |`;
+      `| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.app_cpu_ms ?? 'n/a'} | ${r.pg_cpu_ms ?? 'n/a'} | ${r.redis_cpu_ms ?? 'n/a'} | ${r.created} | ${r.conflicts} | ${r.ratio_to_floor} | ${r.holds ? 'holds' : `BROKEN ${JSON.stringify(r.rounds.map((x) => x.invariant))}`} |`;
     const md = [
       `# bench bookings (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${DURATION} s; app and floor alternated ${ROUNDS} rounds, medians)`,
       '',
       `A fresh busy type per round and side (capacity ${CAPACITY}, ${DAYS * SLOTS_PER_DAY} half-hour slots), random slots; test mode, secret key.`,
       'Invariant after each round, in PostgreSQL: no slot over capacity, every 201 stored, no 409 stored, every slot counter equal to its bookings.',
       '',
-      '| run | requests/s | p50 ms | p99 ms | server CPU ms/request | PostgreSQL CPU ms/request | 201 | 409 | ratio to floor | invariant |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| run | requests/s | p50 ms | p99 ms | server CPU ms/request | PostgreSQL CPU ms/request | Redis CPU ms/request | 201 | 409 | ratio to floor | invariant |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       row('contract floor: POST /bookings (bare node:http + pg, one transaction)', {
         ...floor,
         ratio_to_floor: 1,
       }),
       row('POST /v1/bookings, confirmed at once (visit, pass, 3 events)', confirmed),
       row('POST /v1/bookings, pending (requires_confirmation; one run after the rounds)', pending),
-      `| GET /v1/attendance/summary (1,000 people × 31 days, 4 connections) | ${summary.rps} | ${summary.p50} | ${summary.p99} | | | | | | |`,
-      `| GET /v1/attendance/summary (1,000 people × 31 days, 1 connection) | ${summary1.rps} | ${summary1.p50} | ${summary1.p99} | | | | | | |`,
+      `| GET /v1/attendance/summary (1,000 people × 31 days, 4 connections) | ${summary.rps} | ${summary.p50} | ${summary.p99} | | | | | | | |`,
+      `| GET /v1/attendance/summary (1,000 people × 31 days, 1 connection) | ${summary1.rps} | ${summary1.p50} | ${summary1.p99} | | | | | | | |`,
       '',
       `Confirmed at once: ${confirmed.ratio_to_floor} of the contract floor (target ≥ 0.5), p99 ${confirmed.p99} ms (target ≤ 50 ms).`,
+      cpuPerRequestLine(confirmed.cpu_per_request, confirmed.ratio_to_floor),
       `Rows stored per booking, by table — ${result.same_rows_but_slot_counters ? 'the same kinds and counts on both sides' : 'NOT THE SAME on both sides'}, slot counters aside (each side its own organisation; ${confirmed.created} app bookings, ${floor.created} floor bookings in the measured rounds): app ${JSON.stringify(rows.app)}; floor ${JSON.stringify(rows.floor)} (a booking_slot row is a slot's counter: a second booking of the slot counts up the row it finds, so fewer than one per booking where slots were shared).`,
       'The floor (bench/bare-writes.ts) commits in one transaction, with named prepared statements and no framework, a place on the slot counter (only while taken < capacity), the visitor upserted by phone, the visit, its pass, the booking, the events visit.created, booking.created and booking.confirmed, and the idempotency record; no credential, rate limit, slot-in-hours or reference check, pass job hand-off (docs/decisions.md).',
       `Targets: ≥ 300 bookings/s with zero over-capacity slots; summary p99 ≤ 200 ms. Peak RSS: app ${result.app_peak_rss_mb} MB, floor ${result.floor_peak_rss_mb} MB. Load average (1, 5, 15 min) before: ${loadBefore.join(', ')}; after: ${result.load_average_1_5_15.after.join(', ')}.`,

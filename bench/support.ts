@@ -277,13 +277,34 @@ export function cpuMs(pid: number): number | null {
   }
 }
 
-/** A load result with the CPU it cost per request: the app's process, and its PostgreSQL backends. */
-export type Measured = LoadResult & { app_cpu_ms: number | null; pg_cpu_ms: number | null };
+/**
+ * A load result with the CPU it cost per request: the app's process, its PostgreSQL backends, and the Redis server
+ * (whatever it served meanwhile: during a bench run, the app alone uses it).
+ */
+export type Measured = LoadResult & {
+  app_cpu_ms: number | null;
+  pg_cpu_ms: number | null;
+  redis_cpu_ms?: number | null;
+};
+
+/** The pid of the Redis server at REDIS_URL when it runs on this machine (its /proc entry readable), else null. */
+async function localRedisPid(): Promise<number | null> {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true });
+  try {
+    await redis.connect();
+    const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+    return pid > 0 && cpuMs(pid) !== null ? pid : null;
+  } catch {
+    return null;
+  } finally {
+    redis.disconnect();
+  }
+}
 
 /**
- * `load` runs that also measure CPU per request of the app (`app`) and of the PostgreSQL backends connected to
- * `db` (on a local server, Linux /proc; a backend the pool closed during the run is not counted). `close()` ends
- * the monitoring connection.
+ * `load` runs that also measure CPU per request of the app (`app`), of the PostgreSQL backends connected to `db`
+ * and of the Redis server (on a local server, Linux /proc; a backend the pool closed during the run is not counted;
+ * Redis is null when it runs elsewhere). `close()` ends the monitoring connection.
  */
 export async function cpuMeter(
   db: BenchDatabase,
@@ -309,11 +330,15 @@ export async function cpuMeter(
     );
   const perRequest = (ms: number | null, r: LoadResult) =>
     ms === null || r.requests === 0 ? null : Number((ms / r.requests).toFixed(3));
+  const redisPid = await localRedisPid();
+  const redisMs = () => (redisPid === null ? null : cpuMs(redisPid));
   async function around<T extends LoadResult>(run: () => Promise<T>): Promise<T & Measured> {
     const app0 = cpuMs(app.pid as number);
     const pg0 = await backends();
+    const redis0 = redisMs();
     const r = await run();
     const app1 = cpuMs(app.pid as number);
+    const redis1 = redisMs();
     let pg: number | null = 0;
     for (const [pid, ms] of await backends()) {
       if (ms === null || pg === null) pg = null;
@@ -323,6 +348,7 @@ export async function cpuMeter(
       ...r,
       app_cpu_ms: perRequest(app0 === null || app1 === null ? null : app1 - app0, r),
       pg_cpu_ms: perRequest(pg, r),
+      redis_cpu_ms: perRequest(redis0 === null || redis1 === null ? null : redis1 - redis0, r),
     };
   }
   return {
@@ -330,6 +356,38 @@ export async function cpuMeter(
     measured: (opts) => around(() => load(opts)),
     close: () => admin.end(),
   };
+}
+
+/**
+ * CPU per request on every server a side runs on (its own process, its PostgreSQL backends, Redis), for the app and
+ * for its floor, and their quotient. On these benches' 2 cores both sides keep the cores nearly busy (server,
+ * PostgreSQL, the load generator), so requests/s is about the cores' time over the CPU a request costs, and the
+ * quotient is about the throughput ratio: it says how much CPU per request the app must shed to reach a ratio,
+ * with figures that vary less than requests/s do on a busy machine. Null when a figure is unknown.
+ */
+export function cpuPerRequest(
+  app: Measured,
+  floor: Measured,
+): { app_ms: number; floor_ms: number; floor_over_app: number } | null {
+  const total = (m: Measured) =>
+    m.app_cpu_ms === null || m.pg_cpu_ms === null || m.redis_cpu_ms == null
+      ? null
+      : m.app_cpu_ms + m.pg_cpu_ms + m.redis_cpu_ms;
+  const a = total(app);
+  const f = total(floor);
+  if (a === null || f === null || a === 0) return null;
+  return {
+    app_ms: Number(a.toFixed(3)),
+    floor_ms: Number(f.toFixed(3)),
+    floor_over_app: Number((f / a).toFixed(3)),
+  };
+}
+
+/** The line of a bench's results that gives `cpuPerRequest`. */
+export function cpuPerRequestLine(c: ReturnType<typeof cpuPerRequest>, measuredRatio: number): string {
+  return c === null
+    ? 'CPU per request on all servers: unknown (a server is not local).'
+    : `CPU per request on all servers (own process + PostgreSQL + Redis): app ${c.app_ms} ms, floor ${c.floor_ms} ms; floor / app ${c.floor_over_app} (the ratio at equal CPU time; measured ${measuredRatio}).`;
 }
 
 /** The median of `xs` (the mean of the middle two when their count is even). */
@@ -357,6 +415,7 @@ export function medianOf(runs: Measured[]): Measured & { rounds: Measured[] } {
     requests: runs.reduce((a, r) => a + r.requests, 0),
     app_cpu_ms: of((r) => r.app_cpu_ms),
     pg_cpu_ms: of((r) => r.pg_cpu_ms),
+    redis_cpu_ms: of((r) => r.redis_cpu_ms ?? null),
     rounds: runs,
   };
 }

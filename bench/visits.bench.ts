@@ -26,6 +26,8 @@ import {
   alternating,
   CONNECTIONS,
   cpuMeter,
+  cpuPerRequest,
+  cpuPerRequestLine,
   DURATION,
   loadAverage,
   Measured,
@@ -193,6 +195,7 @@ export async function main(): Promise<void> {
       create_floor: floor,
       create,
       create_ratio_to_floor: Number((create.rps / floor.rps).toFixed(3)),
+      create_cpu_per_request: cpuPerRequest(create, floor),
       rows_per_create: stored,
       same_rows: sameRows(stored.app, stored.floor),
       list_first_page: first,
@@ -214,14 +217,14 @@ export async function main(): Promise<void> {
     mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
     writeFileSync(join(process.cwd(), 'bench/results/visits.json'), `${JSON.stringify(result, null, 2)}\n`);
     const row = (name: string, r: Measured) =>
-      `| ${name} | ${r.rps} | ${r.mean} | ${r.p50} | ${r.p99} | ${r.app_cpu_ms ?? 'n/a'} | ${r.pg_cpu_ms ?? 'n/a'} |`;
+      `| ${name} | ${r.rps} | ${r.mean} | ${r.p50} | ${r.p99} | ${r.app_cpu_ms ?? 'n/a'} | ${r.pg_cpu_ms ?? 'n/a'} | ${r.redis_cpu_ms ?? 'n/a'} |`;
     const md = [
       `# bench visits (${result.date}, ${result.machine}, ${CONNECTIONS} connections, ${DURATION} s each; creates: app and floor alternated ${ROUNDS} rounds, medians)`,
       '',
       `${VISITS.toLocaleString('en')} visits seeded in ${seedSeconds} s. Test mode, secret key, pass jobs enqueued (no worker running).`,
       '',
-      '| run | requests/s | mean ms | p50 ms | p99 ms | server CPU ms/request | PostgreSQL CPU ms/request |',
-      '|---|---|---|---|---|---|---|',
+      '| run | requests/s | mean ms | p50 ms | p99 ms | server CPU ms/request | PostgreSQL CPU ms/request | Redis CPU ms/request |',
+      '|---|---|---|---|---|---|---|---|',
       row('contract floor: POST /visits (bare node:http + pg, one transaction)', floor),
       row('POST /v1/visits (full create)', create),
       row('GET /v1/visits?limit=100, first page', first),
@@ -230,6 +233,7 @@ export async function main(): Promise<void> {
       row('deep page, 1 connection', deep1),
       '',
       `Create: ${create.rps}/s at p99 ${create.p99} ms (targets ≥ 500/s, p99 ≤ 50 ms); ${result.create_ratio_to_floor} of the contract floor's throughput (target ≥ 0.6).`,
+      cpuPerRequestLine(result.create_cpu_per_request, result.create_ratio_to_floor),
       `Rows stored per visit, by table — ${result.same_rows ? 'the same kinds and counts on both sides' : 'NOT THE SAME on both sides'} (each side its own organisation; ${create.requests} app creates, ${floor.requests} floor creates answered in the measured rounds): app ${JSON.stringify(stored.app)}; floor ${JSON.stringify(stored.floor)}.`,
       `The floor (bench/bare-writes.ts) commits in one transaction, with named prepared statements and no framework, the visitor upserted by phone, the visit, its pass, the visit.created event and the idempotency record; no credential, rate limit, reference check or pass job hand-off (docs/decisions.md).`,
       `Deep page / first page mean latency (1 connection): ${result.deep_to_first_p50_ratio}.`,
