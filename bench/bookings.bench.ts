@@ -315,7 +315,7 @@ export async function main(): Promise<void> {
       p99: m.p99,
       app_cpu_ms: m.app_cpu_ms,
       pg_cpu_ms: m.pg_cpu_ms,
-      redis_cpu_ms: m.redis_cpu_ms ?? null,
+      redis_cpu_ms: m.redis_cpu_ms,
       created: createdIn(rs),
       conflicts: rs.reduce((a, r) => a + r.conflicts, 0),
       other: rs.reduce((a, r) => a + r.other, 0),

@@ -53,6 +53,7 @@ function merged(a: Measured, b: Measured, seconds: number): Measured {
     requests: n,
     app_cpu_ms: weighted(a.app_cpu_ms, b.app_cpu_ms),
     pg_cpu_ms: weighted(a.pg_cpu_ms, b.pg_cpu_ms),
+    redis_cpu_ms: weighted(a.redis_cpu_ms, b.redis_cpu_ms),
   };
 }
 

@@ -284,7 +284,7 @@ export function cpuMs(pid: number): number | null {
 export type Measured = LoadResult & {
   app_cpu_ms: number | null;
   pg_cpu_ms: number | null;
-  redis_cpu_ms?: number | null;
+  redis_cpu_ms: number | null;
 };
 
 /** The pid of the Redis server at REDIS_URL when it runs on this machine (its /proc entry readable), else null. */
@@ -370,7 +370,7 @@ export function cpuPerRequest(
   floor: Measured,
 ): { app_ms: number; floor_ms: number; floor_over_app: number } | null {
   const total = (m: Measured) =>
-    m.app_cpu_ms === null || m.pg_cpu_ms === null || m.redis_cpu_ms == null
+    m.app_cpu_ms === null || m.pg_cpu_ms === null || m.redis_cpu_ms === null
       ? null
       : m.app_cpu_ms + m.pg_cpu_ms + m.redis_cpu_ms;
   const a = total(app);
@@ -386,7 +386,7 @@ export function cpuPerRequest(
 /** The line of a bench's results that gives `cpuPerRequest`. */
 export function cpuPerRequestLine(c: ReturnType<typeof cpuPerRequest>, measuredRatio: number): string {
   return c === null
-    ? 'CPU per request on all servers: unknown (a server is not local).'
+    ? 'CPU per request on all servers: unknown (a CPU figure could not be read: a server not on this machine, or a backend gone mid-run).'
     : `CPU per request on all servers (own process + PostgreSQL + Redis): app ${c.app_ms} ms, floor ${c.floor_ms} ms; floor / app ${c.floor_over_app} (the ratio at equal CPU time; measured ${measuredRatio}).`;
 }
 
@@ -415,7 +415,7 @@ export function medianOf(runs: Measured[]): Measured & { rounds: Measured[] } {
     requests: runs.reduce((a, r) => a + r.requests, 0),
     app_cpu_ms: of((r) => r.app_cpu_ms),
     pg_cpu_ms: of((r) => r.pg_cpu_ms),
-    redis_cpu_ms: of((r) => r.redis_cpu_ms ?? null),
+    redis_cpu_ms: of((r) => r.redis_cpu_ms),
     rounds: runs,
   };
 }
